@@ -1,0 +1,39 @@
+# Two set-up commands on a fresh machine: `make run` and `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PROTOS := $(wildcard protos/gameengine/v1/*.proto)
+STUBS := protos/gameengine/v1/.generated
+export GE_PORT ?= 50051
+export GE_DATA_DIR ?= ./var
+export PYTHONPATH := $(CURDIR):$(CURDIR)/protos
+
+.PHONY: run test bench stubs venv clean soak crashloop fuzz
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	touch $@
+
+venv: $(STAMP)
+
+$(STUBS): $(STAMP) $(PROTOS)
+	$(BIN)/python -m grpc_tools.protoc -Iprotos --python_out=protos --pyi_out=protos \
+	  --grpc_python_out=protos $(PROTOS)
+	touch $@
+
+stubs: $(STUBS)
+
+run: $(STUBS)
+	$(BIN)/python -m server.main
+
+test: $(STUBS)
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+
+bench: $(STUBS)
+	$(BIN)/python -m bench.run
+
+clean:
+	rm -rf $(VENV) protos/gameengine/v1/*_pb2*.py* $(STUBS)

@@ -1,0 +1,1 @@
+"""Pure rules engines. Nothing here does I/O or imports server/ or clients/."""

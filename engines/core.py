@@ -1,0 +1,133 @@
+"""The engine contract shared by every game (see DESIGN.md, "engines/").
+
+A game is a module-level object implementing `Game`. A state is a plain,
+picklable Python object owned by the caller (the store); `apply` mutates it in
+place and returns the events it caused. All chance comes from `state.rng`, a
+`random.Random` stored in the state, so (options, seed, moves) replays exactly.
+
+Moves are immutable, hashable values (NamedTuples), so MCTS can key statistics
+on them and compare moves across determinizations.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Hashable, Iterable, Mapping, Protocol, Sequence
+
+Move = Hashable
+PUBLIC = None  # Event.to value for events every seat and spectator may see
+
+
+class RuleError(Exception):
+    """A refusal that cites the rule it enforces. `rule` is e.g. "POM-51"."""
+
+    def __init__(self, rule: str, message: str):
+        super().__init__(f"{rule}: {message}")
+        self.rule = rule
+        self.message = message
+
+
+class IllegalMove(RuleError):
+    """The move breaks a rule; the state is unchanged."""
+
+
+class InvalidOptions(RuleError):
+    """Game creation refused: bad seat count, unknown flag or bad value."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened. `to` is PUBLIC (None) or the only seat that may see it.
+
+    `kind` names the event in the game's vocabulary and `data` holds plain
+    JSON-like values; both match the game's protobuf event message field names.
+    """
+
+    kind: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+    to: int | None = PUBLIC
+
+    def visible_to(self, seat: int | None) -> bool:
+        return self.to is PUBLIC or self.to == seat
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Final result. `ranks[s]` is 1 for the winner(s); equal keys share a place."""
+
+    scores: tuple[float, ...]
+    ranks: tuple[int, ...]
+    winners: tuple[int, ...]
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+
+def rank_by(keys: Sequence[Any]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Competition ranking ("1224") by descending key; returns (ranks, winners)."""
+    order = sorted(range(len(keys)), key=lambda s: keys[s], reverse=True)
+    ranks = [0] * len(keys)
+    for pos, s in enumerate(order):
+        if pos and keys[s] == keys[order[pos - 1]]:
+            ranks[s] = ranks[order[pos - 1]]
+        else:
+            ranks[s] = pos + 1
+    winners = tuple(s for s in range(len(keys)) if ranks[s] == 1)
+    return tuple(ranks), winners
+
+
+class Game(Protocol):
+    """What every engine module exposes (as a module-level `GAME` object)."""
+
+    game_id: str
+    min_seats: int
+    max_seats: int
+
+    def default_options(self) -> dict[str, Any]: ...
+
+    def new_state(self, seats: int, options: Mapping[str, Any], seed: int) -> Any:
+        """Validate options (raise InvalidOptions) and build the initial state."""
+
+    def seats_to_act(self, state: Any) -> list[int]:
+        """Seats that have at least one legal move now (out-of-turn included)."""
+
+    def legal_moves(self, state: Any, seat: int) -> list[Move]: ...
+
+    def apply(self, state: Any, seat: int, move: Move) -> list[Event]:
+        """Check then mutate. Raise IllegalMove before touching the state."""
+
+    def view(self, state: Any, seat: int | None) -> dict[str, Any]:
+        """What `seat` (None = spectator) may know; keys match the proto view."""
+
+    def is_over(self, state: Any) -> bool: ...
+
+    def outcome(self, state: Any) -> Outcome: ...
+
+    def clone(self, state: Any) -> Any: ...
+
+    def determinize(self, state: Any, seat: int, rng: random.Random) -> Any:
+        """A full state equal to `state` on everything `seat` can see, with every
+        hidden part (other hands, deck and bag order, RNG) resampled from rng."""
+
+    def to_move(self, state: Any) -> int | None:
+        """The seat whose turn it is (for clocks and UIs); None when over."""
+
+
+def play_random(game: Game, state: Any, rng: random.Random, max_moves: int = 100_000) -> list[tuple[int, Move]]:
+    """Play uniformly random legal moves to the end; returns the (seat, move) log."""
+    log = []
+    for _ in range(max_moves):
+        if game.is_over(state):
+            return log
+        seats = game.seats_to_act(state)
+        seat = rng.choice(seats)
+        move = rng.choice(game.legal_moves(state, seat))
+        game.apply(state, seat, move)
+        log.append((seat, move))
+    raise RuntimeError(f"{game.game_id}: no end after {max_moves} moves")
+
+
+def replay(game: Game, seats: int, options: Mapping[str, Any], seed: int, log: Iterable[tuple[int, Move]]) -> Any:
+    """Rebuild a state from its creation parameters and accepted moves (a fold)."""
+    state = game.new_state(seats, options, seed)
+    for seat, move in log:
+        game.apply(state, seat, move)
+    return state
