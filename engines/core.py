@@ -107,6 +107,9 @@ class Game(Protocol):
         """A full state equal to `state` on everything `seat` can see, with every
         hidden part (other hands, deck and bag order, RNG) resampled from rng."""
 
+    def move_is_private(self, move: Move) -> bool:
+        """True when other seats' logs must withhold this move (e.g. a secret pick)."""
+
     def to_move(self, state: Any) -> int | None:
         """The seat whose turn it is (for clocks and UIs); None when over."""
 
