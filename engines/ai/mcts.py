@@ -1,0 +1,119 @@
+"""Single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012).
+
+Each iteration samples a full state consistent with the searching seat's view
+(`determinize`), descends a tree whose nodes are keyed by moves, using UCB with
+availability counts (a child is only a candidate in determinizations where it is
+legal), rolls out with random moves, and backs up one reward per seat.
+"""
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from engines.core import Game, Move
+
+Evaluate = Callable[[Any, int], float]
+
+
+@dataclass
+class Node:
+    mover: int = -1  # seat that made the move leading here
+    visits: int = 0
+    available: int = 0
+    reward: float = 0.0  # summed reward of `mover`
+    children: dict[Move, "Node"] = field(default_factory=dict)
+
+    def ucb(self, c: float) -> float:
+        if self.visits == 0:
+            return math.inf
+        return self.reward / self.visits + c * math.sqrt(math.log(max(self.available, 1)) / self.visits)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    best: Move
+    stats: list[tuple[Move, float, int]]  # (move, mean reward for the searcher, visits)
+    iterations: int
+
+
+def actor(game: Game, state: Any) -> int:
+    """Whose decision a tree node models: the seat to move, else any seat that may act."""
+    seats = game.seats_to_act(state)
+    turn = game.to_move(state)
+    return turn if turn in seats else seats[0]
+
+
+def terminal_rewards(game: Game, state: Any) -> list[float]:
+    """1 shared among winners, plus a small bonus by rank so losing well still counts."""
+    o = game.outcome(state)
+    n = len(o.ranks)
+    rewards = []
+    for s in range(n):
+        win = 1.0 / len(o.winners) if s in o.winners else 0.0
+        place = (n - o.ranks[s]) / max(n - 1, 1)
+        rewards.append(0.9 * win + 0.1 * place)
+    return rewards
+
+
+def rollout(game: Game, state: Any, seats: int, rng: random.Random, depth: int,
+            evaluate: Evaluate | None) -> list[float]:
+    for _ in range(depth):
+        if game.is_over(state):
+            return terminal_rewards(game, state)
+        who = actor(game, state)
+        game.apply(state, who, rng.choice(game.legal_moves(state, who)))
+    if game.is_over(state):
+        return terminal_rewards(game, state)
+    if evaluate is None:
+        return [1.0 / seats] * seats
+    return [evaluate(state, s) for s in range(seats)]
+
+
+def search(game: Game, view: dict, seat: int, seats: int, rng: random.Random, *, iterations: int | None = None,
+           time_ms: float | None = None, c: float = 0.7, rollout_depth: int = 400,
+           evaluate: Evaluate | None = None) -> SearchResult:
+    """Search from `seat`'s view for at most `iterations` or `time_ms` (whichever comes first)."""
+    if iterations is None and time_ms is None:
+        iterations = 1000
+    deadline = time.perf_counter() + time_ms / 1000 if time_ms is not None else math.inf
+    root = Node(mover=seat)
+    done = 0
+    while (iterations is None or done < iterations) and time.perf_counter() < deadline:
+        state = game.determinize(view, seat, rng)
+        node, path = root, [root]
+        first = True
+        # selection and expansion
+        while not game.is_over(state):
+            who = seat if first else actor(game, state)
+            legal = game.legal_moves(state, who)
+            first = False
+            for m in legal:
+                child = node.children.get(m)
+                if child is None:
+                    child = node.children[m] = Node(mover=who)
+                child.available += 1
+            unvisited = [m for m in legal if node.children[m].visits == 0]
+            if unvisited:
+                move = rng.choice(unvisited)
+                game.apply(state, who, move)
+                node = node.children[move]
+                path.append(node)
+                break
+            move = max(legal, key=lambda m: node.children[m].ucb(c))
+            game.apply(state, who, move)
+            node = node.children[move]
+            path.append(node)
+        rewards = rollout(game, state, seats, rng, rollout_depth, evaluate)
+        for n in path:
+            n.visits += 1
+            if n.mover >= 0:
+                n.reward += rewards[n.mover]
+        done += 1
+    if not root.children:
+        raise ValueError(f"seat {seat} has no legal move to search")
+    stats = sorted(((m, n.reward / n.visits if n.visits else 0.0, n.visits) for m, n in root.children.items()),
+                   key=lambda t: (t[2], t[1]), reverse=True)
+    return SearchResult(best=stats[0][0], stats=stats, iterations=done)

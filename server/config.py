@@ -1,0 +1,30 @@
+"""Settings from the environment (GE_*), with the defaults the README documents."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+
+def _env(name: str, default: str) -> str:
+    return os.environ.get(name, default)
+
+
+@dataclass(frozen=True)
+class Config:
+    host: str = _env("GE_HOST", "127.0.0.1")
+    port: int = int(_env("GE_PORT", "50051"))
+    metrics_port: int = int(_env("GE_METRICS_PORT", "9464"))
+    data_dir: str = _env("GE_DATA_DIR", "./var")
+    fsync: str = _env("GE_FSYNC", "interval")
+    fsync_interval_ms: int = int(_env("GE_FSYNC_INTERVAL_MS", "100"))
+    snapshot_interval_s: float = float(_env("GE_SNAPSHOT_INTERVAL_S", "60"))
+    max_message_bytes: int = int(_env("GE_MAX_MESSAGE_BYTES", str(1 << 20)))
+    rate_limit_per_s: float = float(_env("GE_RATE_LIMIT_PER_S", "2000"))
+    log_level: str = _env("GE_LOG_LEVEL", "info")
+    hint_workers: int = int(_env("GE_HINT_WORKERS", "1"))
+    hint_queue: int = int(_env("GE_HINT_QUEUE", "4"))
+    hint_max_ms: int = int(_env("GE_HINT_MAX_MS", "2000"))
+    referee_tick_s: float = float(_env("GE_REFEREE_TICK_S", "0.2"))
+    admin_token: str = _env("GE_ADMIN_TOKEN", "")
+    games: str = _env("GE_GAMES", "")  # comma list; empty = every built game
+    shard: str = _env("GE_SHARD", "")  # game ids are prefixed with it (multi-replica routing)

@@ -1,0 +1,40 @@
+"""Service-level refusals, mapped to gRPC status codes in one place (servicer.py)."""
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    code_name = "INTERNAL"
+
+    def __init__(self, message: str, rule: str | None = None, retry_after_ms: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.rule = rule
+        self.retry_after_ms = retry_after_ms
+
+
+class InvalidArgument(ServiceError):
+    code_name = "INVALID_ARGUMENT"
+
+
+class NotFound(ServiceError):
+    code_name = "NOT_FOUND"
+
+
+class PermissionDenied(ServiceError):
+    code_name = "PERMISSION_DENIED"
+
+
+class Stale(ServiceError):
+    code_name = "ABORTED"
+
+
+class Illegal(ServiceError):
+    code_name = "FAILED_PRECONDITION"
+
+
+class Exhausted(ServiceError):
+    code_name = "RESOURCE_EXHAUSTED"
+
+
+class Unavailable(ServiceError):
+    code_name = "UNAVAILABLE"

@@ -1,0 +1,109 @@
+"""Entry point: `python -m server.main` (what `make run` starts)."""
+from __future__ import annotations
+
+import asyncio
+import signal
+
+import grpc
+import structlog
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from prometheus_client import start_http_server
+
+from gameengine import codecs
+from gameengine.v1 import common_pb2, common_pb2_grpc
+
+from . import logs, metrics, ratelimit
+from .config import Config
+from .referee import Referee
+from .service import GameCore
+from .servicer import GameServiceServicer, make_servicer
+from .store import Store
+
+log = structlog.get_logger("gameengine")
+
+
+async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
+    store = Store(cfg.data_dir, cfg.fsync, cfg.fsync_interval_ms / 1000, shard=cfg.shard)
+    counts = store.recover()
+    log.info("recovered", data_dir=cfg.data_dir, **counts)
+    metrics.LIVE_GAMES.set(len(store.games))
+    ratelimit.LIMITER = ratelimit.PeerLimiter(cfg.rate_limit_per_s)
+    core = GameCore(store)
+    referee = Referee(core, cfg)
+
+    server = grpc.aio.server(options=[
+        ("grpc.max_receive_message_length", cfg.max_message_bytes),
+        ("grpc.max_send_message_length", 8 * cfg.max_message_bytes),
+        ("grpc.max_concurrent_streams", 1000),
+    ])
+    wanted = [g for g in cfg.games.split(",") if g] or list(codecs.available())
+    names = [common_pb2.DESCRIPTOR.services_by_name["GameService"].full_name]
+    for game in wanted:
+        codec = codecs.codec(game)
+        servicer, add = make_servicer(codec, core, referee)
+        add(servicer, server)
+        names.append(codec.pb2.DESCRIPTOR.services_by_name[f"{codec.prefix}Service"].full_name)
+    common_pb2_grpc.add_GameServiceServicer_to_server(GameServiceServicer(core, wanted, referee, cfg.admin_token), server)
+    health_servicer = health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    names.append(health_pb2.DESCRIPTOR.services_by_name["Health"].full_name)
+    reflection.enable_server_reflection(names + [reflection.SERVICE_NAME], server)
+    port = server.add_insecure_port(f"{cfg.host}:{cfg.port}")
+    if cfg.metrics_port:
+        start_http_server(cfg.metrics_port, addr=cfg.host)
+    await server.start()
+    for name in names + [""]:
+        await _set(health_servicer, name, health_pb2.HealthCheckResponse.SERVING)
+    log.info("serving", host=cfg.host, port=port, metrics_port=cfg.metrics_port, games=wanted,
+             fsync=cfg.fsync, data_dir=cfg.data_dir)
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    tasks = [asyncio.create_task(_snapshots(store, cfg.snapshot_interval_s)),
+             asyncio.create_task(referee.run())]
+    if ready is not None:
+        ready.set()
+    await stop.wait()
+
+    # Graceful: say NOT_SERVING, drain calls, snapshot, then exit.
+    log.info("stopping")
+    for name in names + [""]:
+        await _set(health_servicer, name, health_pb2.HealthCheckResponse.NOT_SERVING)
+    await server.stop(grace=5)
+    for t in tasks:
+        t.cancel()
+    referee.close()
+    snap = await store.snapshot()
+    store.close()
+    log.info("stopped", **snap)
+
+
+async def _set(health_servicer, name, status):
+    result = health_servicer.set(name, status)
+    if asyncio.iscoroutine(result):
+        await result
+
+
+async def _snapshots(store: Store, interval_s: float) -> None:
+    while True:
+        await asyncio.sleep(interval_s)
+        try:
+            snap = await store.snapshot()
+            metrics.SNAPSHOT_SECONDS.observe(snap["save_s"])
+            metrics.LIVE_GAMES.set(len(store.games))
+            log.info("snapshot", **snap)
+        except Exception:
+            log.exception("snapshot_failed")
+
+
+def main() -> None:
+    cfg = Config()
+    logs.configure(cfg.log_level)
+    asyncio.run(serve(cfg))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,210 @@
+"""The AI referee: turn clocks, timeout policy, hints and adjudication.
+
+It acts only through GameCore (so every action is a journaled move or event),
+and judges a seat's move from that seat's view only.
+"""
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import math
+import multiprocessing
+import random
+import time
+from typing import Any
+
+import structlog
+
+from engines.ai import mcts, policies
+from engines.core import Event, Move
+from gameengine import codecs
+
+from . import metrics
+from .errors import Exhausted, Illegal, PermissionDenied
+from .store import GameRecord
+
+log = structlog.get_logger("gameengine.referee")
+
+
+def round_trip_view(game: str, view: dict) -> dict:
+    """The view exactly as a remote bot would see it (lists, proto defaults)."""
+    c = codecs.codec(game)
+    return c.view_from_proto(c.view_to_proto(view))
+
+
+def hint_job(game: str, view: dict, seat: int, seats: int, seed: int, budget_ms: int,
+             iterations: int | None = None) -> tuple[Move, list[tuple[Move, float, int]]]:
+    """Runs in a worker process: ISMCTS from the seat's view only."""
+    from engines import registry
+    result = mcts.search(registry.game(game), view, seat, seats, random.Random(seed),
+                         time_ms=budget_ms, iterations=iterations,
+                         evaluate=getattr(policies.heuristic(game), "evaluate", None))
+    return result.best, result.stats
+
+
+def rollout_job(game: str, state: Any, seats: int, seed: int, rollouts: int, budget_ms: int) -> list[list[float]]:
+    """Random playouts of the true state (the referee may see everything); one reward row each."""
+    from engines import registry
+    engine = registry.game(game)
+    rng = random.Random(seed)
+    rows = []
+    deadline = time.perf_counter() + budget_ms / 1000
+    for _ in range(rollouts):
+        s = engine.clone(state)
+        rows.append(mcts.rollout(engine, s, seats, rng, 100_000, None))
+        if time.perf_counter() > deadline:
+            break
+    return rows
+
+
+class Referee:
+    def __init__(self, core, cfg):
+        self.core = core
+        self.cfg = cfg
+        self.pool = concurrent.futures.ProcessPoolExecutor(
+            max_workers=cfg.hint_workers, mp_context=multiprocessing.get_context("spawn"))
+        self.slots = asyncio.Semaphore(cfg.hint_workers + cfg.hint_queue)
+        self.busy = 0
+        self._acting: set[str] = set()
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+    # ---- clocks -----------------------------------------------------------
+    def on_create(self, rec: GameRecord) -> None:
+        ref = rec.referee
+        if ref.get("time_bank_ms"):
+            self.core.store.write(rec, "extra", ("clock", {
+                "bank_ms": [ref["time_bank_ms"]] * rec.seats,
+                "turn": self.core.status(rec, None)["to_move"], "since": time.time()}))
+
+    def on_move(self, rec: GameRecord, seat: int) -> None:
+        clock = rec.extra.get("clock")
+        if clock is not None:
+            now = time.time()
+            bank = list(clock["bank_ms"])
+            if clock["turn"] == seat:
+                bank[seat] = max(0, bank[seat] - int((now - clock["since"]) * 1000)) + rec.referee["increment_ms"]
+            turn = self.core.status(rec, None)["to_move"]
+            since = now if turn != clock["turn"] or clock["turn"] == seat else clock["since"]
+            self.core.store.write(rec, "extra", ("clock", {"bank_ms": bank, "turn": turn, "since": since}))
+        cap = rec.referee.get("max_moves", 0)
+        if cap and rec.version >= cap and not self.core.is_over(rec):
+            asyncio.get_running_loop().create_task(self.adjudicate(rec, f"move cap of {cap} reached"))
+
+    def remaining_ms(self, rec: GameRecord, now: float) -> float:
+        clock = rec.extra["clock"]
+        seat = clock["turn"]
+        return clock["bank_ms"][seat] - (now - clock["since"]) * 1000
+
+    async def run(self) -> None:
+        """Resume clocks after a restart (downtime is not charged), then watch them."""
+        now = time.time()
+        for rec in list(self.core.store.games.values()):
+            if "clock" in rec.extra and not self.core.is_over(rec):
+                self.core.store.write(rec, "extra", ("clock", dict(rec.extra["clock"], since=now)))
+        while True:
+            await asyncio.sleep(self.cfg.referee_tick_s)
+            now = time.time()
+            for rec in list(self.core.store.games.values()):
+                if rec.game_id in self._acting or self.core.is_over(rec):
+                    continue
+                forfeited = rec.extra.get("forfeited", {})
+                turn = self.core.status(rec, None)["to_move"]
+                if turn in forfeited:
+                    self._spawn(rec, turn, "random", f"seat {turn} forfeited; the referee moves for it")
+                elif "clock" in rec.extra and turn >= 0 and self.remaining_ms(rec, now) <= 0:
+                    policy = rec.referee.get("timeout_policy", "autoplay")
+                    self._spawn(rec, turn, policy, f"seat {turn} ran out of time")
+
+    def _spawn(self, rec: GameRecord, seat: int, action: str, reason: str) -> None:
+        self._acting.add(rec.game_id)
+        task = asyncio.get_running_loop().create_task(self.act(rec, seat, action, reason))
+        task.add_done_callback(lambda _: self._acting.discard(rec.game_id))
+
+    async def act(self, rec: GameRecord, seat: int, action: str, reason: str) -> None:
+        """Take a timed-out (or forfeited) seat's turn, recorded as a referee event."""
+        try:
+            if action == "forfeit":
+                forfeited = dict(rec.extra.get("forfeited", {}))
+                forfeited[seat] = reason
+                self.core.store.write(rec, "extra", ("forfeited", forfeited))
+                self._event(rec, "forfeit", seat, reason + "; the seat forfeits and ranks last")
+                return
+            version = rec.version
+            legal = self.core.legal_moves(rec, seat)
+            if not legal:
+                return
+            if action == "autoplay":
+                view = round_trip_view(rec.game, self.core.view(rec, seat))
+                move, _ = await self._in_pool(hint_job, rec.game, view, seat, rec.seats,
+                                              rec.seed ^ version, 200, None)
+            else:
+                move = random.Random(rec.seed ^ version).choice(legal)
+            if rec.version != version:
+                return  # the seat moved meanwhile
+            self._event(rec, action, seat, reason)
+            await self.core.make_move(rec, seat, version, "", move, by_referee=action)
+            self.on_move(rec, seat)
+        except (Illegal, Exhausted) as e:
+            log.warning("referee_move_refused", game_id=rec.game_id, seat=seat, reason=str(e))
+        except Exception:
+            log.exception("referee_failed", game_id=rec.game_id, seat=seat)
+
+    def _event(self, rec: GameRecord, action: str, seat: int, reason: str) -> None:
+        metrics.REFEREE_ACTIONS.labels(rec.game, action).inc()
+        log.info("referee", game_id=rec.game_id, seat=seat, action=action, reason=reason)
+        self.core.store.write(rec, "events", [Event("referee", {"action": action, "seat": seat, "reason": reason})])
+
+    # ---- hints ------------------------------------------------------------
+    async def _in_pool(self, fn, *args):
+        if self.slots.locked():
+            raise Exhausted("the referee's hint workers are all busy; retry shortly", retry_after_ms=500)
+        async with self.slots:
+            return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
+
+    async def hint(self, rec: GameRecord, seat: int, budget_ms: int):
+        if self.core.is_over(rec):
+            raise Illegal("the game is over", rule="GAME-OVER")
+        if not self.core.legal_moves(rec, seat):
+            raise Illegal(f"seat {seat} has no decision to make now", rule="HINT")
+        budget = min(budget_ms or 200, self.cfg.hint_max_ms)
+        view = round_trip_view(rec.game, self.core.view(rec, seat))
+        best, stats = await self._in_pool(hint_job, rec.game, view, seat, rec.seats,
+                                          rec.seed ^ rec.version ^ seat, budget, None)
+        metrics.HINTS.labels(rec.game, "ok").inc()
+        return best, stats
+
+    # ---- adjudication -------------------------------------------------------
+    async def adjudicate(self, rec: GameRecord, reason: str, rollouts: int = 200) -> dict[str, Any]:
+        """Score an unfinished game from rollouts of its true state; marks it adjudicated."""
+        if self.core.is_over(rec):
+            return self.core.outcome(rec)
+        state = rec.engine.clone(rec.state)
+        rows = await self._in_pool(rollout_job, rec.game, state, rec.seats, rec.seed ^ rec.version,
+                                   min(rollouts or 200, 2000), 10_000)
+        n = len(rows)
+        means = [sum(r[s] for r in rows) / n for s in range(rec.seats)]
+        best = max(means)
+        winners = [s for s in range(rec.seats) if means[s] == best]
+        order = sorted(range(rec.seats), key=lambda s: -means[s])
+        ranks = [0] * rec.seats
+        for pos, s in enumerate(order):
+            ranks[s] = ranks[order[pos - 1]] if pos and means[s] == means[order[pos - 1]] else pos + 1
+        runner_up = max([m for s, m in enumerate(means) if s not in winners], default=0.0)
+        # confidence: how far the leader is ahead, in standard errors, squashed to 0..1
+        spread = math.sqrt(max(best * (1 - best), 1e-9) / n)
+        confidence = 1 - math.exp(-max(best - runner_up, 0) / spread) if n else 0.0
+        result = {"scores": means, "ranks": ranks, "winners": winners, "adjudicated": True,
+                  "confidence": round(confidence, 4)}
+        if not self.core.is_over(rec):
+            self.core.store.write(rec, "extra", ("adjudication", result))
+            self._event(rec, "adjudicated", -1, f"{reason}; scored from {n} rollouts, confidence {confidence:.2f}")
+        return self.core.outcome(rec)
+
+    def may_adjudicate(self, rec: GameRecord, tokens: list[str], admin_token: str) -> None:
+        if admin_token and admin_token in tokens:
+            return
+        seats = {self.core.seat(rec, t) for t in tokens if t}
+        if seats != set(range(rec.seats)):
+            raise PermissionDenied("adjudication needs every seat's token or the operator token")

@@ -1,0 +1,178 @@
+"""The generic servicer core: every game's RPCs reduce to these operations.
+
+Nothing here knows protobuf; servicer.py converts at the edge with the game's
+codec. Refusals are ServiceError subclasses, each mapped to one status code.
+"""
+from __future__ import annotations
+
+import asyncio
+from typing import Any, AsyncIterator
+
+from engines import registry
+from engines.core import Event, IllegalMove, InvalidOptions, Move
+
+from . import auth
+from .errors import Illegal, InvalidArgument, NotFound, PermissionDenied, Stale
+from .store import GameRecord, Store
+
+MAX_SEED = 2**63 - 1
+
+
+class GameCore:
+    def __init__(self, store: Store):
+        self.store = store
+
+    # ---- lookup and auth ----------------------------------------------------
+    def record(self, game_id: str, game: str | None = None) -> GameRecord:
+        if not game_id:
+            raise InvalidArgument("game_id is required")
+        rec = self.store.games.get(game_id)
+        if rec is None or (game is not None and rec.game != game):
+            raise NotFound(f"no {game or ''} game with id {game_id!r}".replace("  ", " "))
+        return rec
+
+    @staticmethod
+    def seat(rec: GameRecord, token: str, required: bool = False) -> int | None:
+        """The caller's seat; None for a spectator (empty token). A wrong token is refused."""
+        if not token:
+            if required:
+                raise PermissionDenied("this call needs a seat token")
+            return None
+        seat = auth.seat_of(token, rec.token_hashes)
+        if seat is None:
+            raise PermissionDenied("the token does not belong to any seat of this game")
+        return seat
+
+    # ---- reads ----------------------------------------------------------------
+    def status(self, rec: GameRecord, caller: int | None) -> dict[str, Any]:
+        engine = rec.engine
+        over = engine.is_over(rec.state) or "adjudication" in rec.extra
+        status = {
+            "game_id": rec.game_id,
+            "game": rec.game,
+            "seats": rec.seats,
+            "version": rec.version,
+            "seats_to_act": [] if over else engine.seats_to_act(rec.state),
+            "to_move": -1 if over else _seat_or_minus(engine.to_move(rec.state)),
+            "over": over,
+            "caller_seat": -1 if caller is None else caller,
+        }
+        if over:
+            status["outcome"] = self.outcome(rec)
+        return status
+
+    @staticmethod
+    def outcome(rec: GameRecord) -> dict[str, Any]:
+        adjudication = rec.extra.get("adjudication")
+        if adjudication is not None:
+            return adjudication
+        o = rec.engine.outcome(rec.state)
+        result = {"scores": list(o.scores), "ranks": list(o.ranks), "winners": list(o.winners)}
+        forfeited = rec.extra.get("forfeited")
+        if forfeited:  # forfeiting seats rank last; the others keep their order
+            ranks = [r + (rec.seats if s in forfeited else 0) for s, r in enumerate(o.ranks)]
+            order = sorted(set(ranks))
+            result["ranks"] = [order.index(r) + 1 for r in ranks]
+            result["winners"] = [s for s, r in enumerate(result["ranks"]) if r == 1]
+        return result
+
+    def view(self, rec: GameRecord, seat: int | None) -> dict[str, Any]:
+        return rec.engine.view(rec.state, seat)
+
+    def legal_moves(self, rec: GameRecord, seat: int | None) -> list[Move]:
+        if seat is None or rec.engine.is_over(rec.state) or "adjudication" in rec.extra:
+            return []
+        return rec.engine.legal_moves(rec.state, seat)
+
+    def visible_events(self, rec: GameRecord, seat: int | None, after_version: int = 0, start: int = 0,
+                       end: int | None = None):
+        """(index, version, event) for events after `after_version` that `seat` may see."""
+        events = rec.events
+        for i in range(start, len(events) if end is None else end):
+            version, event = events[i]
+            if version > after_version and event.visible_to(seat):
+                yield i, version, event
+
+    def log(self, rec: GameRecord, seat: int | None) -> list[dict[str, Any]]:
+        """The move log; another seat's private move is withheld until the game ends."""
+        engine = rec.engine
+        over = engine.is_over(rec.state) or "adjudication" in rec.extra
+        entries = []
+        for version, entry in enumerate(rec.log, start=1):
+            hidden = not over and entry.seat != seat and engine.move_is_private(entry.move)
+            entries.append({"version": version, "seat": entry.seat, "move": None if hidden else entry.move,
+                            "withheld": hidden, "by_referee": bool(entry.by_referee)})
+        return entries
+
+    def is_over(self, rec: GameRecord) -> bool:
+        return rec.engine.is_over(rec.state) or "adjudication" in rec.extra
+
+    # ---- writes ---------------------------------------------------------------
+    def create(self, game: str, seats: int, options: dict[str, Any], seed: int | None,
+               referee: dict[str, Any]) -> tuple[GameRecord, list[str]]:
+        engine = registry.game(game)
+        if not engine.min_seats <= seats <= engine.max_seats:
+            raise InvalidArgument(f"{game} takes {engine.min_seats} to {engine.max_seats} seats, not {seats}")
+        if seed is not None and not 0 <= seed <= MAX_SEED:
+            raise InvalidArgument("seed must be in 0..2^63-1")
+        try:
+            return self.store.create(game, seats, options, seed, referee)
+        except InvalidOptions as e:
+            raise InvalidArgument(e.message, rule=e.rule) from None
+
+    async def make_move(self, rec: GameRecord, seat: int, expected_version: int, key: str,
+                        move: Move, by_referee: str = "") -> tuple[list[Event], bool]:
+        """Returns (events visible to `seat`, replayed). Refusals change nothing."""
+        async with self.store.lock(rec.game_id):
+            scoped = f"{seat}:{key}" if key else ""
+            if scoped and scoped in rec.idem:  # a retry of an acknowledged move
+                version = rec.idem[scoped]
+                return [e for v, e in rec.events if v == version and e.visible_to(seat)], True
+            if self.is_over(rec):
+                raise Illegal("the game is over", rule="GAME-OVER")
+            if expected_version != rec.version:
+                raise Stale(f"expected_version {expected_version} is stale: the game is at version {rec.version}")
+            if rec.extra.get("forfeited", {}).get(seat) and not by_referee:
+                raise PermissionDenied(f"seat {seat} has forfeited; the referee plays it")
+            if move not in rec.engine.legal_moves(rec.state, seat):
+                rule, why = why_illegal(rec, seat, move)
+                raise Illegal(why, rule=rule)
+            events = self.store.move(rec, seat, move, scoped, by_referee)
+            return [e for e in events if e.visible_to(seat)], False
+
+    async def stream(self, rec: GameRecord, seat: int | None, from_version: int) -> AsyncIterator[tuple[int, Event]]:
+        """Events after `from_version` visible to `seat`, then live ones until the game ends."""
+        index = 0
+        while True:
+            signal = self.store.signal(rec.game_id)  # set by any change made after this line
+            end = len(rec.events)
+            for _, version, event in self.visible_events(rec, seat, from_version, index, end):
+                yield version, event
+            index = end
+            if index < len(rec.events):
+                continue
+            if self.is_over(rec):
+                return
+            try:
+                await asyncio.wait_for(signal.wait(), timeout=30)
+            except asyncio.TimeoutError:
+                continue
+
+
+def why_illegal(rec: GameRecord, seat: int, move: Move) -> tuple[str, str]:
+    """(rule id, sentence) for a move outside the legal list. The engine explains on a
+    clone, so even an engine that fails oddly on garbage input cannot touch the game."""
+    engine = rec.engine
+    fallback = (getattr(engine, "legality_rule", "LEGAL-MOVES"),
+                f"seat {seat} cannot make this move now; ask ListMoves for the legal ones")
+    try:
+        engine.apply(engine.clone(rec.state), seat, move)
+    except IllegalMove as e:
+        return e.rule, e.message
+    except Exception:
+        return fallback
+    return fallback
+
+
+def _seat_or_minus(seat: int | None) -> int:
+    return -1 if seat is None else seat
