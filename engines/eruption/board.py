@@ -1,0 +1,123 @@
+"""Eruption board geometry and component data, loaded once from data/board.json.
+
+Cells are axial (x, y) tuples; edges are indices 0..5 clockwise from north
+(ERU-10, ERU-11). Lava edge sets are 6-bit masks: bit e set = lava on edge e.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+DATA = json.loads((Path(__file__).parent / "data" / "board.json").read_text())
+
+EDGE_NAMES = tuple(e["name"] for e in DATA["coordinates"]["edges"])
+OFFSETS = tuple(tuple(e["delta"]) for e in DATA["coordinates"]["edges"])
+OPP = tuple((e + 3) % 6 for e in range(6))  # ERU-11: facing edge
+
+
+def neighbour(cell, e):
+    return (cell[0] + OFFSETS[e][0], cell[1] + OFFSETS[e][1])
+
+
+def distance(a, b):
+    dx, dy = a[0] - b[0], a[1] - b[1]
+    return (abs(dx) + abs(dy) + abs(dx + dy)) // 2
+
+
+def _cells(key):
+    return [tuple(c) for c in key]
+
+
+PLAYABLE = tuple(sorted(_cells(DATA["cells"]["playable"])))
+PLAYABLE_SET = frozenset(PLAYABLE)
+VOLCANO = frozenset(_cells(DATA["volcano"]["cells"]))
+SEA = frozenset(_cells(DATA["cells"]["sea"]))
+VILLAGE_CELLS = {int(k): _cells(v) for k, v in DATA["cells"]["village"].items()}
+VILLAGE_OF = {c: v for v, cells in VILLAGE_CELLS.items() for c in cells}
+
+# ERU-14: volcano exits, as lava edges facing a playable space
+EXITS = tuple((tuple(x["cell"]), x["edge"], tuple(x["space"])) for x in DATA["volcano"]["lava_exits"])
+EXIT_SPACES = tuple(x[2] for x in EXITS)
+
+# ERU-15: entry positions per village, in damage order
+ENTRIES = {
+    v["id"]: tuple((tuple(p["space"]), p["edge"]) for p in v["entry_edges"]) for v in DATA["villages"]
+}
+ENTRY_VILLAGE = {pos: v for v, positions in ENTRIES.items() for pos in positions}
+SEA_EDGES = frozenset((tuple(p["space"]), p["edge"]) for p in DATA["sea_edges"])
+VILLAGES_BY_COUNT = {int(k): tuple(v) for k, v in DATA["villages_by_player_count"].items()}
+
+# ERU-18: wall-award spaces
+AWARD = {tuple(c): m for m, cells in DATA["wall_award_spaces"].items() for c in cells}
+
+MATERIALS = ("straw", "wood", "stone")
+MATERIAL_INDEX = {m: i for i, m in enumerate(MATERIALS)}
+WALLS = DATA["walls"]["materials"]
+SUPPLY = tuple(WALLS[m]["supply"] for m in MATERIALS)
+DICE_BONUS = {m: WALLS[m]["dice_bonus"] for m in MATERIALS}  # ERU-95
+TIEBREAK = {m: WALLS[m]["tiebreak_points"] for m in MATERIALS}  # ERU-155
+
+# ERU-2: tile ids 0..39 in the order of board.json; eruption tiles are 40, 41, 42 (numbers 1..3)
+TILE_TYPES = {t["id"]: t for t in DATA["tile_types"]}
+TILE_TYPE_OF: list[str] = []
+for _t in DATA["tile_types"]:
+    if _t["in_stack"]:
+        TILE_TYPE_OF += [_t["id"]] * _t["count"]
+LAVA_TILE_IDS = tuple(range(len(TILE_TYPE_OF)))
+ERUPTION_TYPE = "T7"
+ERUPTION_IDS = tuple(len(TILE_TYPE_OF) + k for k in range(3))
+TILE_TYPE_OF += [ERUPTION_TYPE] * 3
+
+
+def _mask(edges):
+    m = 0
+    for e in edges:
+        m |= 1 << e
+    return m
+
+
+def rotate(mask, r):
+    """ERU-12: orientation r puts canonical edge e on (e + r) mod 6."""
+    return ((mask << r) | (mask >> (6 - r))) & 63 if r else mask
+
+
+ROT_MASK = {t: tuple(rotate(_mask(d["lava_edges"]), r) for r in range(6)) for t, d in TILE_TYPES.items()}
+MASK_OF_TILE = [ROT_MASK[t] for t in TILE_TYPE_OF]  # tile id -> masks by rotation
+EDGES_OF_MASK = [tuple(e for e in range(6) if m >> e & 1) for m in range(64)]
+POPCOUNT = [bin(m).count("1") for m in range(64)]
+
+# Per playable space: the playable neighbour on each edge (or None), and the
+# static constraint from the volcano (ERU-19): exits show lava, other volcano edges grass.
+NEIGHBOUR_SPACE = {}
+VOLCANO_LAVA_IN = {}
+VOLCANO_CONSTRAINED = {}
+_exit_set = {(x[2], OPP[x[1]]) for x in EXITS}
+for _s in PLAYABLE:
+    NEIGHBOUR_SPACE[_s] = tuple(
+        (neighbour(_s, e) if neighbour(_s, e) in PLAYABLE_SET else None) for e in range(6)
+    )
+    lava_in = constrained = 0
+    for e in range(6):
+        if neighbour(_s, e) in VOLCANO:
+            constrained |= 1 << e
+            if (_s, e) in _exit_set:
+                lava_in |= 1 << e
+    VOLCANO_LAVA_IN[_s] = lava_in
+    VOLCANO_CONSTRAINED[_s] = constrained
+
+# Entry edges of each space, as masks: any village, and per village (ERU-76, ERU-124)
+ENTRY_MASK_BY_VILLAGE = {s: {} for s in PLAYABLE}
+for (_s, _e), _v in ENTRY_VILLAGE.items():
+    ENTRY_MASK_BY_VILLAGE[_s][_v] = ENTRY_MASK_BY_VILLAGE[_s].get(_v, 0) | (1 << _e)
+
+# Action cards (ERU-5)
+CARD_KINDS = tuple(c["type"] for c in DATA["action_cards"])
+CARD_MATERIAL = {c["type"]: c["material"] for c in DATA["action_cards"]}
+CARD_COUNT = {c["type"]: c["count"] for c in DATA["action_cards"]}
+
+ZONE_THRESHOLDS = {k: tuple(v) for k, v in DATA["zone_thresholds"].items() if k != "default"}
+MAX_TEMP = DATA["temperature"]["max"]
+DAMAGE = DATA["damage"]
+ERUPTION_HEAT = DATA["eruption_tiles"]["heat_to_each_other_player"]
+HAND_LIMIT = DATA["hand"]["limit_at_end_of_turn"]
+STARTING_CARDS = DATA["hand"]["starting_cards"]
