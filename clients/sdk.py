@@ -1,0 +1,204 @@
+"""A small SDK over the generated stubs: hides stubs, tokens, versions and retries.
+
+    client = Client("127.0.0.1:50051", "pompeii")
+    game_id, tokens = client.create(seats=3, seed=7)
+    seat = client.seat(game_id, 0, tokens[0])
+    while not seat.status().over:
+        if seat.my_turn(): seat.move(seat.legal()[0])
+        else: seat.wait()
+"""
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import grpc
+from google.protobuf import json_format
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+from engines.core import Event, Move
+from gameengine import codecs
+from gameengine.v1 import common_pb2, common_pb2_grpc
+
+RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.RESOURCE_EXHAUSTED)
+POLICY_CODES = {"autoplay": 1, "random": 2, "forfeit": 3}
+
+
+class Refused(Exception):
+    """The server refused a call; `rule` is the rule id for an illegal move."""
+
+    def __init__(self, code: grpc.StatusCode, message: str, rule: str = ""):
+        super().__init__(f"{code.name}: {message}")
+        self.code = code
+        self.message = message
+        self.rule = rule
+
+
+def refusal(err: grpc.RpcError) -> Refused:
+    rule = ""
+    status = rpc_status.from_call(err) if hasattr(err, "trailing_metadata") else None
+    if status is not None:
+        for d in status.details:
+            if d.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+                info = error_details_pb2.ErrorInfo()
+                d.Unpack(info)
+                rule = info.metadata.get("rule", "")
+    return Refused(err.code(), err.details() or "", rule)
+
+
+@dataclass
+class Status:
+    game_id: str
+    version: int
+    seats_to_act: list[int]
+    to_move: int
+    over: bool
+    outcome: dict[str, Any]
+    seats: int
+
+    @classmethod
+    def of(cls, msg: common_pb2.GameStatus) -> "Status":
+        return cls(msg.game_id, msg.version, list(msg.seats_to_act), msg.to_move, msg.over,
+                   json_format.MessageToDict(msg.outcome, preserving_proto_field_name=True), msg.seats)
+
+    def acts(self, seat: int) -> bool:
+        """Whether `seat` should act now: its turn, or it alone may answer (e.g. a defender)."""
+        if self.over or seat not in self.seats_to_act:
+            return False
+        return self.to_move == seat or self.to_move not in self.seats_to_act
+
+
+def call(fn, request, retries: int = 5, timeout: float = 30.0):
+    """Unary call with backoff on transient failures. Writes stay safe to retry because
+    they carry an idempotency key."""
+    delay = 0.1
+    for attempt in range(retries + 1):
+        try:
+            return fn(request, timeout=timeout)
+        except grpc.RpcError as e:
+            if e.code() not in RETRYABLE or attempt == retries:
+                raise refusal(e) from None
+            time.sleep(delay)
+            delay = min(delay * 2, 2.0)
+
+
+class Client:
+    def __init__(self, target: str, game: str, channel: grpc.Channel | None = None):
+        self.target = target
+        self.game = game
+        self.codec = codecs.codec(game)
+        self.channel = channel or grpc.insecure_channel(target, options=[
+            ("grpc.max_receive_message_length", 16 << 20)])
+        P = self.codec.prefix
+        grpc_mod = __import__(self.codec.pb2.__name__ + "_grpc", fromlist=["_"])
+        self.stub = getattr(grpc_mod, f"{P}ServiceStub")(self.channel)
+        self.common = common_pb2_grpc.GameServiceStub(self.channel)
+        self.P = P
+
+    def _rpc(self, name: str):
+        return getattr(self.stub, name.replace("X", self.P, 1))
+
+    def _req(self, name: str, **fields):
+        return getattr(self.codec.pb2, name.replace("X", self.P, 1))(**fields)
+
+    def create(self, seats: int, options: dict[str, Any] | None = None, seed: int | None = None,
+               time_bank_ms: int = 0, increment_ms: int = 0, timeout_policy: str = "autoplay",
+               max_moves: int = 0) -> tuple[str, list[str]]:
+        req = self._req("CreateXGameRequest", seats=seats, options=self.codec.options_to_proto(options or {}),
+                        referee=common_pb2.RefereeOptions(time_bank_ms=time_bank_ms, increment_ms=increment_ms,
+                                                          timeout_policy=POLICY_CODES[timeout_policy],
+                                                          max_moves=max_moves))
+        if seed is not None:
+            req.seed = seed
+        resp = call(self._rpc("CreateXGame"), req)
+        return resp.game_id, [t.token for t in resp.seat_tokens]
+
+    def seat(self, game_id: str, seat: int, token: str) -> "SeatClient":
+        return SeatClient(self, game_id, seat, token)
+
+    def spectator(self, game_id: str) -> "SeatClient":
+        return SeatClient(self, game_id, -1, "")
+
+    def status(self, game_id: str, token: str = "") -> Status:
+        resp = call(self.common.GetGameStatus, common_pb2.GetGameStatusRequest(game_id=game_id, token=token))
+        return Status.of(resp.status)
+
+    def adjudicate(self, game_id: str, tokens: Iterable[str], reason: str, rollouts: int = 0) -> Status:
+        resp = call(self.common.AdjudicateGame, common_pb2.AdjudicateGameRequest(
+            game_id=game_id, tokens=list(tokens), reason=reason, rollouts=rollouts), timeout=120)
+        return Status.of(resp.status)
+
+    def close(self) -> None:
+        self.channel.close()
+
+
+class SeatClient:
+    """One seat (or a spectator, seat -1) of one game."""
+
+    def __init__(self, client: Client, game_id: str, seat: int, token: str):
+        self.client = client
+        self.game_id = game_id
+        self.seat = seat
+        self.token = token
+        self.last: Status | None = None
+
+    def view(self) -> tuple[Status, dict[str, Any]]:
+        c = self.client
+        resp = call(c._rpc("GetXView"), c._req("GetXViewRequest", game_id=self.game_id, token=self.token))
+        self.last = Status.of(resp.status)
+        return self.last, c.codec.view_from_proto(resp.view)
+
+    def status(self) -> Status:
+        self.last = self.client.status(self.game_id, self.token)
+        return self.last
+
+    def legal(self) -> list[Move]:
+        c = self.client
+        resp = call(c._rpc("ListXMoves"), c._req("ListXMovesRequest", game_id=self.game_id, token=self.token))
+        self.last = Status.of(resp.status)
+        return [c.codec.move_from_proto(m) for m in resp.moves]
+
+    def move(self, move: Move, expected_version: int | None = None) -> list[tuple[str, dict]]:
+        """Send a move once, whatever the retries: one idempotency key per move."""
+        c = self.client
+        version = expected_version if expected_version is not None else (self.last or self.status()).version
+        req = c._req("MakeXMoveRequest", game_id=self.game_id, token=self.token, expected_version=version,
+                     idempotency_key=uuid.uuid4().hex, move=c.codec.move_to_proto(move))
+        resp = call(c._rpc("MakeXMove"), req)
+        self.last = Status.of(resp.status)
+        return [c.codec.event_from_proto(e) for e in resp.events]
+
+    def hint(self, budget_ms: int = 200):
+        c = self.client
+        resp = call(c._rpc("GetXHint"), c._req("GetXHintRequest", game_id=self.game_id, token=self.token,
+                                                 budget_ms=budget_ms), retries=0)
+        return (c.codec.move_from_proto(resp.best),
+                [(c.codec.move_from_proto(v.move), v.value, v.visits) for v in resp.values])
+
+    def log(self):
+        c = self.client
+        return call(c._rpc("GetXLog"), c._req("GetXLogRequest", game_id=self.game_id, token=self.token))
+
+    def events(self, from_version: int = 0, timeout: float | None = None):
+        """Iterate (version, kind, data) as the server streams them; ends with the game."""
+        c = self.client
+        stream = c._rpc("StreamXEvents")(c._req("StreamXEventsRequest", game_id=self.game_id, token=self.token,
+                                               from_version=from_version), timeout=timeout)
+        for item in stream:
+            kind, data = c.codec.event_from_proto(item.event)
+            yield item.version, kind, data
+
+    def wait(self, timeout: float = 2.0) -> Status:
+        """Block until the game moves past the last seen version (or timeout), then refresh."""
+        version = (self.last or self.status()).version
+        try:
+            for v, _, _ in self.events(from_version=version, timeout=timeout):
+                if v > version:
+                    break
+        except grpc.RpcError as e:
+            if e.code() not in RETRYABLE:
+                raise refusal(e) from None
+        return self.status()
