@@ -1,0 +1,143 @@
+"""Board, card and tile facts of The Downfall of Pompeii, loaded from data/board.json.
+
+Squares are tuples (row, col) at the edges and flat indices `row * COLS + col`
+inside the engine (fast lists instead of dicts).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+_DATA = json.loads((Path(__file__).parent / "data" / "board.json").read_text())
+
+ROWS = _DATA["coordinates"]["rows"]
+COLS = _DATA["coordinates"]["cols"]
+CELLS = ROWS * COLS
+
+
+def index(square) -> int:
+    return square[0] * COLS + square[1]
+
+
+def square(i: int) -> tuple[int, int]:
+    return (i // COLS, i % COLS)
+
+
+# POM-3: void cells are never squares
+VOID = frozenset(index(s) for s in _DATA["void_cells"])
+CITY = tuple(i for i in range(CELLS) if i not in VOID)
+IS_CITY = tuple(i not in VOID for i in range(CELLS))
+
+
+def _neighbours(i: int) -> tuple[int, ...]:
+    r, c = square(i)
+    out = []
+    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):  # POM-3: orthogonal only
+        rr, cc = r + dr, c + dc
+        if 0 <= rr < ROWS and 0 <= cc < COLS and IS_CITY[rr * COLS + cc]:
+            out.append(rr * COLS + cc)
+    return tuple(out)
+
+
+NEIGHBOURS = tuple(_neighbours(i) if IS_CITY[i] else () for i in range(CELLS))
+
+# POM-4 vents, POM-5 gates
+SYMBOLS = ("scroll", "column", "coin", "vase", "helmet", "mask")
+VENT = {sym: index(sq) for sym, sq in _DATA["vents"].items()}
+VENT_SYMBOL = {v: s for s, v in VENT.items()}
+IS_VENT = tuple(i in VENT_SYMBOL for i in range(CELLS))
+GATES = tuple(index(g["square"]) for g in _DATA["gates"])
+GATE_NAME = {index(g["square"]): g["name"] for g in _DATA["gates"]}
+
+# POM-8 / POM-66: tile kinds in a fixed order (bag draws walk this order)
+DUAL_PAIRS = tuple(tuple(p) for p in _DATA["dual_vent_tiles"]["pairs"])
+DUAL_KINDS = tuple("+".join(p) for p in DUAL_PAIRS)
+TILE_KINDS = SYMBOLS + DUAL_KINDS
+TILE_COUNTS = tuple(_DATA["lava_tiles"]["per_symbol"][s] for s in SYMBOLS)
+DUAL_COUNT_EACH = 1  # POM-66: three extra tiles, one per pair
+
+
+def tile_symbols(kind: str) -> tuple[str, ...]:
+    """The symbols a drawn tile may be placed as (two for a dual-vent tile)."""
+    return tuple(kind.split("+"))
+
+
+# POM-7 cards: 1..11 Pompeii numbers, then the two special cards
+OMEN = 12
+AD79 = 13
+CARD_COUNTS = {int(n): k for n, k in _DATA["cards"]["pompeii_per_number"].items()}
+OMEN_COUNT = _DATA["cards"]["omen"]
+AD79_COUNT = _DATA["cards"]["ad79"]
+HAND_SIZE = _DATA["cards"]["hand_size"]
+DECK = _DATA["deck_build"]
+PILES = DECK["piles"]
+PILE_SIZE = DECK["pile_size"]
+DECK_SIZE = DECK["draw_deck_size"]
+DECK_POMPEII = 2 * PILE_SIZE + DECK["mixed_pile_A"]["pompeii"]  # Pompeii cards in the 42-card deck
+
+
+def bottom_block_size(players: int) -> int:
+    """POM-12 step 3: the bottom block is 15 / 10 cards of pile A plus one AD79."""
+    return DECK["bottom_block_from_A"][str(players)] + 1
+
+
+def unused_piles(players: int) -> int:
+    return DECK["unused_piles_to_box"][str(players)]
+
+
+PIECES = {ed: {int(p): n for p, n in v.items()} for ed, v in _DATA["pieces_per_player"].items() if ed[0].isdigit()}
+
+
+@dataclass(frozen=True)
+class Building:
+    id: str
+    number: int  # 0 for a neutral building
+    colour: str
+    squares: tuple[int, ...]
+    slots: int
+
+
+@dataclass(frozen=True)
+class Layout:
+    """POM-6: buildings and slots for one value of `building_10_split`."""
+
+    buildings: tuple[Building, ...]
+    building_at: tuple[int, ...]  # building index per cell, -1 for none
+    slots_at: tuple[int, ...]  # slots printed on each cell
+    by_number: dict  # number -> tuple of building indices
+    by_id: dict  # id -> building index
+
+    def relative_targets(self, entered: int) -> tuple[int, ...]:
+        """POM-33: buildings of the entered building's colour (twin included), or neutral; never itself."""
+        colour = self.buildings[entered].colour
+        return tuple(
+            b for b, bd in enumerate(self.buildings)
+            if b != entered and (bd.colour == colour or bd.number == 0)
+        )
+
+
+def _layout(split_10: bool) -> Layout:
+    raw = list(_DATA["buildings"])
+    if split_10:
+        var = _DATA["building_variants"]["building_10_split"]
+        raw = [b for b in raw if b["id"] not in var["remove"]] + list(var["add"])
+    buildings = []
+    building_at = [-1] * CELLS
+    slots_at = [0] * CELLS
+    for b in raw:
+        squares = tuple(index(s["square"]) for s in b["squares"])
+        bi = len(buildings)
+        buildings.append(Building(b["id"], b["number"] or 0, b["colour"], squares, b["slots"]))
+        for s in b["squares"]:
+            building_at[index(s["square"])] = bi
+            slots_at[index(s["square"])] = s["slots"]
+    by_number: dict[int, tuple[int, ...]] = {}
+    for bi, bd in enumerate(buildings):
+        if bd.number:
+            by_number[bd.number] = by_number.get(bd.number, ()) + (bi,)
+    return Layout(tuple(buildings), tuple(building_at), tuple(slots_at), by_number,
+                  {bd.id: bi for bi, bd in enumerate(buildings)})
+
+
+LAYOUTS = {False: _layout(False), True: _layout(True)}

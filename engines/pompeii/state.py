@@ -1,0 +1,121 @@
+"""Game state of The Downfall of Pompeii: plain, picklable, cheap to clone."""
+from __future__ import annotations
+
+import random
+
+from . import board as B
+
+# phases
+SETTLE = "settle"  # phase 1 (POM-20..37)
+OPENING = "opening"  # the six opening tiles (POM-61)
+ESCAPE = "escape"  # phase 2 (POM-70..76)
+OVER = "over"
+
+# decision steps
+PLAY_CARD = "play_card"
+RELATIVES = "relatives"
+OMEN = "omen"
+PLACE_LAVA = "place_lava"
+FIRST_MOVE = "first_move"
+SECOND_MOVE = "second_move"
+
+
+class PompeiiState:
+    """Everything about one game. `people[cell * players + seat]` counts a seat's people on a cell."""
+
+    __slots__ = (
+        "players", "options", "rng", "phase", "step", "turn", "first_ad79", "hands", "deck", "unused",
+        "discard", "people", "lava", "lava_order", "tiles_discarded", "bag", "supply", "saved",
+        "volcano", "box", "pending_tile", "relatives_left", "relatives_building", "relatives_used",
+        "eruption_seat", "opening_drawn", "lone", "moves_made", "first_end", "first_lone",
+    )
+
+    def __init__(self, players: int, options: dict, rng: random.Random):
+        self.players = players
+        self.options = options
+        self.rng = rng
+        self.phase = SETTLE
+        self.step = PLAY_CARD
+        self.turn = 0
+        self.first_ad79 = False
+        self.hands: list[list[int]] = [[] for _ in range(players)]
+        self.deck: list[int] = []  # top card last
+        self.unused: list[int] = []  # POM-13: piles in the box, never seen
+        self.discard: list[int] = []
+        self.people = [0] * (B.CELLS * players)
+        self.lava = [""] * B.CELLS  # symbol a covered cell's tile counts as
+        self.lava_order: list[tuple[int, str]] = []
+        self.tiles_discarded: list[str] = []
+        self.bag = [0] * len(B.TILE_KINDS)
+        self.supply = [0] * players
+        self.saved = [0] * players
+        self.volcano = [0] * players
+        self.box = [0] * players
+        self.pending_tile = ""
+        self.relatives_left = 0
+        self.relatives_building = -1
+        self.relatives_used: list[int] = []
+        self.eruption_seat = -1
+        self.opening_drawn = 0
+        self.lone: tuple[int, ...] = ()  # POM-94: cells of the acting seat's lone people at turn start
+        self.moves_made = 0
+        self.first_end = -1  # cell where this turn's first move ended (-1: pass, exit or none)
+        self.first_lone = False  # the first mover was alone at the start of the turn (POM-74 a)
+
+    def __getstate__(self):
+        return {k: getattr(self, k) for k in self.__slots__}
+
+    def __setstate__(self, d):
+        for k, v in d.items():
+            setattr(self, k, v)
+
+    def clone(self) -> "PompeiiState":
+        c = PompeiiState.__new__(PompeiiState)
+        c.players = self.players
+        c.options = self.options  # never mutated
+        rng = random.Random()
+        rng.setstate(self.rng.getstate())
+        c.rng = rng
+        c.phase = self.phase
+        c.step = self.step
+        c.turn = self.turn
+        c.first_ad79 = self.first_ad79
+        c.hands = [list(h) for h in self.hands]
+        c.deck = list(self.deck)
+        c.unused = list(self.unused)
+        c.discard = list(self.discard)
+        c.people = list(self.people)
+        c.lava = list(self.lava)
+        c.lava_order = list(self.lava_order)
+        c.tiles_discarded = list(self.tiles_discarded)
+        c.bag = list(self.bag)
+        c.supply = list(self.supply)
+        c.saved = list(self.saved)
+        c.volcano = list(self.volcano)
+        c.box = list(self.box)
+        c.pending_tile = self.pending_tile
+        c.relatives_left = self.relatives_left
+        c.relatives_building = self.relatives_building
+        c.relatives_used = list(self.relatives_used)
+        c.eruption_seat = self.eruption_seat
+        c.opening_drawn = self.opening_drawn
+        c.lone = self.lone
+        c.moves_made = self.moves_made
+        c.first_end = self.first_end
+        c.first_lone = self.first_lone
+        return c
+
+    # small queries used everywhere
+    def on_cell(self, cell: int) -> int:
+        p = self.players
+        return sum(self.people[cell * p:(cell + 1) * p])
+
+    def count(self, cell: int, seat: int) -> int:
+        return self.people[cell * self.players + seat]
+
+    def on_board(self, seat: int) -> int:
+        p = self.players
+        return sum(self.people[seat::p])
+
+    def board_total(self) -> int:
+        return sum(self.people)
