@@ -1,0 +1,55 @@
+"""Citadels (classic base game, 2-7 players) rules engine. See rules/citadels/RULES.md."""
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from . import rules, views
+from .moves import PRIVATE_MOVES
+from .state import CitadelsState
+
+
+class CitadelsGame:
+    game_id = "citadels"
+    min_seats = 2
+    max_seats = 7
+
+    def default_options(self) -> dict[str, Any]:
+        return dict(rules.DEFAULT_OPTIONS)
+
+    def new_state(self, seats, options, seed) -> CitadelsState:
+        return rules.new_state(seats, options, seed)
+
+    def seats_to_act(self, state) -> list[int]:
+        seat = rules.to_move(state)
+        return [] if seat is None else [seat]
+
+    def legal_moves(self, state, seat):
+        return rules.legal_moves(state, seat)
+
+    def apply(self, state, seat, move):
+        return rules.apply(state, seat, move)
+
+    def view(self, state, seat):
+        return views.view(state, seat)
+
+    def is_over(self, state) -> bool:
+        return state.phase == "over"
+
+    def outcome(self, state):
+        return rules.outcome(state)
+
+    def clone(self, state):
+        return state.clone()
+
+    def determinize(self, view, seat, rng: random.Random):
+        return views.determinize(view, seat, rng)
+
+    def move_is_private(self, move) -> bool:
+        return isinstance(move, PRIVATE_MOVES)  # CIT-19: secret picks
+
+    def to_move(self, state):
+        return rules.to_move(state)
+
+
+GAME = CitadelsGame()

@@ -1,0 +1,81 @@
+"""Move kinds (CIT-45 move catalogue). Cards are instance ids, characters ranks."""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class PickCharacter(NamedTuple):      # CIT-19..CIT-25
+    rank: int
+
+
+class DiscardCharacter(NamedTuple):   # CIT-24 (2 players only)
+    rank: int
+
+
+class TakeGold(NamedTuple):           # CIT-35
+    pass
+
+
+class DrawCards(NamedTuple):          # CIT-36
+    pass
+
+
+class KeepCards(NamedTuple):          # CIT-36: kept ids, returned ids in bottom order
+    kept: tuple
+    returned: tuple
+
+
+class Build(NamedTuple):              # CIT-38
+    card: int
+
+
+class CollectIncome(NamedTuple):      # CIT-41
+    pass
+
+
+class EndTurn(NamedTuple):            # CIT-32
+    pass
+
+
+class Assassinate(NamedTuple):        # CIT-46
+    rank: int
+
+
+class Rob(NamedTuple):                # CIT-47
+    rank: int
+
+
+class MagicSwap(NamedTuple):          # CIT-48 swap with a seat
+    player: int
+
+
+class MagicRedraw(NamedTuple):        # CIT-48 cards to the bottom, in this order
+    cards: tuple
+
+
+class Laboratory(NamedTuple):         # CIT-60
+    card: int
+
+
+class Smithy(NamedTuple):             # CIT-61
+    pass
+
+
+class WarlordDestroy(NamedTuple):     # CIT-53..CIT-55
+    player: int
+    card: int
+
+
+class WarlordSkip(NamedTuple):        # CIT-53
+    pass
+
+
+class GraveyardRecover(NamedTuple):   # CIT-63
+    pass
+
+
+class GraveyardDecline(NamedTuple):   # CIT-63
+    pass
+
+
+PRIVATE_MOVES = (PickCharacter, DiscardCharacter)
