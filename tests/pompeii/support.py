@@ -41,9 +41,8 @@ def settle_position(players=2, hands=None, deck_top=(), first_ad79=True, turn=0,
     if hands is not None:
         s.hands = [list(h) for h in hands]
     s.first_ad79 = first_ad79
-    s.deck = list(deck_top)[::-1] + [1] * 0
-    # keep a Pompeii buffer below the scripted cards, then the second AD79
-    s.deck = [B.AD79] + [5] * 10 + s.deck
+    # the scripted draws on top, then a buffer of Pompeii cards, then the second AD79
+    s.deck = [B.AD79] + [5] * 10 + list(deck_top)[::-1]
     s.turn = turn
     return s
 
