@@ -394,7 +394,7 @@ def _clear_relatives(state):
 def _place_relative(state, seat, move: PlaceRelative, events):
     if state.phase != SETTLE:
         raise IllegalMove("POM-35", "Relatives are placed only in phase 1.")
-    _require_turn(state, seat, (RELATIVES,), "POM-32", "place a relative")
+    _require_turn(state, seat, (RELATIVES,), "POM-35", "place a relative")
     cell = _cell(move.square, "POM-33")
     if cell not in relative_cells(state):
         lay = layout(state)
