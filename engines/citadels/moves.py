@@ -79,3 +79,24 @@ class GraveyardDecline(NamedTuple):   # CIT-63
 
 
 PRIVATE_MOVES = (PickCharacter, DiscardCharacter)
+
+
+def _eq(self, other):
+    return type(self) is type(other) and tuple.__eq__(self, other)
+
+
+def _ne(self, other):
+    return not _eq(self, other)
+
+
+def _hash(self):
+    return hash((type(self).__name__, tuple.__hash__(self)))
+
+
+# NamedTuples compare as plain tuples: TakeGold() == EndTurn() and Rob(3) == Assassinate(3).
+# Moves are MCTS keys, so equality and hashing include the move kind.
+MOVE_KINDS = (PickCharacter, DiscardCharacter, TakeGold, DrawCards, KeepCards, Build, CollectIncome,
+              EndTurn, Assassinate, Rob, MagicSwap, MagicRedraw, Laboratory, Smithy, WarlordDestroy,
+              WarlordSkip, GraveyardRecover, GraveyardDecline)
+for _cls in MOVE_KINDS:
+    _cls.__eq__, _cls.__ne__, _cls.__hash__ = _eq, _ne, _hash
