@@ -111,3 +111,23 @@ MOVE_TYPES = (
     PlayRelocate, PlayAftershock, PlayRain, PlaySinkhole, PlayVolcanicBomb, PlayQuake,
     QuakeReplace, DiscardForWall, DiscardForTile, DiscardSurplus, EndCards, BuildWall, EndTurn,
 )
+
+
+def _eq(self, other):
+    return type(self) is type(other) and tuple.__eq__(self, other)
+
+
+def _ne(self, other):
+    return not _eq(self, other)
+
+
+def _hash(self):
+    return hash((type(self).__name__, tuple(self)))
+
+
+# Plain NamedTuples of different kinds compare equal when their fields do
+# (EndCards() == PlayRain() == ()); moves must differ by kind for MCTS keys.
+for _cls in MOVE_TYPES:
+    _cls.__eq__ = _eq
+    _cls.__ne__ = _ne
+    _cls.__hash__ = _hash
