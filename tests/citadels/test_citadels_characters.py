@@ -341,7 +341,7 @@ def test_CIT_54_WE_2_great_wall_prices():
     assert rules.immunity(s, 2, ids["keep"]) == "CIT-59"
     s.gold[0] = 2
     deal_round(s, {0: [8]})
-    play(s, 0, EndTurn()) if False else play(s, 0, TakeGold())
+    play(s, 0, TakeGold())
     s.gold[0] = 2
     play(s, 0, EndTurn())
     targets = {(m.player, m.card) for m in GAME.legal_moves(s, 0) if isinstance(m, WarlordDestroy)}
@@ -361,7 +361,6 @@ def test_CIT_81_destroy_at_size_minus_one_and_CIT_82_skip_only():
         give(s, 1, d, to="city")
     s.gold[0] = 0
     deal_round(s, {0: [8]})
-    play(s, 0, EndTurn()) if False else None
     s.action_taken = True
     s.gold[0] = 0
     play(s, 0, EndTurn())
