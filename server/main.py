@@ -13,7 +13,7 @@ from prometheus_client import start_http_server
 from gameengine import codecs
 from gameengine.v1 import common_pb2, common_pb2_grpc
 
-from . import logs, metrics, ratelimit
+from . import logs, metrics, ratelimit, web
 from .config import Config
 from .referee import Referee
 from .service import GameCore
@@ -53,6 +53,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     if cfg.metrics_port:
         start_http_server(cfg.metrics_port, addr=cfg.host)
     await server.start()
+    web_stop = await web.start(core, referee, cfg)  # Connect/gRPC-Web and the page on GE_WEB_PORT
     for name in names + [""]:
         await _set(health_servicer, name, health_pb2.HealthCheckResponse.SERVING)
     log.info("serving", host=cfg.host, port=port, metrics_port=cfg.metrics_port, games=wanted,
@@ -73,6 +74,8 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     for name in names + [""]:
         await _set(health_servicer, name, health_pb2.HealthCheckResponse.NOT_SERVING)
     await server.stop(grace=5)
+    if web_stop is not None:
+        await web_stop()
     for t in tasks:
         t.cancel()
     referee.close()

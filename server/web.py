@@ -1,0 +1,209 @@
+"""Browser access: the same services over the Connect protocol and gRPC-Web, on GE_WEB_PORT.
+
+Browsers cannot speak plain gRPC, so a second listener (uvicorn, HTTP/1.1) serves
+every method of every game's service with the `connectrpc` library, which speaks
+Connect (JSON or binary), gRPC-Web and gRPC on the same paths as the gRPC server
+(`/gameengine.v1.PompeiiService/MakePompeiiMove`, ...). It also serves the
+reference spectator/player page from `server/web_static/`.
+
+There is no second implementation: each web method calls the very servicer
+objects the gRPC server uses (servicer.make_servicer / GameServiceServicer), so
+the GameCore operations, codecs, rate limit, logging, metrics and the mapping of
+ServiceError to status codes with google.rpc details are shared. Only the
+transport differs: `_WebContext` stands in for grpc's ServicerContext, and a
+refusal's google.rpc.Status becomes a ConnectError carrying the same code,
+message and details (ErrorInfo.metadata["rule"] is the rule id).
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+import structlog
+from connectrpc.code import Code
+from connectrpc.compat import google_protobuf_codecs
+from connectrpc.errors import ConnectError
+from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
+from connectrpc.server import ConnectASGIApplication, Endpoint
+from google.protobuf import message_factory
+from google.rpc import status_pb2
+from protobuf.wkt import Any as WireAny
+from starlette.middleware.cors import CORSMiddleware
+from starlette.responses import JSONResponse
+from starlette.staticfiles import StaticFiles
+
+from gameengine import codecs
+from gameengine.v1 import common_pb2
+
+from .servicer import GameServiceServicer, make_servicer
+
+log = structlog.get_logger("gameengine.web")
+STATIC = Path(__file__).resolve().parent / "web_static"
+STATUS_DETAILS_KEY = "grpc-status-details-bin"
+# Headers a browser client must be allowed to send and read (Connect, gRPC-Web).
+ALLOW_HEADERS = ["content-type", "connect-protocol-version", "connect-timeout-ms", "connect-content-encoding",
+                 "connect-accept-encoding", "x-grpc-web", "x-user-agent", "grpc-timeout", "authorization"]
+EXPOSE_HEADERS = ["grpc-status", "grpc-message", "grpc-status-details-bin", "connect-content-encoding",
+                  "connect-accept-encoding", "content-encoding"]
+
+
+class _WebContext:
+    """The part of grpc.aio.ServicerContext that servicer.py uses: peer() and abort()."""
+
+    def __init__(self, ctx):
+        self._ctx = ctx
+
+    def peer(self) -> str:
+        return f"web:{self._ctx.client_address or 'unknown'}"
+
+    async def abort(self, code, details: str = "", trailing_metadata=()) -> None:
+        raise connect_error(code.name, details, trailing_metadata)
+
+
+def connect_error(code_name: str, message: str, trailing_metadata=()) -> ConnectError:
+    """The ConnectError for a refusal that servicer.guarded built as a grpc status."""
+    details = []
+    for key, value in trailing_metadata or ():
+        if key == STATUS_DETAILS_KEY:
+            status = status_pb2.Status.FromString(value)
+            message = status.message or message
+            details = [WireAny(type_url=d.type_url, value=d.value) for d in status.details]
+    return ConnectError(Code[code_name], message, details)
+
+
+class _App(ConnectASGIApplication):
+    """One Connect application holding every service's endpoints (keyed by full path)."""
+
+    @property
+    def path(self) -> str:
+        return "/"
+
+
+def endpoints(servicers: list[tuple[Any, object]]) -> dict[str, Endpoint]:
+    """`/<service>/<method>` -> endpoint calling the gRPC servicer's method of that name."""
+    result: dict[str, Endpoint] = {}
+    for service, servicer in servicers:
+        for m in service.methods:
+            info = MethodInfo(name=m.name, service_name=service.full_name,
+                              input=message_factory.GetMessageClass(m.input_type),
+                              output=message_factory.GetMessageClass(m.output_type),
+                              idempotency_level=IdempotencyLevel.UNKNOWN,
+                              stream_type=StreamType.SERVER_STREAM if m.server_streaming else StreamType.UNARY)
+            fn = getattr(servicer, m.name)
+            path = f"/{service.full_name}/{m.name}"
+            if m.server_streaming:
+                result[path] = Endpoint.server_stream(method=info, function=_stream(fn))
+            elif m.client_streaming:
+                raise NotImplementedError(f"{path}: client streaming is not served to browsers")
+            else:
+                result[path] = Endpoint.unary(method=info, function=_unary(fn))
+    return result
+
+
+def _unary(fn: Callable[..., Awaitable]):
+    async def call(request, ctx):
+        return await fn(request, _WebContext(ctx))
+    return call
+
+
+def _stream(fn):
+    def call(request, ctx):
+        return fn(request, _WebContext(ctx))
+    return call
+
+
+def build_app(core, referee, cfg) -> Callable:
+    """The ASGI application: RPC paths go to connectrpc, the rest to the static page."""
+    wanted = [g for g in cfg.games.split(",") if g] or list(codecs.available())
+    servicers: list[tuple[Any, object]] = [
+        (common_pb2.DESCRIPTOR.services_by_name["GameService"],
+         GameServiceServicer(core, wanted, referee, cfg.admin_token))]
+    for game in wanted:
+        codec = codecs.codec(game)
+        servicer, _ = make_servicer(codec, core, referee)
+        servicers.append((codec.pb2.DESCRIPTOR.services_by_name[f"{codec.prefix}Service"], servicer))
+    routes = endpoints(servicers)
+    rpc = _App(service=None, endpoints=lambda _: routes, codecs=google_protobuf_codecs(),
+               read_max_bytes=cfg.max_message_bytes)
+    static = StaticFiles(directory=STATIC, html=True)
+
+    async def app(scope, receive, send):
+        if scope["type"] == "http" and scope["path"] in routes:
+            await rpc(scope, receive, send)
+        elif scope["type"] == "http" and scope["path"] == "/api/games":
+            await JSONResponse({"games": live_games(core, wanted)})(scope, receive, send)
+        else:
+            await static(scope, receive, send)
+
+    origins = [o.strip() for o in cfg_value(cfg, "web_cors_origins", "").split(",") if o.strip()]
+    if not origins:
+        return app
+    return CORSMiddleware(app, allow_origins=origins, allow_methods=["GET", "POST", "OPTIONS"],
+                          allow_headers=ALLOW_HEADERS, expose_headers=EXPOSE_HEADERS, max_age=7200)
+
+
+def live_games(core, wanted: list[str], limit: int = 200) -> list[dict[str, Any]]:
+    """Spectator-level list for the page's game picker: ids, game, seats, version, over.
+    (Spectating a game id is public by design: a spectator only ever gets public views.)"""
+    games = []
+    for rec in list(core.store.games.values())[-limit:]:
+        if rec.game in wanted:
+            games.append({"game_id": rec.game_id, "game": rec.game, "seats": rec.seats,
+                          "version": rec.version, "over": core.is_over(rec)})
+    games.sort(key=lambda g: (g["over"], g["game_id"]))
+    return games
+
+
+def cfg_value(cfg, name: str, default):
+    return getattr(cfg, name, default)
+
+
+class _Uvicorn:
+    """uvicorn.Server embedded in our loop: it must not take over SIGTERM/SIGINT (main.py owns them)."""
+
+    @staticmethod
+    def make(config):
+        import uvicorn
+
+        class Server(uvicorn.Server):
+            def capture_signals(self):
+                return contextlib.nullcontext()
+        return Server(config)
+
+
+async def start(core, referee, cfg) -> Callable[[], Awaitable[None]] | None:
+    """Start the web listener on cfg.web_port (0 disables) and return an async stop().
+
+    A port that cannot be bound is logged and skipped: the gRPC service stays up."""
+    import uvicorn
+
+    port = int(cfg_value(cfg, "web_port", 8080))
+    if not port:
+        return None
+    sock = socket.socket(socket.AF_INET6 if ":" in cfg.host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((cfg.host, port))
+    except OSError as e:
+        sock.close()
+        log.error("web_listener_failed", host=cfg.host, port=port, error=str(e))
+        return None
+    sock.listen(256)
+    sock.setblocking(False)
+    config = uvicorn.Config(build_app(core, referee, cfg), lifespan="off", log_config=None, access_log=False,
+                            ws="none", timeout_graceful_shutdown=2, log_level="warning")
+    server = _Uvicorn.make(config)
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    while not server.started and not task.done():
+        await asyncio.sleep(0.01)
+    log.info("web_serving", host=cfg.host, port=port, cors=cfg_value(cfg, "web_cors_origins", ""))
+
+    async def stop() -> None:
+        server.should_exit = True
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(task, timeout=5)
+
+    return stop
