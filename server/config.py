@@ -24,6 +24,7 @@ class Config:
     hint_workers: int = int(_env("GE_HINT_WORKERS", "1"))
     hint_queue: int = int(_env("GE_HINT_QUEUE", "4"))
     hint_max_ms: int = int(_env("GE_HINT_MAX_MS", "2000"))
+    autoplay_ms: int = int(_env("GE_AUTOPLAY_MS", "200"))
     referee_tick_s: float = float(_env("GE_REFEREE_TICK_S", "0.2"))
     admin_token: str = _env("GE_ADMIN_TOKEN", "")
     games: str = _env("GE_GAMES", "")  # comma list; empty = every built game

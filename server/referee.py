@@ -66,6 +66,7 @@ class Referee:
         self.slots = asyncio.Semaphore(cfg.hint_workers + cfg.hint_queue)
         self.busy = 0
         self._acting: set[str] = set()
+        self._tasks: set[asyncio.Task] = set()  # strong references: the loop keeps only weak ones
 
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
@@ -90,7 +91,7 @@ class Referee:
             self.core.store.write(rec, "extra", ("clock", {"bank_ms": bank, "turn": turn, "since": since}))
         cap = rec.referee.get("max_moves", 0)
         if cap and rec.version >= cap and not self.core.is_over(rec):
-            asyncio.get_running_loop().create_task(self.adjudicate(rec, f"move cap of {cap} reached"))
+            self._keep(asyncio.get_running_loop().create_task(self.adjudicate(rec, f"move cap of {cap} reached")))
 
     def remaining_ms(self, rec: GameRecord, now: float) -> float:
         clock = rec.extra["clock"]
@@ -119,8 +120,13 @@ class Referee:
 
     def _spawn(self, rec: GameRecord, seat: int, action: str, reason: str) -> None:
         self._acting.add(rec.game_id)
-        task = asyncio.get_running_loop().create_task(self.act(rec, seat, action, reason))
+        task = self._keep(asyncio.get_running_loop().create_task(self.act(rec, seat, action, reason)))
         task.add_done_callback(lambda _: self._acting.discard(rec.game_id))
+
+    def _keep(self, task: asyncio.Task) -> asyncio.Task:
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
 
     async def act(self, rec: GameRecord, seat: int, action: str, reason: str) -> None:
         """Take a timed-out (or forfeited) seat's turn, recorded as a referee event."""
@@ -138,7 +144,7 @@ class Referee:
             if action == "autoplay":
                 view = round_trip_view(rec.game, self.core.view(rec, seat))
                 move, _ = await self._in_pool(hint_job, rec.game, view, seat, rec.seats,
-                                              rec.seed ^ version, 200, None)
+                                              rec.seed ^ version, self.cfg.autoplay_ms, None)
             else:
                 move = random.Random(rec.seed ^ version).choice(legal)
             if rec.version != version:

@@ -6,6 +6,7 @@ codec. Refusals are ServiceError subclasses, each mapped to one status code.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any, AsyncIterator
 
 from engines import registry
@@ -59,6 +60,14 @@ class GameCore:
         }
         if over:
             status["outcome"] = self.outcome(rec)
+        clock = rec.extra.get("clock")
+        if clock is not None:
+            bank = list(clock["bank_ms"])
+            if not over and 0 <= clock["turn"] < rec.seats:
+                bank[clock["turn"]] = max(0, int(bank[clock["turn"]] - (time.time() - clock["since"]) * 1000))
+            status["time_bank_ms"] = bank
+        if rec.extra.get("forfeited"):
+            status["forfeited"] = sorted(rec.extra["forfeited"])
         return status
 
     @staticmethod

@@ -84,7 +84,7 @@ def status_proto(d: dict[str, Any]) -> common_pb2.GameStatus:
 
 def referee_options(msg: common_pb2.RefereeOptions) -> dict[str, Any]:
     return {"time_bank_ms": msg.time_bank_ms, "increment_ms": msg.increment_ms,
-            "timeout_policy": TIMEOUT_POLICIES.get(msg.timeout_policy, "autoplay")}
+            "timeout_policy": TIMEOUT_POLICIES.get(msg.timeout_policy, "autoplay"), "max_moves": msg.max_moves}
 
 
 def make_servicer(codec: Codec, core: GameCore, referee) -> tuple[object, Callable]:

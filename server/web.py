@@ -35,6 +35,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import JSONResponse
 from starlette.staticfiles import StaticFiles
 
+import engines
 from gameengine import codecs
 from gameengine.v1 import common_pb2
 
@@ -42,6 +43,7 @@ from .servicer import GameServiceServicer, make_servicer
 
 log = structlog.get_logger("gameengine.web")
 STATIC = Path(__file__).resolve().parent / "web_static"
+ENGINES = Path(engines.__path__[0])  # engines/<game>/data/*.json: public board and card data
 STATUS_DETAILS_KEY = "grpc-status-details-bin"
 # Headers a browser client must be allowed to send and read (Connect, gRPC-Web).
 ALLOW_HEADERS = ["content-type", "connect-protocol-version", "connect-timeout-ms", "connect-content-encoding",
@@ -130,11 +132,25 @@ def build_app(core, referee, cfg) -> Callable:
                read_max_bytes=cfg.max_message_bytes)
     static = StaticFiles(directory=STATIC, html=True)
 
+    types = [{"game": g, "prefix": codecs.codec(g).prefix,
+              "service": codecs.codec(g).pb2.DESCRIPTOR.services_by_name[f"{codecs.codec(g).prefix}Service"].full_name}
+             for g in wanted]
+    data = {g: StaticFiles(directory=ENGINES / g / "data", check_dir=False) for g in wanted}
+
     async def app(scope, receive, send):
-        if scope["type"] == "http" and scope["path"] in routes:
+        path = scope.get("path", "")
+        if scope["type"] != "http":
+            return
+        if path in routes:
             await rpc(scope, receive, send)
-        elif scope["type"] == "http" and scope["path"] == "/api/games":
-            await JSONResponse({"games": live_games(core, wanted)})(scope, receive, send)
+        elif path == "/api/games":
+            await JSONResponse({"types": types, "games": live_games(core, wanted)},
+                               headers={"cache-control": "no-store"})(scope, receive, send)
+        elif path.startswith("/data/") and path.split("/")[2] in data:
+            # the games' public board/card data files, so the page draws from the engine's own geometry
+            game = path.split("/")[2]
+            await data[game](dict(scope, path="/" + path.split("/", 3)[3] if path.count("/") >= 3 else "/"),
+                             receive, send)
         else:
             await static(scope, receive, send)
 

@@ -1,0 +1,200 @@
+"""The AI referee: timeouts (autoplay, random, forfeit), clocks across restarts, hints, adjudication."""
+from __future__ import annotations
+
+import random
+import time
+
+import grpc
+import pytest
+
+from clients.sdk import Client, Refused
+from engines import registry
+from engines.ai import mcts
+from gameengine import codecs
+from server.referee import hint_job, round_trip_view
+
+GAME = "pompeii"
+
+
+def wait_over(client: Client, game_id: str, timeout: float = 120):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        status = client.status(game_id)
+        if status.over:
+            return status
+        time.sleep(0.2)
+    raise AssertionError(f"game not over after {timeout}s (version {status.version})")
+
+
+@pytest.fixture(scope="module")
+def referee_server(tmp_path_factory):
+    from tests.conftest import ServerProcess
+    s = ServerProcess(tmp_path_factory.mktemp("referee"), GE_AUTOPLAY_MS="5", GE_REFEREE_TICK_S="0.02",
+                      GE_HINT_QUEUE="1").start()
+    yield s
+    s.stop()
+
+
+def test_game_whose_seats_never_move_is_finished_by_autoplay(referee_server):
+    client = Client(referee_server.target, GAME)
+    game_id, tokens = client.create(2, seed=11, time_bank_ms=30, timeout_policy="autoplay")
+    status = wait_over(client, game_id)
+    assert status.outcome["winners"]
+    log = client.spectator(game_id).log()
+    assert log.entries and all(e.by_referee for e in log.entries)
+    referee_events = [d for _, k, d in client.spectator(game_id).events(timeout=30) if k == "referee"]
+    assert referee_events and all(d["action"] == "autoplay" and "ran out of time" in d["reason"]
+                                  for d in referee_events)
+
+
+def test_random_policy_plays_only_for_the_absent_seat(referee_server):
+    client = Client(referee_server.target, GAME)
+    game_id, tokens = client.create(2, seed=12, time_bank_ms=30, timeout_policy="random")
+    seat0 = client.seat(game_id, 0, tokens[0])
+    rng = random.Random(1)
+    status = seat0.status()
+    while not status.over:
+        if status.acts(0):
+            try:
+                seat0.move(rng.choice(seat0.legal()), expected_version=status.version)
+            except Refused as e:
+                assert e.code in (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION)
+        status = seat0.status()
+    log = client.spectator(game_id).log()
+    assert any(e.by_referee for e in log.entries)
+    assert any(not e.by_referee and e.seat == 0 for e in log.entries)
+
+
+def test_forfeit_ranks_the_absent_seat_last(referee_server):
+    client = Client(referee_server.target, GAME)
+    game_id, tokens = client.create(3, seed=13, time_bank_ms=1500, increment_ms=200, timeout_policy="forfeit")
+    # seats 0 and 2 play at once; seat 1 never does
+    rng = random.Random(2)
+    seats = {s: client.seat(game_id, s, tokens[s]) for s in (0, 2)}
+    status = seats[0].status()
+    while not status.over:
+        actor = status.to_move
+        if actor in seats and status.acts(actor):
+            try:
+                seats[actor].move(rng.choice(seats[actor].legal()), expected_version=status.version)
+            except Refused as e:
+                assert e.code in (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION)
+        status = seats[0].status()
+    final = client.status(game_id)
+    assert final.outcome["ranks"][1] == max(final.outcome["ranks"])
+    assert 1 not in final.outcome["winners"]
+    assert client.common.GetGameStatus(__import__("gameengine.v1.common_pb2", fromlist=["_"]).GetGameStatusRequest(
+        game_id=game_id)).status.forfeited == [1]
+
+
+def test_clock_survives_a_restart(fresh_server):
+    server = fresh_server(GE_AUTOPLAY_MS="5").start()
+    client = Client(server.target, GAME)
+    game_id, tokens = client.create(2, seed=14, time_bank_ms=600_000, increment_ms=0)
+    seat0 = client.seat(game_id, 0, tokens[0])
+    time.sleep(0.5)
+    seat0.move(seat0.legal()[0], expected_version=0)
+    from gameengine.v1 import common_pb2
+    before = client.common.GetGameStatus(common_pb2.GetGameStatusRequest(game_id=game_id)).status.time_bank_ms
+    assert before[0] <= 600_000 - 400, "seat 0 was charged for its thinking time"
+    client.close()
+    server.kill9()
+    server.start()
+    client = Client(server.target, GAME)
+    after = client.common.GetGameStatus(common_pb2.GetGameStatusRequest(game_id=game_id)).status.time_bank_ms
+    assert after[0] == before[0], "the journaled clock came back"
+    assert 600_000 - 5_000 < after[1] <= 600_000, "downtime was not charged to the seat to move"
+    client.close()
+
+
+def test_hint_is_legal_bounded_and_needs_the_seats_token(referee_server):
+    client = Client(referee_server.target, GAME)
+    game_id, tokens = client.create(3, seed=15)
+    status = client.status(game_id)
+    actor = status.to_move
+    seat = client.seat(game_id, actor, tokens[actor])
+    t0 = time.perf_counter()
+    best, values = seat.hint(budget_ms=300)
+    elapsed = time.perf_counter() - t0
+    legal = seat.legal()
+    assert best in legal and {m for m, _, _ in values} <= set(legal)
+    assert elapsed < 10, "hint answers within its budget plus worker start-up"
+    with pytest.raises(Refused) as e:
+        client.spectator(game_id).hint()
+    assert e.value.code == grpc.StatusCode.PERMISSION_DENIED
+    with pytest.raises(Refused) as e:
+        client.seat(game_id, actor, "forged").hint()
+    assert e.value.code == grpc.StatusCode.PERMISSION_DENIED
+
+
+def test_hint_burst_is_refused_not_queued_forever(referee_server):
+    import concurrent.futures
+    client = Client(referee_server.target, GAME)
+    game_id, tokens = client.create(2, seed=16)
+    actor = client.status(game_id).to_move
+    seat = client.seat(game_id, actor, tokens[actor])
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        futures = [pool.submit(seat.hint, 1500) for _ in range(8)]
+        outcomes = []
+        for f in futures:
+            try:
+                f.result()
+                outcomes.append("ok")
+            except Refused as e:
+                outcomes.append(e.code.name)
+    assert "RESOURCE_EXHAUSTED" in outcomes and "ok" in outcomes
+    # moves still go through while hints are busy
+    seat.move(seat.legal()[0], expected_version=0)
+
+
+@pytest.mark.parametrize("game", list(codecs.available()))
+def test_hint_depends_only_on_the_seats_view(game):
+    """Same view -> same hint distribution for a fixed seed, whatever the hidden state."""
+    engine = registry.game(game)
+    rng = random.Random(5)
+    state = engine.new_state(3, {}, 99)
+    for _ in range(rng.randrange(5, 25)):
+        if engine.is_over(state):
+            break
+        who = mcts.actor(engine, state)
+        engine.apply(state, who, rng.choice(engine.legal_moves(state, who)))
+    seat = mcts.actor(engine, state)
+    view = round_trip_view(game, engine.view(state, seat))
+    other = engine.determinize(view, seat, random.Random(1234))  # same view, other hidden state
+    other_view = round_trip_view(game, engine.view(other, seat))
+    assert other_view == view
+    a = hint_job(game, view, seat, 3, 7, 60_000, iterations=60)
+    b = hint_job(game, other_view, seat, 3, 7, 60_000, iterations=60)
+    assert a == b
+
+
+def test_capped_game_is_adjudicated(referee_server):
+    client = Client(referee_server.target, GAME)
+    game_id, tokens = client.create(3, seed=17, max_moves=20)
+    seats = [client.seat(game_id, s, t) for s, t in enumerate(tokens)]
+    rng = random.Random(3)
+    status = seats[0].status()
+    while status.version < 20:
+        actor = next(s for s in status.seats_to_act if status.acts(s))
+        seats[actor].move(rng.choice(seats[actor].legal()), expected_version=status.version)
+        status = seats[actor].last
+    actor = next(s for s in status.seats_to_act if status.acts(s))
+    pending = seats[actor].legal()[0]
+    final = wait_over(client, game_id, 60)
+    assert final.outcome["adjudicated"] is True
+    assert 0 <= final.outcome.get("confidence", 0) <= 1
+    assert len(final.outcome["ranks"]) == 3 and final.outcome["winners"]
+    assert seats[actor].legal() == []
+    with pytest.raises(Refused) as e:
+        seats[actor].move(pending, expected_version=final.version)
+    assert e.value.code == grpc.StatusCode.FAILED_PRECONDITION and e.value.rule == "GAME-OVER"
+
+
+def test_adjudicate_rpc_needs_every_seat(referee_server):
+    client = Client(referee_server.target, GAME)
+    game_id, tokens = client.create(2, seed=18)
+    with pytest.raises(Refused) as e:
+        client.adjudicate(game_id, tokens[:1], "abort")
+    assert e.value.code == grpc.StatusCode.PERMISSION_DENIED
+    status = client.adjudicate(game_id, tokens, "tournament abort", rollouts=50)
+    assert status.over and status.outcome["adjudicated"]
