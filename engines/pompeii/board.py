@@ -24,6 +24,8 @@ def square(i: int) -> tuple[int, int]:
     return (i // COLS, i % COLS)
 
 
+SQUARES = tuple((i // COLS, i % COLS) for i in range(CELLS))
+
 # POM-3: void cells are never squares
 VOID = frozenset(index(s) for s in _DATA["void_cells"])
 CITY = tuple(i for i in range(CELLS) if i not in VOID)

@@ -208,20 +208,29 @@ def tile_options(state: PompeiiState) -> list[tuple[str, int]]:
     return [(s, c) for s in syms for c in lava_cells(state, s)]
 
 
-def reachable(state: PompeiiState, origin: int, steps: int) -> dict[int, int]:
+def blocked_cells(state: PompeiiState) -> list[bool]:
+    """POM-72: cells a person cannot enter (void, covered, or uncovered vents with vents_block_movement)."""
+    vents = state.options["vents_block_movement"]
+    lava = state.lava
+    return [not B.IS_CITY[c] or bool(lava[c]) or (vents and B.IS_VENT[c]) for c in range(B.CELLS)]
+
+
+def reachable(state: PompeiiState, origin: int, steps: int, blocked=None) -> dict[int, int]:
     """POM-72: cells reachable from origin within `steps`, with their distance."""
+    if blocked is None:
+        blocked = blocked_cells(state)
     dist = {origin: 0}
     frontier = [origin]
     for d in range(1, steps + 1):
         nxt = []
         for c in frontier:
             for n in B.NEIGHBOURS[c]:
-                if n not in dist and passable(state, n):
+                if n not in dist and not blocked[n]:
                     dist[n] = d
                     nxt.append(n)
-        frontier = nxt
-        if not frontier:
+        if not nxt:
             break
+        frontier = nxt
     return dist
 
 
@@ -244,13 +253,17 @@ def may_move_from(state: PompeiiState, seat: int, cell: int) -> bool:
 
 def person_moves(state: PompeiiState, seat: int) -> list:
     out = []
+    p = state.players
+    people = state.people
+    blocked = blocked_cells(state)
+    sqs = B.SQUARES
     for o in B.CITY:
-        if not may_move_from(state, seat, o):
+        if not people[o * p + seat] or not may_move_from(state, seat, o):
             continue
-        allowance = state.on_cell(o)  # POM-71
-        dist = reachable(state, o, allowance)
-        origin = B.square(o)
-        out.extend(MovePerson(origin, B.square(t)) for t in sorted(dist) if t != o)
+        allowance = sum(people[o * p:(o + 1) * p])  # POM-71
+        dist = reachable(state, o, allowance, blocked)
+        origin = sqs[o]
+        out.extend(MovePerson(origin, sqs[t]) for t in sorted(dist) if t != o)
         if can_leave(state, dist, allowance):
             out.append(MovePerson(origin, None))
     out.append(Pass())
@@ -552,12 +565,13 @@ def _place_lava(state, seat, move: PlaceLava, events):
 
 def reached_from_gates(state) -> set[int]:
     """POM-65 steps 1-2: uncovered gate squares spread through passable squares."""
-    seen = {g for g in B.GATES if passable(state, g)}
+    blocked = blocked_cells(state)
+    seen = {g for g in B.GATES if not blocked[g]}
     queue = deque(seen)
     while queue:
         c = queue.popleft()
         for n in B.NEIGHBOURS[c]:
-            if n not in seen and passable(state, n):
+            if n not in seen and not blocked[n]:
                 seen.add(n)
                 queue.append(n)
     return seen
