@@ -1,0 +1,132 @@
+"""Move kinds, one NamedTuple each, in the game's vocabulary. Regions are map region ids."""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class PickCombo(NamedTuple):
+    """Take the race + power combo at row position `position` (costs `position` coins, SW-40)."""
+    position: int
+
+
+class Expand(NamedTuple):
+    """Start an EXPAND turn with the active race (SW-50b)."""
+
+
+class Decline(NamedTuple):
+    """Put the active race into decline (SW-100); also the Stout decline after scoring (SW-166)."""
+
+
+class Abandon(NamedTuple):
+    """Take the last token of one of the conquering race's regions back into hand (SW-93)."""
+    region: int
+
+
+class Conquer(NamedTuple):
+    """Conquer `region` paying its cost from hand (SW-60 - SW-67; Berserk uses the pending roll, SW-151)."""
+    region: int
+
+
+class FinalAttempt(NamedTuple):
+    """Name `region` and roll the reinforcement die for the shortfall (SW-90)."""
+    region: int
+
+
+class BerserkRoll(NamedTuple):
+    """Berserk: roll the die before choosing the next target (SW-151)."""
+
+
+class DragonAttack(NamedTuple):
+    """Dragon Master: conquer `region` with exactly one token (SW-155)."""
+    region: int
+
+
+class Convert(NamedTuple):
+    """Sorcerers: replace the lone active token in `region` with a Sorcerer (SW-140)."""
+    region: int
+
+
+class EndConquest(NamedTuple):
+    """Stop the conquest step (SW-51) and go to redeployment."""
+
+
+class Deploy(NamedTuple):
+    """Place `count` tokens from hand on `region` (SW-95, SW-82); region -1 = the Necromancer's Island (NEC-15)."""
+    region: int
+    count: int
+
+
+class PlaceEncampment(NamedTuple):
+    """Bivouacking: place one Encampment in `region` (SW-152)."""
+    region: int
+
+
+class PlaceFortress(NamedTuple):
+    """Fortified: place this turn's Fortress in `region` (SW-158)."""
+    region: int
+
+
+class SetAside(NamedTuple):
+    """Amazons: set aside one token from `region` (SW-130)."""
+    region: int
+
+
+class PlaceHeroes(NamedTuple):
+    """Heroic: place the Heroes on these one or two regions (SW-159)."""
+    regions: tuple
+
+
+class NameAlly(NamedTuple):
+    """Diplomat: name the opponent `seat` as ally until your next turn (SW-154)."""
+    seat: int
+
+
+class Pass(NamedTuple):
+    """Skip the optional step now offered (Fortress, ally, Stout decline, optional summoning)."""
+
+
+class ChoosePower(NamedTuple):
+    """Necromancer setup: choose the first active power among the six drawn (NEC-4)."""
+    power: str
+
+
+class BuyGhost(NamedTuple):
+    """Necromancer: buy one Ghost from the reserve onto the Island (NEC-19, NEC-20)."""
+
+
+class BuyPower(NamedTuple):
+    """Necromancer: activate one power from the reserve (NEC-19, NEC-20)."""
+    power: str
+
+
+class EndPurchases(NamedTuple):
+    """Necromancer: end step A and take the Ghosts into hand (NEC-21)."""
+
+
+class Summon(NamedTuple):
+    """Necromancer: add the summoned souls to the Well (NEC-27, only when summoning is optional)."""
+
+
+ALL = (PickCombo, Expand, Decline, Abandon, Conquer, FinalAttempt, BerserkRoll, DragonAttack, Convert, EndConquest,
+       Deploy, PlaceEncampment, PlaceFortress, SetAside, PlaceHeroes, NameAlly, Pass, ChoosePower, BuyGhost,
+       BuyPower, EndPurchases, Summon)
+
+
+# NamedTuples compare as plain tuples (Expand() == Pass(), PickCombo(1) == Conquer(1)); moves of different
+# kinds must differ, so equality and hashing include the kind.
+def _eq(self, other):
+    return type(self) is type(other) and tuple.__eq__(self, other)
+
+
+def _ne(self, other):
+    return not _eq(self, other)
+
+
+def _hash(self):
+    return hash((type(self).__name__,) + tuple(self))
+
+
+for _cls in ALL:
+    _cls.__eq__ = _eq
+    _cls.__ne__ = _ne
+    _cls.__hash__ = _hash

@@ -1,0 +1,194 @@
+"""Shared checks for the Small World tests: invariants and scripted states."""
+from __future__ import annotations
+
+import os
+import random
+
+from engines.smallworld import GAME
+from engines.smallworld import data as D
+from engines.smallworld import rules as R
+
+PROPERTY_GAMES = int(os.environ.get("GE_PROPERTY_GAMES", "0"))
+
+
+def invariants(st):
+    """Conservation laws and structural invariants; returns a list of broken ones."""
+    bad = []
+    b = st.board
+    for k in range(D.N_RACES):
+        total = st.supply[k] + R.on_map(st, k) + st.hand[k] + st.kept[k] + st.aside[k] + st.well.count(k)
+        if total != D.BOX[k]:
+            bad.append(f"race {D.kind_key(k)} tokens {total} != box {D.BOX[k]}")
+        if min(st.supply[k], st.hand[k], st.kept[k], st.aside[k]) < 0:
+            bad.append(f"negative count for {D.kind_key(k)}")
+    lt = st.supply[D.LOST_TRIBE] + R.on_map(st, D.LOST_TRIBE) + st.well.count(D.LOST_TRIBE)
+    if lt != D.BOX[D.LOST_TRIBE]:
+        bad.append(f"lost tribes {lt}")
+    if st.necro >= 0:
+        g = (R.on_map(st, D.GHOSTS) + st.island + st.hand[D.GHOSTS] + st.kept[D.GHOSTS] + st.well_ghosts
+             + st.ghost_reserve)
+        if g != D.GHOST_TOTAL - st.options["necro_ghosts_removed"]:
+            bad.append(f"ghosts {g}")
+        if not st.over and st.well_ghosts + len(st.well) >= 4 and st.phase == "start":
+            bad.append("well not converted at turn start")
+    if any(c < 0 for c in st.coins):
+        bad.append("negative coins")
+    for r in range(b.n):
+        if (st.occ[r] == D.NO_RACE) != (st.cnt[r] == 0):
+            bad.append(f"region {r} occ/cnt mismatch")
+        if b.water[r] and st.occ[r] != D.NO_RACE:
+            k = st.occ[r]
+            ok = (k == D.GHOSTS and D.SEAFARING in st.necro_active) or (0 <= k < D.N_RACES and st.power_of[k] == D.SEAFARING)
+            if not ok:
+                bad.append(f"non-Seafaring {D.kind_key(k)} on water {r}")
+        if (st.hero[r] or st.dragon[r] or st.hole[r] or st.camps[r] or st.fort[r] or st.lair[r]) and st.occ[r] == D.NO_RACE:
+            bad.append(f"pieces on empty region {r}")
+    m = D.MARKERS
+    if sum(st.lair) > m["troll_lair"] or sum(st.fort) > m["fortress"] or sum(st.hero) > m["hero"] \
+            or sum(st.dragon) > m["dragon"] or sum(st.hole) > m["hole_in_the_ground"] \
+            or sum(st.camps) + sum(st.camp_hand) > m["encampment"]:
+        bad.append("marker cap exceeded")
+    owned = [k for k in range(D.N_RACES) if st.owner[k] >= 0]
+    races = sorted(st.race_deck + [r for r, _, _ in st.row] + owned)
+    if races != list(range(D.N_RACES)):
+        bad.append(f"race banners {races}")
+    pw = sorted(st.power_deck + [p for _, p, _ in st.row] + st.discard + st.necro_active + st.necro_reserve
+                + st.rejected + [st.power_of[k] for k in owned if st.power_of[k] >= 0])
+    if pw != list(range(D.N_POWERS)):
+        bad.append(f"power badges {pw}")
+    for s in range(st.nseats):
+        if st.active[s] >= 0 and (st.owner[st.active[s]] != s or st.in_decline[st.active[s]]):
+            bad.append("active race bookkeeping")
+        for k in st.declines[s]:
+            if st.owner[k] != s or not st.in_decline[k]:
+                bad.append("decline bookkeeping")
+        if sum(1 for k in st.declines[s] if st.power_of[k] != D.SPIRIT) > 1:
+            bad.append("SW-104 decline limit")
+    if not 1 <= st.round <= st.rounds:
+        bad.append("round counter")
+    return bad
+
+
+def random_game(seats, options, seed, check=None, max_moves=5000):
+    rng = random.Random(seed)
+    st = GAME.new_state(seats, options, seed)
+    log = []
+    while not GAME.is_over(st):
+        seat = rng.choice(GAME.seats_to_act(st))
+        moves = GAME.legal_moves(st, seat)
+        assert moves, (st.phase, seat)
+        move = rng.choice(moves)
+        events = GAME.apply(st, seat, move)
+        log.append((seat, move))
+        if check:
+            check(st, seat, move, events)
+        assert len(log) < max_moves
+    return st, log
+
+
+# ---------------------------------------------------------------- scripted positions
+
+def fresh(seats=2, seed=1, **opts):
+    """A new game with seat 0 first and an empty board (Lost Tribes back in their box)."""
+    opts.setdefault("first_player", "0")
+    st = GAME.new_state(seats, opts, seed)
+    clear_board(st)
+    return st
+
+
+def clear_board(st):
+    for r in range(st.board.n):
+        if st.occ[r] == D.LOST_TRIBE:
+            st.supply[D.LOST_TRIBE] += st.cnt[r]
+            st.occ[r] = D.NO_RACE
+            st.cnt[r] = 0
+
+
+def _take_race(st, k):
+    if k in st.race_deck:
+        st.race_deck.remove(k)
+        return
+    for combo in st.row:
+        if combo[0] == k:
+            combo[0] = st.race_deck.pop(0)
+            return
+    raise AssertionError(f"race {k} not available")
+
+
+def _take_power(st, p):
+    if p in st.power_deck:
+        st.power_deck.remove(p)
+        return
+    for combo in st.row:
+        if combo[1] == p:
+            combo[1] = st.power_deck.pop(0)
+            return
+    if p in st.discard:
+        st.discard.remove(p)
+        return
+    if p in st.necro_reserve:
+        st.necro_reserve.remove(p)
+        st.necro_reserve.append(st.power_deck.pop(0) if D.NECRO_DRAWABLE[st.power_deck[0]] else st.power_deck.pop(1))
+        return
+    raise AssertionError(f"power {p} not available")
+
+
+def give(st, seat, race, power=None, hand=0, regions=None, decline=False):
+    """Seat `seat` takes `race` (with `power`), `hand` tokens in hand and {region: tokens} on the map."""
+    k = D.RACE[race] if isinstance(race, str) else race
+    _take_race(st, k)
+    st.owner[k] = seat
+    if power is not None:
+        p = D.POWER[power]
+        _take_power(st, p)
+        st.power_of[k] = p
+    if decline:
+        st.in_decline[k] = 1
+        st.declines[seat].append(k)
+    else:
+        st.active[seat] = k
+    place(st, k, regions or {})
+    st.hand[k] += hand
+    st.supply[k] -= hand
+    return k
+
+
+def place(st, k, regions):
+    for r, n in regions.items():
+        st.occ[r] = k
+        st.cnt[r] = n
+        if k < D.N_RACES or k == D.LOST_TRIBE:
+            st.supply[k] -= n
+
+
+def lost_tribe(st, r):
+    place(st, D.LOST_TRIBE, {r: 1})
+
+
+def conquest_turn(st, seat, k):
+    """Seat `seat` is in its conquest step with force k (hand already set)."""
+    R.reset_turn(st)
+    st.cur = seat
+    st.turn_idx = st.order.index(seat)
+    st.phase = "conquest"
+    st.force = k
+    st.roll = -1
+
+
+def start_turn(st, seat):
+    """Start `seat`'s turn through the engine's own turn start."""
+    st.turn_idx = st.order.index(seat)
+    ev = []
+    R.start_turn(st, ev)
+    return ev
+
+
+def play(st, seat, *moves):
+    ev = []
+    for m in moves:
+        ev += GAME.apply(st, seat, m)
+    return ev
+
+
+def kinds(events, kind):
+    return [e for e in events if e.kind == kind]
