@@ -267,6 +267,9 @@ def _end_round(s: CitadelsState, ev: list) -> None:
     if s.murdered == KING and victim >= 0 and s.opts["murdered_king_gets_crown"]:
         s.crown = victim
         ev.append(Event("crown_taken", {"seat": victim}))
+    if not s.final_round and not completable(s):  # CIT-69 gap, see completable()
+        s.final_round, s.complete_round = True, s.round
+        ev.append(Event("game_stalled", {"round": s.round, "names_left": len(_names_in_play(s))}))
     if s.final_round:  # CIT-69
         s.phase = "over"
         s.calling = 0
@@ -274,6 +277,22 @@ def _end_round(s: CitadelsState, ev: list) -> None:
         ev.append(Event("game_over", {"scores": s.result["scores"], "winners": list(s.result["winners"])}))
         return
     _start_round(s, ev)
+
+
+def _names_in_play(s: CitadelsState) -> set:
+    names = {DISTRICT[c] for c in s.deck}
+    for part in (s.hands, s.cities):
+        for cards in part:
+            names.update(DISTRICT[c] for c in cards)
+    return names
+
+
+def completable(s: CitadelsState) -> bool:
+    """Can any city still reach city_complete_size? Not when fewer district names
+    remain in play (deck, hands, cities) than the size: destroyed_district_to=discard
+    can drain the game, and a size above 28 can never be met. RULES.md has no end for
+    that case; the engine then makes the current round the last one (reported reading)."""
+    return len(_names_in_play(s)) >= s.opts["city_complete_size"]
 
 
 def _finish_turn(s: CitadelsState, ev: list) -> None:
