@@ -882,7 +882,7 @@ def _check_cards_move(st, seat, move):
             raise IllegalMove("ERU-121", "removing this tile would cut a tile off from every source")
     elif t is PlayVolcanicBomb:
         _need_card(st, seat, "volcanic_bomb")
-        if (move.cell, move.edge) not in st.walls:
+        if not _cell(move.cell) or (move.cell, move.edge) not in st.walls:
             raise IllegalMove("ERU-122", "there is no wall on that position")
     elif t is PlayQuake:
         _need_card(st, seat, "quake")

@@ -214,3 +214,10 @@ def test_views_codec_determinize_leaks_refusals(seats):
                     assert ev.to is None
         v = GAME.view(st, None)
         assert CODEC.view_from_proto(CODEC.view_to_proto(v)) == v
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seats", SEATS)
+def test_soak_many_random_and_heuristic_games(seats):
+    for seed in range(10 * PER_COUNT):
+        play(seats, 100_000 + seed, policy="heuristic" if seed % 2 else "random")
