@@ -260,3 +260,21 @@ def test_refused_moves_leave_state_unchanged(n):
                 else:  # accepted although unlisted: only an equivalent form of a listed move
                     assert who == seat and canonical_listed(probe, legal), probe
         GAME.apply(s, seat, rng.choice(list(legal)))
+
+
+def test_perturbation_really_changes_hidden_parts():
+    """The no-leak check is only meaningful if perturb() changes what others can see."""
+    changed_state = changed_other_view = 0
+    rng = random.Random(1)
+    for n in COUNTS:
+        s = GAME.new_state(n, {}, n)
+        for _ in range(120):
+            if GAME.is_over(s):
+                break
+            t = perturb(s, 0, rng)
+            changed_state += pickle.dumps(t) != pickle.dumps(s)
+            changed_other_view += any(GAME.view(t, p) != GAME.view(s, p) for p in range(1, n))
+            assert GAME.view(t, 0) == GAME.view(s, 0)
+            seat = GAME.to_move(s)
+            GAME.apply(s, seat, rng.choice(GAME.legal_moves(s, seat)))
+    assert changed_state > 300 and changed_other_view > 300

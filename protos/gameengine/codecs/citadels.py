@@ -36,6 +36,14 @@ class CitadelsCodec(Codec):
     pb2 = citadels_pb2
     prefix = "Citadels"
 
+    def options_to_proto(self, options):
+        # gold_supply and initial_crown are "word or integer" flags, carried as strings
+        options = dict(options)
+        for key in ("gold_supply", "initial_crown"):
+            if key in options:
+                options[key] = str(options[key])
+        return super().options_to_proto(options)
+
     def move_to_proto(self, move):
         name, fields = _MOVES[type(move)]
         msg = citadels_pb2.CitadelsMove()
