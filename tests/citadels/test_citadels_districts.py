@@ -273,3 +273,23 @@ def test_CIT_5_finite_bank():
     v = GAME.view(s, None)
     assert v["bank"] == 1 and not v["bank_unlimited"]
     assert GAME.view(new(4), None)["bank_unlimited"]
+
+
+def test_CIT_69_gap_uncompletable_game_ends():
+    """Engine reading: when fewer district names remain in play than city_complete_size,
+    no city can complete; the round in progress becomes the last one."""
+    s = new(4, seed=1, city_complete_size=29)  # only 28 district names exist
+    deal_round(s, {0: [4]})
+    ev = play(s, 0, TakeGold(), EndTurn())
+    assert GAME.is_over(s) and [e.kind for e in ev][-2:] == ["game_stalled", "game_over"]
+    assert all(p["completion_bonus"] == 0 for p in GAME.outcome(s).detail["scores"])
+    s = new(4, seed=1, destroyed_district_to="discard")
+    s.discard_pile = s.deck[:]
+    s.deck = []
+    for h in s.hands:
+        s.discard_pile.extend(h[1:])
+        del h[1:]
+    deal_round(s, {0: [4]})
+    assert not rules.completable(s)
+    play(s, 0, TakeGold(), EndTurn())
+    assert GAME.is_over(s)
