@@ -210,9 +210,14 @@ def tile_options(state: PompeiiState) -> list[tuple[str, int]]:
 
 def blocked_cells(state: PompeiiState) -> list[bool]:
     """POM-72: cells a person cannot enter (void, covered, or uncovered vents with vents_block_movement)."""
-    vents = state.options["vents_block_movement"]
-    lava = state.lava
-    return [not B.IS_CITY[c] or bool(lava[c]) or (vents and B.IS_VENT[c]) for c in range(B.CELLS)]
+    blocked = list(_BLOCKED_AT_START[state.options["vents_block_movement"]])
+    for c, _ in state.lava_order:
+        blocked[c] = True
+    return blocked
+
+
+_BLOCKED_AT_START = {v: tuple(not B.IS_CITY[c] or (v and B.IS_VENT[c]) for c in range(B.CELLS))
+                     for v in (False, True)}
 
 
 def reachable(state: PompeiiState, origin: int, steps: int, blocked=None) -> dict[int, int]:

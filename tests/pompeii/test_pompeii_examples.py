@@ -193,7 +193,9 @@ def test_POM_51_W7_declaring_out_of_turn():
     assert DeclareEruption() not in GAME.legal_moves(s, 0) and GAME.legal_moves(s, 0)
     assert GAME.legal_moves(s, 1) == [] and GAME.legal_moves(s, 3) == []
     supplies = list(s.supply)
+    stale = GAME.legal_moves(s, 0)[0]
     events = GAME.apply(s, 2, DeclareEruption())
+    refused(s, 0, stale, "POM-20")  # POM-92: no longer legal after the declaration
     assert events[0] == Event("eruption_declared", {"seat": 2, "hand": [2, 7, 7, 9]})
     eruption = next(e for e in events if e.kind == "eruption")
     assert eruption.to is None and eruption.data["hands"][0] == {"seat": 0, "cards": [1, 3, 4, 5]}

@@ -48,10 +48,8 @@ def check_invariants(state, start):
         for c in B.CITY:  # POM-6: a slot holds at most one person in phase 1
             assert state.on_cell(c) <= lay.slots_at[c]
         assert all(len(h) in (3, 4) for h in state.hands)
-    assert all(n >= 0 for n in state.people)
-    for c in B.CITY:
-        if state.lava[c]:
-            assert state.on_cell(c) == 0  # POM-64
+    assert min(state.people) >= 0
+    assert all(state.on_cell(c) == 0 for c, _ in state.lava_order)  # POM-64
     if state.phase == OVER:
         assert state.board_total() == 0
 
