@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import grpc
 import structlog
-from google.protobuf import any_pb2, json_format
+from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
@@ -79,7 +79,7 @@ async def guarded(method: str, context: grpc.aio.ServicerContext, fn: Callable, 
 
 
 def status_proto(d: dict[str, Any]) -> common_pb2.GameStatus:
-    return json_format.ParseDict(d, common_pb2.GameStatus())
+    return common_pb2.GameStatus(**d)
 
 
 def referee_options(msg: common_pb2.RefereeOptions) -> dict[str, Any]:

@@ -32,7 +32,8 @@ from google.protobuf import message_factory
 from google.rpc import status_pb2
 from protobuf.wkt import Any as WireAny
 from starlette.middleware.cors import CORSMiddleware
-from starlette.responses import JSONResponse
+from starlette.exceptions import HTTPException
+from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.staticfiles import StaticFiles
 
 import engines
@@ -149,16 +150,24 @@ def build_app(core, referee, cfg) -> Callable:
         elif path.startswith("/data/") and path.split("/")[2] in data:
             # the games' public board/card data files, so the page draws from the engine's own geometry
             game = path.split("/")[2]
-            await data[game](dict(scope, path="/" + path.split("/", 3)[3] if path.count("/") >= 3 else "/"),
-                             receive, send)
+            await _files(data[game], dict(scope, path="/" + path.split("/", 3)[3] if path.count("/") >= 3 else "/"),
+                         receive, send)
         else:
-            await static(scope, receive, send)
+            await _files(static, scope, receive, send)
 
     origins = [o.strip() for o in cfg_value(cfg, "web_cors_origins", "").split(",") if o.strip()]
     if not origins:
         return app
     return CORSMiddleware(app, allow_origins=origins, allow_methods=["GET", "POST", "OPTIONS"],
                           allow_headers=ALLOW_HEADERS, expose_headers=EXPOSE_HEADERS, max_age=7200)
+
+
+async def _files(files: StaticFiles, scope, receive, send) -> None:
+    """StaticFiles outside a Starlette app: its 404/405 arrive as HTTPException."""
+    try:
+        await files(scope, receive, send)
+    except HTTPException as e:
+        await PlainTextResponse(e.detail, status_code=e.status_code)(scope, receive, send)
 
 
 def live_games(core, wanted: list[str], limit: int = 200) -> list[dict[str, Any]]:

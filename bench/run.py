@@ -1,0 +1,304 @@
+"""`make bench`: engine, RPC, memory and snapshot figures -> bench/results.json and a table.
+
+Method (all on this machine, loopback only, bounded in time):
+- engine: uniformly random full games on one core, per game and seat count (GE_BENCH_ENGINE_S each);
+  MCTS iterations per second from the opening position's view, per game.
+- rpc: the same asyncio load generator (C concurrent calls in each of W client processes) drives a
+  bare gRPC echo server and then MakeMove on the real server (moves precomputed from seeded random
+  games, so the client does no game work); ratio = move_qps / echo_qps. Latency: open-loop at half
+  the measured peak move rate, p50/p99 over every call.
+- memory: server RSS growth over 10,000 live Pompeii games (3 seats, 5 moves each), per game.
+- snapshot: in-process Store with those 10,000 games: snapshot() and recover() times.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import multiprocessing
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "protos")]
+
+from engines import registry  # noqa: E402
+from engines.ai import mcts  # noqa: E402
+from engines.ai.policies import heuristic  # noqa: E402
+from engines.core import play_random  # noqa: E402
+from gameengine import codecs  # noqa: E402
+
+SEATS = {"pompeii": [2, 3, 4], "eruption": [2, 4, 6], "citadels": [2, 4, 7], "smallworld": [2, 3, 4, 5]}
+ENGINE_S = float(os.environ.get("GE_BENCH_ENGINE_S", "3"))
+RPC_S = float(os.environ.get("GE_BENCH_RPC_S", "8"))
+LIVE_GAMES = int(os.environ.get("GE_BENCH_GAMES", "10000"))
+WORKERS = int(os.environ.get("GE_BENCH_CLIENT_PROCS", "2"))
+CONCURRENCY = int(os.environ.get("GE_BENCH_CONCURRENCY", "32"))
+
+
+# ---- engine -------------------------------------------------------------------
+def engine_figures() -> dict:
+    out = {}
+    for game in codecs.available():
+        engine = registry.game(game)
+        per_seats = {}
+        for n in SEATS[game]:
+            rng = random.Random(n)
+            games, moves, t0 = 0, 0, time.perf_counter()
+            while time.perf_counter() - t0 < ENGINE_S:
+                state = engine.new_state(n, {}, rng.randrange(2**32))
+                moves += len(play_random(engine, state, rng))
+                games += 1
+            dt = time.perf_counter() - t0
+            per_seats[str(n)] = {"games_per_s": round(games / dt, 2), "moves_per_s": round(moves / dt, 1)}
+        n = SEATS[game][1] if len(SEATS[game]) > 1 else SEATS[game][0]
+        state = engine.new_state(n, {}, 1)
+        seat = mcts.actor(engine, state)
+        c = codecs.codec(game)
+        view = c.view_from_proto(c.view_to_proto(engine.view(state, seat)))
+        t0 = time.perf_counter()
+        result = mcts.search(engine, view, seat, n, random.Random(1), time_ms=ENGINE_S * 1000,
+                             evaluate=getattr(heuristic(game), "evaluate", None))
+        sims = result.iterations / (time.perf_counter() - t0)
+        out[game] = {"games_per_s": per_seats[str(SEATS[game][0])]["games_per_s"], "by_seats": per_seats,
+                     "mcts_sims_per_s": round(sims, 1), "mcts_seats": n}
+        print(f"engine {game}: {per_seats} mcts {sims:.0f}/s", flush=True)
+    return out
+
+
+# ---- rpc ------------------------------------------------------------------------
+def start(module: str, port: int, data_dir: str, **env) -> subprocess.Popen:
+    e = dict(os.environ, GE_PORT=str(port), GE_DATA_DIR=data_dir, GE_METRICS_PORT="0", GE_LOG_LEVEL="warning",
+             GE_RATE_LIMIT_PER_S="0", PYTHONPATH=f"{ROOT}:{ROOT / 'protos'}", **env)
+    return subprocess.Popen([sys.executable, "-m", module], cwd=ROOT, env=e)
+
+
+def wait_ready(target: str, timeout: float = 30) -> None:
+    import grpc
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            with grpc.insecure_channel(target) as ch:
+                grpc.channel_ready_future(ch).result(timeout=1)
+                return
+        except Exception:
+            time.sleep(0.2)
+    raise RuntimeError(f"{target} not ready")
+
+
+def free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def scripted_games(count: int, seed: int) -> list[dict]:
+    """Seeded random Pompeii games played locally: the client replays them over RPC."""
+    engine = registry.game("pompeii")
+    c = codecs.codec("pompeii")
+    rng = random.Random(seed)
+    games = []
+    for i in range(count):
+        s = rng.randrange(2**32)
+        log = play_random(engine, engine.new_state(3, {}, s), random.Random(s))
+        games.append({"seed": s, "moves": [(seat, c.move_to_proto(m).SerializeToString()) for seat, m in log]})
+    return games
+
+
+def load_worker(args) -> list[float]:
+    """One client process: C concurrent loops for `seconds`; returns per-call latencies (s)."""
+    kind, target, seconds, concurrency, rate, payload = args
+    import grpc
+    from gameengine.v1 import common_pb2, pompeii_pb2, pompeii_pb2_grpc
+
+    async def main():
+        latencies: list[float] = []
+        ch = grpc.aio.insecure_channel(target)
+        deadline = time.perf_counter() + seconds
+        interval = concurrency / rate if rate else 0.0
+        if kind == "echo":
+            call = ch.unary_unary("/bench.Echo/Echo")
+            body = pompeii_pb2.MakePompeiiMoveRequest(game_id="x" * 16, token="t" * 32, expected_version=1,
+                                                       idempotency_key="k" * 32).SerializeToString()
+
+            async def loop(_):
+                nxt = time.perf_counter()
+                while time.perf_counter() < deadline:
+                    t = time.perf_counter()
+                    await call(body)
+                    latencies.append(time.perf_counter() - t)
+                    if interval:
+                        nxt += interval
+                        await asyncio.sleep(max(0.0, nxt - time.perf_counter()))
+            await asyncio.gather(*(loop(i) for i in range(concurrency)))
+        else:
+            stub = pompeii_pb2_grpc.PompeiiServiceStub(ch)
+            games = payload
+
+            async def loop(i):
+                nxt = time.perf_counter()
+                g = 0
+                while time.perf_counter() < deadline:
+                    script = games[(i + g * concurrency) % len(games)]
+                    g += 1
+                    resp = await stub.CreatePompeiiGame(pompeii_pb2.CreatePompeiiGameRequest(seats=3,
+                                                                                              seed=script["seed"]))
+                    tokens = [t.token for t in resp.seat_tokens]
+                    for version, (seat, move) in enumerate(script["moves"]):
+                        if time.perf_counter() >= deadline:
+                            break
+                        req = pompeii_pb2.MakePompeiiMoveRequest(game_id=resp.game_id, token=tokens[seat],
+                                                                  expected_version=version,
+                                                                  move=pompeii_pb2.PompeiiMove.FromString(move))
+                        t = time.perf_counter()
+                        await stub.MakePompeiiMove(req)
+                        latencies.append(time.perf_counter() - t)
+                        if interval:
+                            nxt += interval
+                            await asyncio.sleep(max(0.0, nxt - time.perf_counter()))
+            await asyncio.gather(*(loop(i) for i in range(concurrency)))
+        await ch.close()
+        return latencies
+
+    return asyncio.run(main())
+
+
+def drive(kind: str, target: str, seconds: float, rate: float = 0.0, payload=None) -> dict:
+    per_worker_rate = rate / WORKERS if rate else 0.0
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(WORKERS) as pool:
+        t0 = time.perf_counter()
+        parts = pool.map(load_worker, [(kind, target, seconds, CONCURRENCY, per_worker_rate, payload)] * WORKERS)
+        dt = time.perf_counter() - t0
+    lat = sorted(x for p in parts for x in p)
+    return {"qps": len(lat) / seconds, "p50_ms": 1000 * lat[len(lat) // 2],
+            "p99_ms": 1000 * lat[int(len(lat) * 0.99)], "calls": len(lat), "wall_s": dt}
+
+
+def rpc_figures() -> dict:
+    port = free_port()
+    echo = start("bench.echo_server", port, tempfile.mkdtemp())
+    try:
+        wait_ready(f"127.0.0.1:{port}")
+        drive("echo", f"127.0.0.1:{port}", 1.0)  # warm-up
+        e = drive("echo", f"127.0.0.1:{port}", RPC_S)
+    finally:
+        echo.terminate()
+        echo.wait()
+    print(f"echo: {e['qps']:.0f} qps", flush=True)
+    games = scripted_games(64, 5)
+    port = free_port()
+    with tempfile.TemporaryDirectory() as data:
+        srv = start("server.main", port, data)
+        try:
+            wait_ready(f"127.0.0.1:{port}")
+            time.sleep(1)
+            drive("move", f"127.0.0.1:{port}", 1.0, payload=games)
+            peak = drive("move", f"127.0.0.1:{port}", RPC_S, payload=games)
+            print(f"move peak: {peak['qps']:.0f} qps", flush=True)
+            half = drive("move", f"127.0.0.1:{port}", RPC_S, rate=peak["qps"] / 2, payload=games)
+            print(f"move at half load ({half['qps']:.0f} qps): p50 {half['p50_ms']:.2f} ms p99 {half['p99_ms']:.2f} ms")
+        finally:
+            srv.terminate()
+            srv.wait()
+    return {"echo_qps": round(e["qps"], 1), "move_qps": round(peak["qps"], 1),
+            "move_to_echo_ratio": round(peak["qps"] / e["qps"], 3), "p50_ms": round(half["p50_ms"], 3),
+            "p99_ms": round(half["p99_ms"], 3), "half_load_qps": round(half["qps"], 1),
+            "echo_p50_ms_at_peak": round(e["p50_ms"], 3), "client_procs": WORKERS, "concurrency": CONCURRENCY,
+            "fsync": os.environ.get("GE_FSYNC", "interval")}
+
+
+# ---- memory and snapshots ----------------------------------------------------------
+def rss_bytes(pid: int) -> int:
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def memory_figures() -> dict:
+    import grpc
+    from gameengine.v1 import pompeii_pb2, pompeii_pb2_grpc
+    port = free_port()
+    with tempfile.TemporaryDirectory() as data:
+        srv = start("server.main", port, data, GE_SNAPSHOT_INTERVAL_S="100000")
+        try:
+            wait_ready(f"127.0.0.1:{port}")
+            with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
+                stub = pompeii_pb2_grpc.PompeiiServiceStub(ch)
+                scripts = scripted_games(20, 9)
+                for i in range(50):  # warm-up: allocator arenas, imports
+                    stub.CreatePompeiiGame(pompeii_pb2.CreatePompeiiGameRequest(seats=3, seed=i))
+                time.sleep(0.5)
+                base = rss_bytes(srv.pid)
+                for i in range(LIVE_GAMES):
+                    script = scripts[i % len(scripts)]
+                    r = stub.CreatePompeiiGame(pompeii_pb2.CreatePompeiiGameRequest(seats=3, seed=script["seed"]))
+                    tokens = [t.token for t in r.seat_tokens]
+                    for v, (seat, move) in enumerate(script["moves"][:5]):
+                        stub.MakePompeiiMove(pompeii_pb2.MakePompeiiMoveRequest(
+                            game_id=r.game_id, token=tokens[seat], expected_version=v,
+                            move=pompeii_pb2.PompeiiMove.FromString(move)))
+                time.sleep(0.5)
+                grown = rss_bytes(srv.pid) - base
+        finally:
+            srv.terminate()
+            srv.wait()
+    per_game = grown / LIVE_GAMES
+    print(f"memory: {per_game / 1024:.1f} KiB per live Pompeii game ({LIVE_GAMES} games)", flush=True)
+    return {"bytes_per_live_game": round(per_game), "games": LIVE_GAMES, "game": "pompeii", "seats": 3,
+            "moves_per_game": 5}
+
+
+def snapshot_figures() -> dict:
+    from server.store import Store
+
+    async def main(data):
+        store = Store(data, fsync="never")
+        store.recover()
+        scripts = scripted_games(20, 11)
+        engine = registry.game("pompeii")
+        c = codecs.codec("pompeii")
+        for i in range(LIVE_GAMES):
+            script = scripts[i % len(scripts)]
+            rec, _ = store.create("pompeii", 3, {}, script["seed"], {})
+            for seat, move in script["moves"][:5]:
+                store.move(rec, seat, c.move_from_proto(c.msg("Move").FromString(move)))
+        snap = await store.snapshot()
+        store.close()
+        t0 = time.perf_counter()
+        again = Store(data)
+        counts = again.recover()
+        restore = time.perf_counter() - t0
+        again.close()
+        assert counts["games"] == LIVE_GAMES
+        return {"save_s": round(snap["save_s"], 3), "restore_s": round(restore, 3), "games": LIVE_GAMES,
+                "snapshot_bytes": os.path.getsize(Path(data) / "snapshot.pickle")}
+
+    with tempfile.TemporaryDirectory() as data:
+        out = asyncio.run(main(data))
+    print(f"snapshot: save {out['save_s']} s, restore {out['restore_s']} s for {out['games']} games", flush=True)
+    return out
+
+
+def main() -> None:
+    results = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
+               "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "command": "make bench"}
+    results["engine"] = engine_figures()
+    results["rpc"] = rpc_figures()
+    results["memory"] = memory_figures()
+    results["snapshot"] = snapshot_figures()
+    out = ROOT / "bench" / "results.json"
+    out.write_text(json.dumps(results, indent=2))
+    print(json.dumps({k: results[k] for k in ("rpc", "memory", "snapshot")}, indent=2))
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
