@@ -1,0 +1,152 @@
+// A small typed client over the generated protobuf-es descriptors and Connect (connect-web).
+// Copy this file to start a frontend: every game's service has the same seven RPCs (TEMPLATE.md),
+// so one class serves all games; a game whose descriptors are not in this bundle yet falls back
+// to plain Connect-JSON calls with fetch (and polling instead of the event stream).
+import { create, fromJson, toJson, type DescMessage, type DescService, type JsonValue } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-web";
+import * as gen from "./gen/index";
+import { ErrorInfoSchema } from "./gen/google/rpc/error_details_pb";
+
+export type Json = any; // views, moves and events are handled as proto-JSON (camelCase) objects
+
+export const transport = createConnectTransport({ baseUrl: location.origin });
+
+/** Every service descriptor in the generated code, by full name. */
+const SERVICES = new Map<string, DescService>();
+for (const mod of Object.values(gen)) {
+  for (const v of Object.values(mod as Record<string, unknown>)) {
+    const d = v as DescService;
+    if (d && typeof d === "object" && d.kind === "service") SERVICES.set(d.typeName, d);
+  }
+}
+
+export interface GameType { game: string; prefix: string; service: string; }
+export interface LiveGame { game_id: string; game: string; seats: number; version: number; over: boolean; }
+
+/** A refusal as the page shows it: the status code and the rule id from google.rpc.ErrorInfo. */
+export class Refusal extends Error {
+  constructor(public code: string, message: string, public rule: string) { super(message); }
+}
+
+export function refusal(e: unknown): Refusal {
+  if (e instanceof ConnectError) {
+    let rule = "";
+    for (const d of e.findDetails(ErrorInfoSchema)) rule = d.metadata["rule"] ?? rule;
+    return new Refusal(Code[e.code], e.rawMessage, rule);
+  }
+  return new Refusal("UNKNOWN", String(e), "");
+}
+
+export async function listGames(): Promise<{ types: GameType[]; games: LiveGame[] }> {
+  const r = await fetch("/api/games", { cache: "no-store" });
+  return r.json();
+}
+
+const JSON_OPTS = { alwaysEmitImplicit: true } as const;
+
+function key(): string {
+  return globalThis.crypto?.randomUUID?.() ?? `${Date.now()}-${Math.random().toString(36).slice(2)}`;
+}
+
+/** One game type's API, generic over the X in CreateXGame, GetXView, ... */
+export class GameApi {
+  readonly svc?: DescService;
+  private client?: Client<DescService>;
+
+  constructor(readonly type: GameType) {
+    this.svc = SERVICES.get(type.service);
+    if (this.svc) this.client = createClient(this.svc, transport);
+  }
+
+  get generated(): boolean { return this.svc !== undefined; }
+
+  private method(name: string) {
+    const full = name.replace("X", this.type.prefix);
+    return this.svc?.methods.find((m) => m.name === full);
+  }
+
+  /** Unary call with a JSON-shaped request; returns the JSON-shaped response. */
+  async call(name: string, req: Json): Promise<Json> {
+    const m = this.method(name);
+    if (!m || !this.client) return this.fetchJson(name, req);
+    try {
+      const input = fromJson(m.input, req as JsonValue, { ignoreUnknownFields: true });
+      const fn = (this.client as any)[m.localName] as (r: unknown) => Promise<any>;
+      const res = await fn.call(this.client, input);
+      return toJson(m.output as DescMessage, res, JSON_OPTS);
+    } catch (e) {
+      throw refusal(e);
+    }
+  }
+
+  /** Fallback for a game this bundle does not know yet: Connect protocol, JSON codec, by hand. */
+  private async fetchJson(name: string, req: Json): Promise<Json> {
+    const r = await fetch(`/${this.type.service}/${name.replace("X", this.type.prefix)}`, {
+      method: "POST", headers: { "content-type": "application/json", "connect-protocol-version": "1" },
+      body: JSON.stringify(req),
+    });
+    const body = await r.json();
+    if (!r.ok) throw new Refusal(String(body.code ?? r.status).toUpperCase(), body.message ?? "", "");
+    return body;
+  }
+
+  view(gameId: string, token: string) { return this.call("GetXView", { gameId, token }); }
+  moves(gameId: string, token: string) { return this.call("ListXMoves", { gameId, token }); }
+  create(seats: number, referee?: Json) { return this.call("CreateXGame", { seats, referee }); }
+  move(gameId: string, token: string, expectedVersion: number, move: Json) {
+    return this.call("MakeXMove", { gameId, token, expectedVersion, idempotencyKey: key(), move });
+  }
+
+  /** Server stream of (version, event JSON) for the caller; ends with the game. */
+  async *events(gameId: string, token: string, fromVersion: number, signal: AbortSignal): AsyncGenerator<[number, Json]> {
+    const m = this.method("StreamXEvents");
+    if (!m || !this.client) { // no descriptors: poll the view's version instead
+      let v = fromVersion;
+      while (!signal.aborted) {
+        await new Promise((r) => setTimeout(r, 1000));
+        const res = await this.view(gameId, token);
+        const now = res.status?.version ?? 0;
+        if (now > v) { v = now; yield [now, { poll: { version: now } }]; }
+        if (res.status?.over) return;
+      }
+      return;
+    }
+    const fn = (this.client as any)[m.localName] as (r: unknown, o: unknown) => AsyncIterable<any>;
+    try {
+      for await (const item of fn.call(this.client, create(m.input, { gameId, token, fromVersion } as any), { signal })) {
+        yield [item.version, toJson(m.output.field.event.message as DescMessage, item.event, JSON_OPTS)];
+      }
+    } catch (e) {
+      if (signal.aborted) return;
+      throw refusal(e);
+    }
+  }
+}
+
+/** "playCard", {number: 3, square: {row: 1, col: 2}} from {playCard: {...}}. */
+export function oneof(msg: Json): [string, Json] {
+  const k = Object.keys(msg ?? {})[0] ?? "";
+  return [k, msg?.[k] ?? {}];
+}
+
+/** A short readable label for a move or event. */
+export function label(msg: Json): string {
+  const [kind, body] = oneof(msg);
+  const parts: string[] = [];
+  const flat = (v: Json): string => {
+    if (Array.isArray(v)) return `[${v.map(flat).join(",")}]`;
+    if (v && typeof v === "object") {
+      if ("row" in v || "col" in v) return `(${v.row ?? 0},${v.col ?? 0})`;
+      if ("x" in v || "y" in v) return `(${v.x ?? 0},${v.y ?? 0})`;
+      return `{${Object.entries(v).map(([k, x]) => `${k}:${flat(x)}`).join(" ")}}`;
+    }
+    return String(v);
+  };
+  for (const [k, v] of Object.entries(body ?? {})) {
+    if (v === "" || v === false || (Array.isArray(v) && v.length === 0)) continue;
+    parts.push(`${k} ${flat(v)}`);
+  }
+  return `${kind.replace(/([A-Z])/g, " $1").toLowerCase()}${parts.length ? ": " + parts.join(", ") : ""}`;
+}
+

@@ -1,0 +1,144 @@
+"""The browser path (Connect and gRPC-Web on GE_WEB_PORT) against the gRPC path of the same server:
+same status codes, rule ids and refusals, and spectators never get a seat's hidden information."""
+from __future__ import annotations
+
+import base64
+import json
+import urllib.request
+
+import grpc
+import pytest
+from google.rpc import error_details_pb2, status_pb2
+
+from clients.sdk import Client, Refused
+from gameengine import codecs
+from gameengine.v1 import common_pb2
+
+from .conftest import connect_call, connect_stream, grpc_web_call
+
+SERVICE = {g: f"{codecs.codec(g).prefix}Service" for g in codecs.available()}
+
+
+def rule_of(details: list[dict]) -> str:
+    """ErrorInfo.metadata["rule"] from Connect's JSON error details."""
+    for d in details:
+        if d["type"] == "google.rpc.ErrorInfo":
+            info = error_details_pb2.ErrorInfo.FromString(base64.b64decode(d["value"] + "=="))
+            return info.metadata["rule"]
+    return ""
+
+
+def illegal_pompeii_move(client: Client, game_id: str, token: str):
+    """A well-formed Pompeii move that is not legal now: a card seat 0 does not hold, or a lava tile."""
+    from engines.pompeii.moves import PlaceLava
+    return client.codec.move_to_proto(PlaceLava((3, 3), ""))
+
+
+def test_same_refusals_as_grpc(web_server):
+    client = Client(web_server.target, "pompeii")
+    game_id, tokens = client.create(seats=3, seed=11)
+    seat = client.seat(game_id, 0, tokens[0])
+    version = seat.status().version
+    move = illegal_pompeii_move(client, game_id, tokens[0])
+    # gRPC
+    with pytest.raises(Refused) as grpc_err:
+        seat.move(client.codec.move_from_proto(move), expected_version=version)
+    assert grpc_err.value.code == grpc.StatusCode.FAILED_PRECONDITION and grpc_err.value.rule.startswith("POM-")
+    # Connect (JSON)
+    from google.protobuf import json_format
+    body = {"gameId": game_id, "token": tokens[0], "expectedVersion": version, "idempotencyKey": "k1",
+            "move": json_format.MessageToDict(move)}
+    status, err = connect_call(web_server.base, SERVICE["pompeii"], "MakePompeiiMove", body)
+    assert status == 400 and err["code"] == "failed_precondition"
+    assert rule_of(err["details"]) == grpc_err.value.rule
+    assert err["message"] == grpc_err.value.message
+    # gRPC-Web (binary)
+    req = client._req("MakeXMoveRequest", game_id=game_id, token=tokens[0], expected_version=version,
+                      idempotency_key="k2", move=move)
+    trailers, _ = grpc_web_call(web_server.base, SERVICE["pompeii"], "MakePompeiiMove", req)
+    assert trailers["grpc-status"] == str(grpc.StatusCode.FAILED_PRECONDITION.value[0])
+    st = status_pb2.Status.FromString(base64.b64decode(trailers["grpc-status-details-bin"] + "=="))
+    info = error_details_pb2.ErrorInfo()
+    st.details[0].Unpack(info)
+    assert info.metadata["rule"] == grpc_err.value.rule
+    # nothing changed
+    assert seat.status().version == version
+
+    # the other refusals map to the same codes
+    cases = [
+        ({"gameId": "no-such-game", "token": ""}, "GetPompeiiView", "not_found", grpc.StatusCode.NOT_FOUND),
+        ({"gameId": game_id, "token": "wrong"}, "GetPompeiiView", "permission_denied", grpc.StatusCode.PERMISSION_DENIED),
+        ({"gameId": game_id, "token": tokens[0], "expectedVersion": version + 5, "move": json_format.MessageToDict(
+            client.codec.move_to_proto(seat.legal()[0]))}, "MakePompeiiMove", "aborted", grpc.StatusCode.ABORTED),
+        ({"gameId": game_id, "token": tokens[0], "expectedVersion": version}, "MakePompeiiMove",
+         "invalid_argument", grpc.StatusCode.INVALID_ARGUMENT),
+    ]
+    for body, method, code, grpc_code in cases:
+        status, err = connect_call(web_server.base, SERVICE["pompeii"], method, body)
+        assert err["code"] == code, (method, err)
+        req = client._req(method.replace("Pompeii", "X", 1) + "Request", **{
+            {"gameId": "game_id", "expectedVersion": "expected_version"}.get(k, k): v
+            for k, v in body.items() if k != "move"})
+        if "move" in body:
+            req.move.CopyFrom(client.codec.move_to_proto(seat.legal()[0]))
+        with pytest.raises(grpc.RpcError) as e:
+            client._rpc(method.replace("Pompeii", "X", 1))(req, timeout=5)
+        assert e.value.code() == grpc_code
+    client.close()
+
+
+def test_spectator_gets_no_hidden_information(web_server):
+    client = Client(web_server.target, "pompeii")
+    game_id, tokens = client.create(seats=3, seed=5)
+    seat0 = client.seat(game_id, 0, tokens[0])
+    seat0.move(seat0.legal()[0])  # a card drawn: private to seat 0 (card_received)
+    # the seat itself sees its hand and its private event over the web path ...
+    _, own = connect_call(web_server.base, SERVICE["pompeii"], "GetPompeiiView", {"gameId": game_id, "token": tokens[0]})
+    assert own["view"]["hand"]
+    own_events = connect_stream(web_server.base, SERVICE["pompeii"], "StreamPompeiiEvents",
+                                {"gameId": game_id, "token": tokens[0]})
+    # ... a spectator sees neither (streams are live: read what is there)
+    status, spec = connect_call(web_server.base, SERVICE["pompeii"], "GetPompeiiView", {"gameId": game_id})
+    assert status == 200 and spec["status"]["callerSeat"] == -1
+    assert not spec["view"].get("hand")
+    n_public = sum(1 for e in own_events if "event" in e and "cardReceived" not in e["event"])
+    spec_events = connect_stream(web_server.base, SERVICE["pompeii"], "StreamPompeiiEvents", {"gameId": game_id})
+    assert len(spec_events) == n_public
+    assert any("cardReceived" in e["event"] for e in own_events if "event" in e)
+    assert spec_events and all("cardReceived" not in e["event"] for e in spec_events if "event" in e)
+    # and what the web path gives a spectator is exactly the gRPC spectator view
+    grpc_spec = client.spectator(game_id).view()[1]
+    assert spec["view"].get("hand", []) == grpc_spec["hand"] == []
+    # spectator moves / log: no seat, no private moves
+    status, err = connect_call(web_server.base, SERVICE["pompeii"], "ListPompeiiMoves", {"gameId": game_id})
+    assert err["code"] == "permission_denied"
+    client.close()
+
+
+def test_page_types_data_and_cors(web_server):
+    with urllib.request.urlopen(web_server.base + "/", timeout=5) as r:
+        assert b'<script type="module" src="app.js">' in r.read()
+    with urllib.request.urlopen(web_server.base + "/app.js", timeout=5) as r:
+        assert r.headers["content-type"].startswith(("text/javascript", "application/javascript"))
+    with urllib.request.urlopen(web_server.base + "/api/games", timeout=5) as r:
+        listing = json.loads(r.read())
+    assert {t["game"] for t in listing["types"]} == set(codecs.available())
+    with urllib.request.urlopen(web_server.base + "/data/pompeii/board.json", timeout=5) as r:
+        assert json.loads(r.read())["coordinates"]["rows"] == 7
+    # CORS: a configured origin gets a preflight answer, another does not
+    for origin, allowed in (("http://example.test", True), ("http://evil.test", False)):
+        req = urllib.request.Request(web_server.base + "/gameengine.v1.GameService/ListGameTypes", method="OPTIONS",
+                                     headers={"origin": origin, "access-control-request-method": "POST",
+                                              "access-control-request-headers": "content-type,connect-protocol-version"})
+        try:
+            with urllib.request.urlopen(req, timeout=5) as r:
+                got = r.headers.get("access-control-allow-origin")
+        except urllib.error.HTTPError as e:
+            got = e.headers.get("access-control-allow-origin")
+        assert (got == origin) == allowed
+    status, types = connect_call(web_server.base, "GameService", "ListGameTypes", {})
+    assert status == 200 and {t["game"] for t in types["gameTypes"]} == set(codecs.available())
+    # gRPC-Web binary on the game-agnostic service
+    trailers, msg = grpc_web_call(web_server.base, "GameService", "ListGameTypes", common_pb2.ListGameTypesRequest())
+    assert trailers.get("grpc-status", "0") == "0"
+    assert len(common_pb2.ListGameTypesResponse.FromString(msg).game_types) == len(codecs.available())
