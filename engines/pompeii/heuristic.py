@@ -45,6 +45,8 @@ def _leader(state: PompeiiState, seat: int) -> int:
 
 def choose(state: PompeiiState, seat: int, rng: random.Random):
     moves = legal_moves(state, seat)
+    if not moves:
+        raise ValueError(f"seat {seat} has no legal action now")
     if len(moves) == 1:
         return moves[0]
     if state.phase == SETTLE:
