@@ -201,21 +201,28 @@ const TERRAIN: Record<string, string> = {
 /** Deterministic force layout of a region graph, seeded on a grid in id order (ids run left to right,
  *  top to bottom across the printed board). */
 function layout(regions: Json[], W: number, H: number): [number, number][] {
-  const n = regions.length, cols = Math.ceil(Math.sqrt(n * 1.6));
+  // Fruchterman-Reingold, started from the printed order and cooled to a stop
+  const n = regions.length, cols = Math.ceil(Math.sqrt(n * 1.6)), k = Math.sqrt((W * H) / n) * 0.75;
   const p: [number, number][] = regions.map((_, i) => [(i % cols + 0.5) * (W / cols), (Math.floor(i / cols) + 0.5) * (H / Math.ceil(n / cols))]);
-  for (let it = 0; it < 300; it++) {
-    const f: [number, number][] = p.map(() => [0, 0]);
-    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) if (i !== j) {
-      const dx = p[i][0] - p[j][0], dy = p[i][1] - p[j][1], d2 = dx * dx + dy * dy + 1;
-      f[i][0] += (dx / d2) * 2500; f[i][1] += (dy / d2) * 2500;
+  const iterations = 250;
+  for (let it = 0; it < iterations; it++) {
+    const t = (W / 12) * (1 - it / iterations);
+    const d: [number, number][] = p.map(() => [0, 0]);
+    for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) {
+      const dx = p[i][0] - p[j][0], dy = p[i][1] - p[j][1], dist = Math.max(1, Math.hypot(dx, dy));
+      const f = (k * k) / dist;
+      d[i][0] += (dx / dist) * f; d[i][1] += (dy / dist) * f; d[j][0] -= (dx / dist) * f; d[j][1] -= (dy / dist) * f;
     }
     regions.forEach((r, i) => (r.adjacent ?? []).forEach((j: number) => {
-      const dx = p[j][0] - p[i][0], dy = p[j][1] - p[i][1];
-      f[i][0] += dx * 0.02; f[i][1] += dy * 0.02;
+      if (j <= i || j >= n) return;
+      const dx = p[i][0] - p[j][0], dy = p[i][1] - p[j][1], dist = Math.max(1, Math.hypot(dx, dy));
+      const f = (dist * dist) / k;
+      d[i][0] -= (dx / dist) * f; d[i][1] -= (dy / dist) * f; d[j][0] += (dx / dist) * f; d[j][1] += (dy / dist) * f;
     }));
     p.forEach((q, i) => {
-      q[0] = Math.min(W - 30, Math.max(30, q[0] + Math.max(-8, Math.min(8, f[i][0]))));
-      q[1] = Math.min(H - 30, Math.max(30, q[1] + Math.max(-8, Math.min(8, f[i][1]))));
+      const len = Math.max(1e-9, Math.hypot(d[i][0], d[i][1])), step = Math.min(len, t);
+      q[0] = Math.min(W - 40, Math.max(40, q[0] + (d[i][0] / len) * step));
+      q[1] = Math.min(H - 30, Math.max(30, q[1] + (d[i][1] / len) * step));
     });
   }
   return p;
