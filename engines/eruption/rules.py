@@ -281,7 +281,55 @@ def walls_of_tile(st, c, mask=None):
 
 
 def sinkhole_targets(st):
-    """ERU-121: tiles whose removal keeps every other tile linked to a source."""
+    """ERU-121: tiles whose removal keeps every other tile linked to a source.
+
+    Lava links form an undirected graph; join every source tile (exit tile or
+    eruption tile) to one virtual root. A tile is removable exactly when it is
+    not an articulation point of that graph (Tarjan's low-link, iterative).
+    """
+    lava = st.lava
+    root = None
+    adj = {root: []}
+    for c, m in lava.items():
+        nb = B.NEIGHBOUR_SPACE[c]
+        links = []
+        for e in B.EDGES_OF_MASK[m]:
+            n = nb[e]
+            if n is not None and lava.get(n, 0) >> B.OPP[e] & 1:
+                links.append(n)
+        adj[c] = links
+    sources = {s for vc, e, s in B.EXITS if lava.get(s, 0) >> B.OPP[e] & 1} | eruption_cells(st)
+    for c in sources:
+        adj[root].append(c)
+        adj[c].append(root)
+    disc = {root: 0}
+    low = {root: 0}
+    cut = set()
+    todo = [(root, None, iter(adj[root]))]
+    while todo:
+        u, parent, it = todo[-1]
+        for v in it:
+            if v == parent:
+                continue
+            if v in disc:
+                if disc[v] < low[u]:
+                    low[u] = disc[v]
+            else:
+                disc[v] = low[v] = len(disc)
+                todo.append((v, u, iter(adj[v])))
+                break
+        else:
+            todo.pop()
+            if parent is not None or todo:
+                if low[u] < low[parent]:
+                    low[parent] = low[u]
+                if parent is not None and low[u] >= disc[parent]:
+                    cut.add(parent)
+    return sorted(c for c in lava if c not in cut)
+
+
+def sinkhole_targets_slow(st):
+    """ERU-121 by definition (one search per tile); the reference for tests."""
     sources = eruption_cells(st)
     out = []
     for c in sorted(st.board):

@@ -167,6 +167,7 @@ def heavy_check(st, rng, seen_events):
         check_invariants(d)
         assert GAME.legal_moves(d, seat) == GAME.legal_moves(st, seat) or s != seat
     assert views[None]["hand"] == []
+    assert R.sinkhole_targets(st) == R.sinkhole_targets_slow(st)  # ERU-121 fast path
     for s in range(n):  # no view leaks a hand, the stack order or the rng
         assert GAME.view(_scramble_hidden(st, s, rng), s) == views[s]
     assert GAME.view(_scramble_hidden(st, -1, rng), None) == views[None]
