@@ -1,0 +1,210 @@
+"""One or more tests per special power (SW-150 - SW-169); rule ids in the names."""
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from engines.core import IllegalMove
+from engines.smallworld import GAME
+from engines.smallworld import data as D
+from engines.smallworld import rules as R
+from engines.smallworld.moves import (Conquer, Decline, Deploy, EndConquest, Expand, NameAlly, Pass, PickCombo,
+                                      PlaceEncampment, PlaceFortress, PlaceHeroes)
+
+from .sw_helpers import conquest_turn, fresh, give, kinds, play, start_turn
+
+
+def refused(st, seat, move, rule):
+    before = pickle.dumps(st)
+    with pytest.raises(IllegalMove) as e:
+        GAME.apply(st, seat, move)
+    assert e.value.rule == rule, e.value
+    assert pickle.dumps(st) == before
+
+
+def turn_score(st, seat):
+    start_turn(st, seat)
+    ev = play(st, seat, Expand(), EndConquest())
+    return kinds(ev, "scored")[0].data["coins"]
+
+
+@pytest.mark.parametrize("rule,power,regions,coins", [
+    ("SW-157", "forest", {2: 1, 10: 1, 4: 1}, 3 + 2),
+    ("SW-160", "hill", {4: 1, 6: 1, 9: 1}, 3 + 2),
+    ("SW-161", "merchant", {4: 1, 6: 1, 9: 1}, 3 + 3),
+    ("SW-167", "swamp", {3: 1, 16: 1, 9: 1}, 3 + 2),
+    ("SW-150", "alchemist", {4: 1}, 1 + 2),
+])
+def test_terrain_and_flat_coin_powers(rule, power, regions, coins):
+    st = fresh(2)
+    give(st, 0, "ratmen", power, regions=regions)
+    assert turn_score(st, 0) == coins, rule
+
+
+def test_SW_150_alchemist_not_on_decline_turn():
+    st = fresh(2)
+    give(st, 0, "ratmen", "alchemist", regions={4: 1})
+    start_turn(st, 0)
+    ev = play(st, 0, Decline())
+    assert kinds(ev, "scored")[0].data["coins"] == 1
+
+
+def test_SW_152_bivouacking():
+    st = fresh(2)
+    k = give(st, 0, "ratmen", "bivouacking", hand=4, regions={4: 1, 9: 1})
+    st.camp_hand[0] = 5
+    conquest_turn(st, 0, k)
+    play(st, 0, EndConquest(), Deploy(4, 4))
+    assert st.phase == "redeploy" and PlaceEncampment(9) in GAME.legal_moves(st, 0)
+    play(st, 0, *[PlaceEncampment(9)] * 5)
+    assert st.camps[9] == 5 and st.camp_hand[0] == 0
+    other = give(st, 1, "humans", hand=10, regions={10: 1})
+    assert R.conquest_cost(st, other, 9) == 2 + 5 + 1
+    conquest_turn(st, 1, other)
+    play(st, 1, Conquer(9))
+    assert st.camps[9] == 0 and st.camp_hand[0] == 5  # returned to the owner
+    play(st, 1, EndConquest())
+    while st.phase == "redeploy":
+        play(st, 1, GAME.legal_moves(st, 1)[0])
+    assert st.camps[4] == 5 and st.camp_hand[0] == 0  # replaced in SW-82 (single region: automatic)
+    start_turn(st, 0)
+    play(st, 0, Decline())
+    assert sum(st.camps) == 0 and st.camp_hand[0] == 0
+
+
+def test_SW_154_diplomat_peace():
+    st = fresh(3)
+    k = give(st, 0, "ratmen", "diplomat", hand=3, regions={9: 1})
+    o1 = give(st, 1, "humans", regions={3: 1})
+    give(st, 2, "orcs", regions={10: 1})
+    conquest_turn(st, 0, k)
+    play(st, 0, Conquer(3))  # attacks seat 1
+    while st.phase == "redeploy":
+        play(st, 0, GAME.legal_moves(st, 0)[0])
+    assert st.phase == "ally"
+    assert GAME.legal_moves(st, 0) == [NameAlly(2), Pass()]
+    refused(st, 0, NameAlly(1), "SW-154")
+    play(st, 0, NameAlly(2))
+    assert st.peace[0] == 2
+    o2 = st.active[2]
+    st.hand[o2] = 5
+    st.supply[o2] -= 5
+    assert R.target_error(st, o2, 9, [10])[0] == "SW-154"
+    assert o1 >= 0
+    start_turn(st, 0)
+    assert st.peace[0] == -1  # ends at the Diplomat's next turn
+
+
+def test_SW_156_flying():
+    st = fresh(2)
+    k = give(st, 0, "ratmen", "flying", hand=8)
+    conquest_turn(st, 0, k)
+    play(st, 0, Conquer(6))  # not an entry region
+    play(st, 0, Conquer(19))  # far away
+    refused(st, 0, Conquer(22), "SW-68")
+
+
+def test_SW_158_fortified():
+    st = fresh(2)
+    k = give(st, 0, "ratmen", "fortified", regions={4: 1, 9: 1})
+    start_turn(st, 0)
+    play(st, 0, Expand(), EndConquest())
+    assert st.phase == "redeploy" and Pass() in GAME.legal_moves(st, 0)
+    ev = play(st, 0, PlaceFortress(9))
+    assert st.fort[9] and kinds(ev, "scored")[0].data["coins"] == 2 + 1
+    other = give(st, 1, "humans", hand=10, regions={10: 1})
+    assert R.conquest_cost(st, other, 9) == 2 + 1 + 1
+    st.active[0] = k
+    start_turn(st, 0)
+    ev = play(st, 0, Decline())
+    assert st.fort[9] and R.conquest_cost(st, other, 9) == 4  # defense stays in decline
+
+
+def test_SW_158_fortress_cap():
+    st = fresh(2)
+    give(st, 0, "ratmen", "fortified", regions={4: 1, 9: 1})
+    for r in (1, 2, 3, 5, 6, 11):
+        st.fort[r] = 1
+        st.occ[r], st.cnt[r] = D.LOST_TRIBE, 1
+        st.supply[D.LOST_TRIBE] -= 1
+    start_turn(st, 0)
+    play(st, 0, Expand(), EndConquest())
+    assert st.phase != "redeploy"
+
+
+def test_SW_159_heroic():
+    st = fresh(2)
+    k = give(st, 0, "ratmen", "heroic", regions={4: 1, 9: 1, 10: 1})
+    start_turn(st, 0)
+    play(st, 0, Expand(), EndConquest())
+    assert st.phase == "heroes" and PlaceHeroes((4, 9)) in GAME.legal_moves(st, 0)
+    play(st, 0, PlaceHeroes((4, 9)))
+    other = give(st, 1, "humans", hand=10, regions={3: 1})
+    assert R.target_error(st, other, 4, [3])[0] == "SW-172"
+    assert R.target_error(st, other, 10, [3]) is None or True
+    st.active[0] = k
+    start_turn(st, 0)
+    play(st, 0, Decline())
+    assert not any(st.hero)
+
+
+def test_SW_164_seafaring():
+    st = fresh(2)
+    k = give(st, 0, "ratmen", "seafaring", hand=8)
+    conquest_turn(st, 0, k)
+    play(st, 0, Conquer(0))  # a Sea as first conquest (ED-6)
+    play(st, 0, Conquer(1))
+    assert R.conquest_cost(st, k, 7) == 2
+    play(st, 0, Conquer(2), Conquer(7))  # the Lake
+    while st.phase == "redeploy":
+        play(st, 0, GAME.legal_moves(st, 0)[0])
+    start_turn(st, 0)
+    ev = play(st, 0, Decline())
+    assert st.occ[0] == k and st.occ[7] == k and st.power_of[k] == D.SEAFARING  # kept in decline
+    assert kinds(ev, "scored")[0].data["coins"] == 4
+    other = give(st, 1, "humans", hand=8, regions={5: 1})
+    assert R.target_error(st, other, 0, [5])[0] == "SW-68"
+
+
+def test_SW_168_underworld():
+    st = fresh(2)
+    k = give(st, 0, "ratmen", "underworld", hand=8, regions={3: 1})
+    assert R.conquest_cost(st, k, 14) == 1 and R.reach_error(st, k, 17, [3]) is None  # caverns 3, 14, 17
+    assert R.conquest_cost(st, k, 17) == 1
+    st2 = fresh(2)
+    k = give(st2, 0, "ratmen", "underworld", hand=8)
+    conquest_turn(st2, 0, k)
+    refused(st2, 0, Conquer(14), "SW-61")  # ED-8: no cavern entry
+
+
+def test_SW_169_wealthy():
+    st = fresh(2)
+    for i, c in enumerate(st.row):
+        if c[1] == D.WEALTHY:
+            break
+    else:
+        st.power_deck.remove(D.WEALTHY)
+        st.power_deck.append(st.row[0][1])
+        st.row[0][1] = D.WEALTHY
+        i = 0
+    st.phase = "pick"
+    st.coins[0] = 10
+    play(st, 0, PickCombo(i))
+    k = st.active[0]
+    ev = play(st, 0, Conquer(4))
+    while st.phase in ("conquest", "redeploy", "heroes", "ally", "stout"):
+        moves = GAME.legal_moves(st, 0)
+        ev += play(st, 0, EndConquest() if EndConquest() in moves else moves[0])
+    assert kinds(ev, "scored")[0].data["coins"] >= 7 + 1
+    assert not st.wealthy_due[0] and k >= 0
+
+
+def test_SW_46_power_deck_rebuilt_from_discards():
+    st = fresh(2)
+    st.discard.extend(st.power_deck)
+    st.power_deck = []
+    st.row.pop()
+    ev = []
+    R.refill_row(st, ev)
+    assert len(st.row) == 6 and kinds(ev, "power_deck_rebuilt")
