@@ -214,3 +214,33 @@ def test_ERU_40_moves_after_game_over_refused():
         GAME.apply(st, 0, PlayRain())
     assert e.value.rule == "ERU-150"
     assert GAME.seats_to_act(st) == [] and GAME.to_move(st) is None
+
+
+def test_ERU_21_sinkhole_and_quake_keep_every_tile_linked():
+    """Every legal Sinkhole and Quake replacement, in many random positions, keeps ERU-21."""
+    from engines.eruption.moves import PlaySinkhole
+    rng = random.Random(11)
+    tried = {"sinkhole": 0, "quake": 0}
+    for seed in range(20):
+        st = GAME.new_state(2 + seed % 5, {}, seed)
+        while not GAME.is_over(st):
+            seat = st.active
+            if st.phase == "cards" and st.board and rng.random() < 0.25:
+                probe = st.clone()
+                probe.hands[seat] = probe.hands[seat] + ["sinkhole"]
+                for m in GAME.legal_moves(probe, seat):
+                    if type(m) is PlaySinkhole:
+                        s2 = probe.clone()
+                        GAME.apply(s2, seat, m)
+                        assert R.all_linked(s2.lava, R.eruption_cells(s2))
+                        tried["sinkhole"] += 1
+                for t in probe.stack[:2]:
+                    for c, r in R.quake_replacements(probe, t):
+                        s2 = probe.clone()
+                        s2.stack.remove(t)
+                        s2.quake_tile, s2.phase = t, "quake"
+                        GAME.apply(s2, seat, QuakeReplace(t, c, r))
+                        assert R.all_linked(s2.lava, R.eruption_cells(s2))
+                        tried["quake"] += 1
+            GAME.apply(st, seat, rng.choice(GAME.legal_moves(st, seat)))
+    assert tried["sinkhole"] > 100 and tried["quake"] > 100
