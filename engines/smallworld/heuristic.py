@@ -111,16 +111,25 @@ def choose(state, seat, rng):
 
 
 def evaluate(state, seat):
-    """Cheap win-chance estimate in [0, 1] from coins and the income the seat's regions bring."""
+    """Cheap win-chance estimate in [0, 1]: coins plus projected income of the seat's regions.
+
+    Other seats' coins are hidden (SW-121) unless public or the game is over; they are then taken
+    equal to the seat's own, so only the public board decides the estimate.
+    """
     st = state
     if st.over:
         ranks = R.rank_by(R.outcome_keys(st))[0]
         return 1.0 if ranks[seat] == 1 else 0.0
     left = st.rounds - st.round + 1
+    coins_known = st.options["public_coins"]
 
     def projected(s):
-        income = sum(len(R.regions_of(st, k)) for k in R.kinds_of(st, s))
-        return st.coins[s] + income * left * 0.8
+        if s == st.necro:
+            income = len(R.regions_of(st, D.GHOSTS)) + 1
+        else:
+            income = sum(len(R.regions_of(st, k)) for k in R.kinds_of(st, s))
+        coins = st.coins[s] if (coins_known or s == seat) else st.coins[seat]
+        return coins + income * left * 0.8
 
     mine = projected(seat)
     best_other = max((projected(s) for s in range(st.nseats) if s != seat), default=0)
