@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 import structlog
+import uvicorn
 from connectrpc.code import Code
 from connectrpc.compat import google_protobuf_codecs
 from connectrpc.errors import ConnectError
@@ -186,25 +187,17 @@ def cfg_value(cfg, name: str, default):
     return getattr(cfg, name, default)
 
 
-class _Uvicorn:
-    """uvicorn.Server embedded in our loop: it must not take over SIGTERM/SIGINT (main.py owns them)."""
+class _Server(uvicorn.Server):
+    """uvicorn embedded in our loop: it must not take over SIGTERM/SIGINT (main.py owns them)."""
 
-    @staticmethod
-    def make(config):
-        import uvicorn
-
-        class Server(uvicorn.Server):
-            def capture_signals(self):
-                return contextlib.nullcontext()
-        return Server(config)
+    def capture_signals(self):
+        return contextlib.nullcontext()
 
 
 async def start(core, referee, cfg) -> Callable[[], Awaitable[None]] | None:
     """Start the web listener on cfg.web_port (0 disables) and return an async stop().
 
     A port that cannot be bound is logged and skipped: the gRPC service stays up."""
-    import uvicorn
-
     port = int(cfg_value(cfg, "web_port", 8080))
     if not port:
         return None
@@ -220,7 +213,7 @@ async def start(core, referee, cfg) -> Callable[[], Awaitable[None]] | None:
     sock.setblocking(False)
     config = uvicorn.Config(build_app(core, referee, cfg), lifespan="off", log_config=None, access_log=False,
                             ws="none", timeout_graceful_shutdown=2, log_level="warning")
-    server = _Uvicorn.make(config)
+    server = _Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started and not task.done():
         await asyncio.sleep(0.01)
