@@ -685,6 +685,8 @@ def pick_combo(st, seat, k, ev):
     st.power_of[race] = power
     if power == D.WEALTHY:
         st.wealthy_due[seat] = 1
+    if power == D.BIVOUACKING:  # SW-152: the 5 Encampments come with the badge
+        st.camp_hand[seat] = D.MARKERS["encampment"]
     if race == D.HALFLINGS:
         st.holes_placed = 0
     ev.append(Event("combo_picked", {"seat": seat, "position": k, "race": D.kind_key(race),
@@ -1499,7 +1501,7 @@ def apply(st, seat, move):
     elif t is ChoosePower:
         p = D.power_from_key(move.power)
         st.necro_reserve.remove(p)
-        st.necro_active.append(p)
+        activate_necro_power(st, p)
         ev.append(Event("power_activated", {"seat": seat, "power": move.power, "price": 0}))
         st.turn_idx = 0
         start_turn(st, ev)
@@ -1518,7 +1520,7 @@ def apply(st, seat, move):
         q = D.power_from_key(move.power)
         st.coins[seat] -= p
         st.necro_reserve.remove(q)
-        st.necro_active.append(q)
+        activate_necro_power(st, q)
         st.necro_bought += 1
         ev.append(Event("power_activated", {"seat": seat, "power": move.power, "price": p}))
         if not purchase_moves(st):
@@ -1526,6 +1528,12 @@ def apply(st, seat, move):
     elif t is EndPurchases:
         end_purchases(st, ev)
     return ev
+
+
+def activate_necro_power(st, p):
+    st.necro_active.append(p)
+    if p == D.BIVOUACKING:  # SW-152 via NEC-25
+        st.camp_hand[st.necro] = D.MARKERS["encampment"]
 
 
 def resume_defend(st, ev):

@@ -52,6 +52,15 @@ def test_SW_150_alchemist_not_on_decline_turn():
 
 def test_SW_152_bivouacking():
     st = fresh(2)
+    st.phase = "pick"
+    if D.BIVOUACKING not in [c[1] for c in st.row]:
+        st.power_deck.remove(D.BIVOUACKING)
+        st.power_deck.append(st.row[0][1])
+        st.row[0][1] = D.BIVOUACKING
+    i = [c[1] for c in st.row].index(D.BIVOUACKING)
+    play(st, 0, PickCombo(i))
+    assert st.camp_hand[0] == 5
+    st = fresh(2)
     k = give(st, 0, "ratmen", "bivouacking", hand=4, regions={4: 1, 9: 1})
     st.camp_hand[0] = 5
     conquest_turn(st, 0, k)
