@@ -601,6 +601,8 @@ def refill_row(st, ev):
             st.discard = []
             ev.append(Event("power_deck_rebuilt", {"size": len(st.power_deck)}))
         st.row.append([st.race_deck.pop(0), st.power_deck.pop(0), 0])
+        ev.append(Event("combo_revealed", {"position": len(st.row) - 1, "race": D.kind_key(st.row[-1][0]),
+                                           "power": D.power_key(st.row[-1][1])}))
 
 
 def leave_play(st, k, ev):
