@@ -302,3 +302,36 @@ def test_NEC_31_hidden_reserve_view():
     v = CODEC.view_from_proto(CODEC.view_to_proto(GAME.view(st, 0)))
     det = GAME.determinize(v, 0, random.Random(1))
     assert GAME.view(det, 0) == GAME.view(st, 0) and len(det.necro_reserve) == 6
+
+
+@pytest.mark.parametrize("seats", [3, 4, 5, 6])
+def test_NEC_17_ghosts_always_14(seats):
+    def count(st):
+        return (R.on_map(st, G) + st.island + st.hand[G] + st.kept[G] + st.well_ghosts + st.ghost_reserve)
+
+    for seed in range(12):
+        def check(st, seat, move, ev):
+            assert count(st) == 14, (seed, move)
+            assert st.well_ghosts + len(st.well) < 4 or st.phase not in ("start", "purchase")
+        random_game(seats, {"necromancer": True}, 300 + seed, check)
+
+
+def test_NEC_16_ghosts_first_and_empty_reserve():
+    st = nec(4, necro_win_check="own_turn")
+    st.well_ghosts, st.ghost_reserve = 5, 0
+    st.island = 14 - 5
+    well_tokens(st, "orcs", 2)
+    ev = []
+    R.well_conversion(st, ev)
+    assert [e.data for e in ev] == [{"ghosts": 4, "tokens": [], "island": 1}]
+    assert st.well_ghosts == 1 and st.well == [D.ORCS, D.ORCS] and st.ghost_reserve == 3
+    st.ghost_reserve, st.island = 0, st.island + 3
+    st.well.append(D.ORCS)
+    R.well_conversion(st, ev)
+    assert ev[-1].data == {"ghosts": 1, "tokens": ["orcs", "orcs", "orcs"], "island": 1}
+    st2 = nec(4, necro_win_check="own_turn")
+    st2.ghost_reserve, st2.island = 0, 14
+    well_tokens(st2, "orcs", 4)
+    ev = []
+    R.well_conversion(st2, ev)
+    assert ev[0].data["island"] == 0 and not st2.over  # empty reserve: none moved (own_turn only)
