@@ -11,13 +11,13 @@ from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 
 from gameengine import codecs
-from gameengine.v1 import common_pb2, common_pb2_grpc
+from gameengine.v1 import common_pb2
 
 from . import logs, metrics, ratelimit, web
 from .config import Config
 from .referee import Referee
 from .service import GameCore
-from .servicer import GameServiceServicer, make_servicer
+from .servicer import GameServiceServicer, add_service, make_servicer
 from .store import Store
 
 log = structlog.get_logger("gameengine")
@@ -44,7 +44,8 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
         servicer, add = make_servicer(codec, core, referee)
         add(servicer, server)
         names.append(codec.pb2.DESCRIPTOR.services_by_name[f"{codec.prefix}Service"].full_name)
-    common_pb2_grpc.add_GameServiceServicer_to_server(GameServiceServicer(core, wanted, referee, cfg.admin_token), server)
+    add_service(common_pb2.DESCRIPTOR.services_by_name["GameService"], common_pb2,
+                GameServiceServicer(core, wanted, referee, cfg.admin_token), server)
     health_servicer = health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     names.append(health_pb2.DESCRIPTOR.services_by_name["Health"].full_name)

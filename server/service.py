@@ -53,7 +53,7 @@ class GameCore:
             "game": rec.game,
             "seats": rec.seats,
             "version": rec.version,
-            "seats_to_act": [] if over else engine.seats_to_act(rec.state),
+            "seats_to_act": [] if over else self.public_seats_to_act(rec, caller),
             "to_move": -1 if over else _seat_or_minus(engine.to_move(rec.state)),
             "over": over,
             "caller_seat": -1 if caller is None else caller,
@@ -69,6 +69,18 @@ class GameCore:
         if rec.extra.get("forfeited"):
             status["forfeited"] = sorted(rec.extra["forfeited"])
         return status
+
+    @staticmethod
+    def public_seats_to_act(rec: GameRecord, caller: int | None) -> list[int]:
+        """The seat(s) the game waits for, plus the caller itself if it may act out of turn.
+        Whether another seat could act out of turn can be hidden information (POM-51:
+        only a seat whose whole hand is wild may declare), so it is never shown."""
+        engine = rec.engine
+        acting = engine.seats_to_act(rec.state)
+        turn = engine.to_move(rec.state)
+        if turn not in acting:
+            return acting  # the game waits on others (e.g. a defender): that is public
+        return [s for s in acting if s == turn or s == caller]
 
     @staticmethod
     def outcome(rec: GameRecord) -> dict[str, Any]:

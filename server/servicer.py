@@ -200,7 +200,59 @@ def make_servicer(codec: Codec, core: GameCore, referee) -> tuple[object, Callab
                       (f"Make{P}Move", "move"), (f"Stream{P}Events", "stream"), (f"Get{P}Log", "get_log"),
                       (f"Get{P}Hint", "hint")):
         setattr(Servicer, rpc, getattr(Servicer, impl))
-    return Servicer(), getattr(grpc_mod, f"add_{P}ServiceServicer_to_server")
+    return Servicer(), lambda servicer, server: add_service(pb.DESCRIPTOR.services_by_name[f"{P}Service"], pb,
+                                                            servicer, server)
+
+
+class Undecodable:
+    """Stands in for a request whose bytes are not a valid message, so the handler can
+    answer INVALID_ARGUMENT instead of gRPC's generic deserialization failure."""
+
+    def __init__(self, error: str):
+        self.error = error
+
+    async def refuse(self, method: str, context) -> None:
+        async def body():
+            raise InvalidArgument(f"the request is not a valid protobuf message: {self.error}")
+        await guarded(method, context, body)
+
+
+def checked(method: str, impl, streaming: bool):
+    if streaming:
+        async def stream(request, context):
+            if isinstance(request, Undecodable):
+                await request.refuse(method, context)
+            async for item in impl(request, context):
+                yield item
+        return stream
+
+    async def unary(request, context):
+        if isinstance(request, Undecodable):
+            await request.refuse(method, context)
+        return await impl(request, context)
+    return unary
+
+
+def safe_parser(cls):
+    def parse(data: bytes):
+        try:
+            return cls.FromString(data)
+        except Exception as e:  # DecodeError and friends
+            return Undecodable(str(e) or type(e).__name__)
+    return parse
+
+
+def add_service(service, pb, servicer, server) -> None:
+    """Register a service's methods like the generated add_..._to_server, but with
+    request parsing that cannot fail outside our error mapping."""
+    handlers = {}
+    for method in service.methods:
+        cls = getattr(pb, method.input_type.name)
+        impl = checked(method.name, getattr(servicer, method.name), method.server_streaming)
+        make = grpc.unary_stream_rpc_method_handler if method.server_streaming else grpc.unary_unary_rpc_method_handler
+        handlers[method.name] = make(impl, request_deserializer=safe_parser(cls),
+                                     response_serializer=lambda m: m.SerializeToString())
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service.full_name, handlers),))
 
 
 class GameServiceServicer(common_pb2_grpc.GameServiceServicer):

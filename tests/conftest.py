@@ -29,8 +29,10 @@ class ServerProcess:
         self.port = free_port()
         self.metrics_port = free_port()
         self.env = dict(os.environ, GE_PORT=str(self.port), GE_METRICS_PORT=str(self.metrics_port),
-                        GE_DATA_DIR=str(data_dir), GE_LOG_LEVEL=os.environ.get("GE_TEST_LOG_LEVEL", "warning"),
-                        PYTHONPATH=f"{ROOT}{os.pathsep}{ROOT / 'protos'}", **env)
+                        GE_DATA_DIR=str(data_dir), GE_WEB_PORT="0",
+                        GE_LOG_LEVEL=os.environ.get("GE_TEST_LOG_LEVEL", "warning"),
+                        PYTHONPATH=f"{ROOT}{os.pathsep}{ROOT / 'protos'}")
+        self.env.update(env)
         self.proc: subprocess.Popen | None = None
         self.log = data_dir / "server.log"
 

@@ -1,0 +1,44 @@
+"""GameStatus never tells one seat that another may act out of turn (POM-51, POM-90)."""
+from __future__ import annotations
+
+import asyncio
+
+from server.service import GameCore
+from server.store import Store
+from tests.pompeii.test_pompeii_examples import w7_position
+
+
+def test_POM_51_out_of_turn_right_is_shown_only_to_its_seat(tmp_path):
+    store = Store(tmp_path)
+    store.recover()
+    core = GameCore(store)
+    rec, _ = core.create("pompeii", 4, {}, 1, {})
+    rec.state = w7_position()  # seat 0 to play; seat 2 holds an all-wild hand
+    assert rec.engine.seats_to_act(rec.state) == [0, 2]
+    assert core.status(rec, None)["seats_to_act"] == [0]
+    for caller in (0, 1, 3):
+        assert core.status(rec, caller)["seats_to_act"] == [0]
+    assert core.status(rec, 2)["seats_to_act"] == [0, 2]
+    assert core.legal_moves(rec, 1) == [] and core.legal_moves(rec, 2)
+    store.close()
+
+
+def test_journal_replay_restores_a_game_exactly(tmp_path):
+    import pickle
+    import random
+
+    from engines.core import play_random
+
+    store = Store(tmp_path)
+    store.recover()
+    core = GameCore(store)
+    rec, _ = core.create("pompeii", 3, {}, 5, {})
+    log = play_random(rec.engine, rec.engine.clone(rec.state), random.Random(2))
+    for seat, move in log[:40]:
+        asyncio.run(core.make_move(rec, seat, rec.version, "", move))
+    before = pickle.dumps(rec.state)
+    store.close()
+    again = Store(tmp_path)
+    assert again.recover()["games"] == 1
+    assert pickle.dumps(again.games[rec.game_id].state) == before
+    again.close()
