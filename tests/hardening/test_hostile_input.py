@@ -1,0 +1,150 @@
+"""Hostile input against a real server: malformed bytes, random moves, wrong tokens,
+stale versions, huge messages and floods. The server never crashes, never answers
+UNKNOWN, and a refusal never changes a game."""
+from __future__ import annotations
+
+import random
+
+import grpc
+import pytest
+from google.protobuf import json_format
+from google.protobuf.descriptor import FieldDescriptor
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from clients.sdk import Client
+from gameengine import codecs
+
+GAMES = list(codecs.available())
+SEATS = {"pompeii": 3, "eruption": 3, "citadels": 4, "smallworld": 3}
+REFUSALS = {grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND,
+            grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.ABORTED, grpc.StatusCode.RESOURCE_EXHAUSTED}
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory):
+    from tests.conftest import ServerProcess
+    s = ServerProcess(tmp_path_factory.mktemp("hostile"), GE_RATE_LIMIT_PER_S="0",
+                      GE_MAX_MESSAGE_BYTES="65536").start()
+    clients = {g: Client(s.target, g) for g in GAMES}
+    games = {g: clients[g].create(SEATS[g], seed=77) for g in GAMES}
+    yield s, clients, games
+    for c in clients.values():
+        c.close()
+    s.stop()
+
+
+def views(client, game_id, tokens):
+    return [json_format.MessageToDict(client._rpc("GetXView")(client._req("GetXViewRequest", game_id=game_id,
+                                                                         token=t), timeout=10))
+            for t in [""] + tokens]
+
+
+def mutate(msg, rng: random.Random) -> None:
+    """Scribble over a move message: random values in every scalar field, recursively."""
+    for field in msg.DESCRIPTOR.fields:
+        if field.type == FieldDescriptor.TYPE_MESSAGE:
+            if field.is_repeated:
+                for _ in range(rng.randrange(3)):
+                    mutate(getattr(msg, field.name).add(), rng)
+            elif rng.random() < 0.7:
+                mutate(getattr(msg, field.name), rng)
+            continue
+        value = {FieldDescriptor.TYPE_BOOL: lambda: rng.random() < 0.5,
+                 FieldDescriptor.TYPE_STRING: lambda: rng.choice(["", "x", "scroll", "\u2603" * 40, "-1"])}.get(
+            field.type, lambda: rng.choice([-(2**31), -1, 0, 1, 2, 3, 7, 11, 47, 99, 2**31 - 1]))
+        if field.type == FieldDescriptor.TYPE_ENUM:
+            value = lambda: rng.choice([v.number for v in field.enum_type.values])
+        if field.type in (FieldDescriptor.TYPE_UINT32, FieldDescriptor.TYPE_UINT64):
+            value = lambda: rng.choice([0, 1, 5, 2**32 - 1])
+        if field.type in (FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT):
+            value = lambda: rng.random() * 100
+        try:
+            if field.is_repeated:
+                getattr(msg, field.name).extend(value() for _ in range(rng.randrange(4)))
+            else:
+                setattr(msg, field.name, value())
+        except (TypeError, ValueError):
+            pass
+
+
+@pytest.mark.parametrize("game", GAMES)
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32), token_kind=st.sampled_from(["right", "other", "forged", "empty"]),
+       stale=st.booleans())
+def test_random_moves_never_crash_and_refusals_change_nothing(hostile, game, seed, token_kind, stale):
+    _, clients, games = hostile
+    client = clients[game]
+    game_id, tokens = games[game]
+    rng = random.Random(seed)
+    status = client.status(game_id)
+    actor = status.to_move if status.to_move >= 0 else 0
+    token = {"right": tokens[actor], "other": tokens[(actor + 1) % len(tokens)], "forged": "x" * 32,
+             "empty": ""}[token_kind]
+    legal = client.seat(game_id, actor, tokens[actor]).legal() if not status.over else []
+    move = client.codec.move_to_proto(rng.choice(legal)) if legal and rng.random() < 0.5 else client.codec.msg("Move")()
+    oneof = move.DESCRIPTOR.oneofs[0]
+    if rng.random() < 0.8:
+        field = rng.choice(oneof.fields)
+        sub = getattr(move, field.name)
+        sub.SetInParent()
+        mutate(sub, rng)
+    before = views(client, game_id, tokens)
+    req = client._req("MakeXMoveRequest", game_id=game_id, token=token,
+                      expected_version=status.version + (rng.randrange(1, 5) if stale else 0), move=move,
+                      idempotency_key=f"fuzz-{seed}")
+    try:
+        client._rpc("MakeXMove")(req, timeout=10)
+        accepted = True
+    except grpc.RpcError as e:
+        assert e.code() in REFUSALS, (e.code(), e.details())
+        accepted = False
+    if not accepted:
+        assert views(client, game_id, tokens) == before
+    else:
+        assert token_kind == "right" and not stale
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.binary(max_size=512), method=st.sampled_from(["MakeXMove", "GetXView", "CreateXGame", "ListXMoves"]),
+       game=st.sampled_from(GAMES))
+def test_malformed_bytes_get_invalid_argument(hostile, data, method, game):
+    server, clients, _ = hostile
+    client = clients[game]
+    path = f"/gameengine.v1.{client.P}Service/{method.replace('X', client.P, 1)}"
+    call = client.channel.unary_unary(path)
+    try:
+        call(data, timeout=10)
+    except grpc.RpcError as e:
+        assert e.code() in REFUSALS, (e.code(), e.details())
+    assert server.proc.poll() is None
+
+
+def test_huge_message_is_refused_and_the_server_lives_on(hostile):
+    server, clients, games = hostile
+    client = clients[GAMES[0]]
+    game_id, tokens = games[GAMES[0]]
+    with pytest.raises(grpc.RpcError) as e:
+        client._rpc("GetXView")(client._req("GetXViewRequest", game_id=game_id, token="t" * 200_000), timeout=10)
+    assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert client.status(game_id).game_id == game_id
+
+
+def test_flood_from_one_connection_is_rate_limited_others_go_on(fresh_server):
+    server = fresh_server(GE_RATE_LIMIT_PER_S="20").start()
+    game = GAMES[0]
+    flooder = Client(server.target, game)
+    game_id, tokens = flooder.create(2, seed=1)
+    codes = []
+    for _ in range(200):
+        try:
+            flooder._rpc("GetXView")(flooder._req("GetXViewRequest", game_id=game_id), timeout=5)
+            codes.append("OK")
+        except grpc.RpcError as e:
+            codes.append(e.code().name)
+    assert "RESOURCE_EXHAUSTED" in codes and set(codes) <= {"OK", "RESOURCE_EXHAUSTED"}
+    other = Client(server.target, game, channel=grpc.insecure_channel(
+        server.target, options=[("grpc.use_local_subchannel_pool", 1)]))
+    assert other.status(game_id).game_id == game_id  # a separate connection is not throttled
+    flooder.close()
+    other.close()
