@@ -71,13 +71,20 @@ class Status:
         return self.to_move == seat or self.to_move not in self.seats_to_act
 
 
+def routing(request) -> tuple[tuple[str, str], ...]:
+    """`x-game-id` metadata for a request that names a game: a proxy in front of several
+    replicas routes on it to the game's owner (k8s/). Creates carry none (any replica)."""
+    game_id = getattr(request, "game_id", "")
+    return (("x-game-id", game_id),) if game_id else ()
+
+
 def call(fn, request, retries: int = 5, timeout: float = 30.0):
     """Unary call with backoff on transient failures. Writes stay safe to retry because
     they carry an idempotency key."""
     delay = 0.1
     for attempt in range(retries + 1):
         try:
-            return fn(request, timeout=timeout)
+            return fn(request, timeout=timeout, metadata=routing(request))
         except grpc.RpcError as e:
             if e.code() not in RETRYABLE or attempt == retries:
                 raise refusal(e) from None
@@ -185,8 +192,8 @@ class SeatClient:
     def events(self, from_version: int = 0, timeout: float | None = None):
         """Iterate (version, kind, data) as the server streams them; ends with the game."""
         c = self.client
-        stream = c._rpc("StreamXEvents")(c._req("StreamXEventsRequest", game_id=self.game_id, token=self.token,
-                                               from_version=from_version), timeout=timeout)
+        req = c._req("StreamXEventsRequest", game_id=self.game_id, token=self.token, from_version=from_version)
+        stream = c._rpc("StreamXEvents")(req, timeout=timeout, metadata=routing(req))
         for item in stream:
             kind, data = c.codec.event_from_proto(item.event)
             yield item.version, kind, data

@@ -182,6 +182,9 @@ def parse_args(argv=None):
     p.add_argument("--max-moves", type=int, default=0, help="referee adjudicates games longer than this")
     p.add_argument("--json", default="tournament.json")
     p.add_argument("--quiet", action="store_true")
+    p.add_argument("--shard-index", type=int, default=0,
+                   help="play only games i with i %% shard-count == shard-index (a k8s Indexed Job's workers)")
+    p.add_argument("--shard-count", type=int, default=1)
     return p.parse_args(argv)
 
 
@@ -193,6 +196,8 @@ def validate(args) -> tuple[list[str], dict[str, Any]]:
     unknown = [b for b in bots if b not in POLICIES]
     if not bots or unknown:
         raise ValueError(f"unknown bot(s) {unknown}; choose from {', '.join(POLICIES)}")
+    if not 0 <= args.shard_index < args.shard_count:
+        raise ValueError(f"--shard-index must be in [0, {args.shard_count}), got {args.shard_index}")
     options = parse_options(args.option)
     engine = registry.game(args.game)
     if not engine.min_seats <= args.seats <= engine.max_seats:
@@ -210,6 +215,7 @@ def run(args) -> dict[str, Any]:
     jobs = [{"index": i, "server": args.server, "game": args.game, "seats": args.seats, "options": options,
              "seed": seeds.randrange(2**62), "bots": seating(bots, args.seats, i), "think_ms": args.think_ms,
              "max_moves": args.max_moves} for i in range(args.games)]
+    jobs = [j for j in jobs if j["index"] % args.shard_count == args.shard_index]  # same seeds in every shard
     results = []
     t0 = time.perf_counter()
     from rich.console import Console
@@ -225,7 +231,8 @@ def run(args) -> dict[str, Any]:
             progress.advance(task)
     results.sort(key=lambda r: r["index"])
     table = standings(results, bots, args.seats)
-    report = {"game": args.game, "seats": args.seats, "bots": bots, "options": options, "games": args.games,
+    report = {"game": args.game, "seats": args.seats, "bots": bots, "options": options, "games": len(jobs),
+              "shard": {"index": args.shard_index, "count": args.shard_count, "schedule": args.games},
               "think_ms": args.think_ms, "seconds": round(time.perf_counter() - t0, 2), "standings": table,
               "ratings": {b: {"mu": v["mu"], "sigma": v["sigma"]} for b, v in table.items()},
               "errors": [{"index": r["index"], "seed": r["seed"], "error": r["error"]} for r in results if r["error"]],
@@ -233,8 +240,8 @@ def run(args) -> dict[str, Any]:
     out = Path(args.json)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2, default=str))
-    plot(table, out.with_suffix(".png"), f"{args.game}, {args.seats} seats, {args.games} games")
-    t = Table(title=f"{args.game}: {args.games} games, {args.seats} seats, think {args.think_ms:g} ms")
+    plot(table, out.with_suffix(".png"), f"{args.game}, {args.seats} seats, {len(jobs)} games")
+    t = Table(title=f"{args.game}: {len(jobs)} games, {args.seats} seats, think {args.think_ms:g} ms")
     for col in ("bot", "seats", "wins", "win rate (95%)", "fair", "mean score", "rating mu (95%)"):
         t.add_column(col)
     for b, v in sorted(table.items(), key=lambda kv: -kv[1]["mu"]):
