@@ -35,5 +35,14 @@ test: $(STUBS)
 bench: $(STUBS)
 	$(BIN)/python -m bench.run
 
+soak: $(STUBS)
+	$(BIN)/python -m bench.soak
+
+crashloop: $(STUBS)
+	$(BIN)/python -m bench.crashloop
+
+strength: $(STUBS)
+	$(BIN)/python -m bench.strength
+
 clean:
 	rm -rf $(VENV) protos/gameengine/v1/*_pb2*.py* $(STUBS)

@@ -17,6 +17,7 @@ class Config:
     data_dir: str = _env("GE_DATA_DIR", "./var")
     fsync: str = _env("GE_FSYNC", "interval")
     fsync_interval_ms: int = int(_env("GE_FSYNC_INTERVAL_MS", "100"))
+    finished_ttl_s: float = float(_env("GE_FINISHED_TTL_S", "86400"))
     snapshot_interval_s: float = float(_env("GE_SNAPSHOT_INTERVAL_S", "60"))
     max_message_bytes: int = int(_env("GE_MAX_MESSAGE_BYTES", str(1 << 20)))
     rate_limit_per_s: float = float(_env("GE_RATE_LIMIT_PER_S", "2000"))

@@ -65,6 +65,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     tasks = [asyncio.create_task(_snapshots(store, cfg.snapshot_interval_s)),
+             asyncio.create_task(_evictions(store, core, cfg.finished_ttl_s)),
              asyncio.create_task(referee.run())]
     if ready is not None:
         ready.set()
@@ -101,6 +102,15 @@ async def _snapshots(store: Store, interval_s: float) -> None:
             log.info("snapshot", **snap)
         except Exception:
             log.exception("snapshot_failed")
+
+
+async def _evictions(store: Store, core: GameCore, ttl_s: float) -> None:
+    while True:
+        await asyncio.sleep(min(60.0, max(ttl_s / 4, 0.5)))
+        gone = store.evict_finished(ttl_s, core.is_over)
+        if gone:
+            metrics.LIVE_GAMES.set(len(store.games))
+            log.info("evicted_finished_games", games=gone, ttl_s=ttl_s)
 
 
 def main() -> None:

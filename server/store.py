@@ -189,6 +189,18 @@ class Store:
         for entry in log:
             self._apply(rec, entry)
 
+    def evict_finished(self, older_than_s: float, is_over) -> int:
+        """Drop games that ended more than `older_than_s` ago from memory (and from the
+        next snapshot): live memory is bounded by live games, not by history."""
+        cutoff = time.time() - older_than_s
+        gone = [gid for gid, rec in self.games.items()
+                if rec.log and rec.log[-1].at < cutoff and is_over(rec)]
+        for gid in gone:
+            del self.games[gid]
+            self.locks.pop(gid, None)
+            self._notify(gid)
+        return len(gone)
+
     # ---- snapshots --------------------------------------------------------
     async def snapshot(self) -> dict[str, float]:
         """Atomic snapshot without stopping play: records are pickled one by one on
