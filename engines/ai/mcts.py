@@ -16,6 +16,7 @@ from typing import Any, Callable
 from engines.core import Game, Move
 
 Evaluate = Callable[[Any, int], float]
+Policy = Callable[[Any, int, random.Random], Move]
 
 
 @dataclass
@@ -59,12 +60,15 @@ def terminal_rewards(game: Game, state: Any) -> list[float]:
 
 
 def rollout(game: Game, state: Any, seats: int, rng: random.Random, depth: int,
-            evaluate: Evaluate | None) -> list[float]:
+            evaluate: Evaluate | None, policy: Policy | None = None) -> list[float]:
+    """Play `depth` moves (random, or `policy`), then score: the outcome if the game
+    ended, else `evaluate` per seat (or a draw when there is none)."""
     for _ in range(depth):
         if game.is_over(state):
             return terminal_rewards(game, state)
         who = actor(game, state)
-        game.apply(state, who, rng.choice(game.legal_moves(state, who)))
+        move = policy(state, who, rng) if policy else rng.choice(game.legal_moves(state, who))
+        game.apply(state, who, move)
     if game.is_over(state):
         return terminal_rewards(game, state)
     if evaluate is None:
@@ -74,7 +78,7 @@ def rollout(game: Game, state: Any, seats: int, rng: random.Random, depth: int,
 
 def search(game: Game, view: dict, seat: int, seats: int, rng: random.Random, *, iterations: int | None = None,
            time_ms: float | None = None, c: float = 0.7, rollout_depth: int = 400,
-           evaluate: Evaluate | None = None) -> SearchResult:
+           evaluate: Evaluate | None = None, rollout_policy: Policy | None = None) -> SearchResult:
     """Search from `seat`'s view for at most `iterations` or `time_ms` (whichever comes first)."""
     if iterations is None and time_ms is None:
         iterations = 1000
@@ -106,7 +110,7 @@ def search(game: Game, view: dict, seat: int, seats: int, rng: random.Random, *,
             game.apply(state, who, move)
             node = node.children[move]
             path.append(node)
-        rewards = rollout(game, state, seats, rng, rollout_depth, evaluate)
+        rewards = rollout(game, state, seats, rng, rollout_depth, evaluate, rollout_policy)
         for n in path:
             n.visits += 1
             if n.mover >= 0:
