@@ -13,7 +13,7 @@ from engines import registry
 from engines.core import Event, IllegalMove, InvalidOptions, Move
 
 from . import auth
-from .errors import Illegal, InvalidArgument, NotFound, PermissionDenied, Stale
+from .errors import Illegal, InvalidArgument, NotFound, PermissionDenied, Stale, Unavailable
 from .store import GameRecord, Store
 
 MAX_SEED = 2**63 - 1
@@ -28,6 +28,12 @@ class GameCore:
         if not game_id:
             raise InvalidArgument("game_id is required")
         rec = self.store.games.get(game_id)
+        shard = self.store.shard
+        if rec is None and shard and "-" in game_id and not game_id.startswith(shard + "-"):
+            # Another replica owns it (ids name their shard): never a wrong NOT_FOUND.
+            raise Unavailable(f"game {game_id!r} belongs to replica {game_id.rsplit('-', 1)[0]!r}, not "
+                              f"{shard!r}; send the x-game-id header so the router can reach it",
+                              retry_after_ms=1000)
         if rec is None or (game is not None and rec.game != game):
             raise NotFound(f"no {game or ''} game with id {game_id!r}".replace("  ", " "))
         return rec

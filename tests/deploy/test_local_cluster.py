@@ -175,11 +175,12 @@ def test_three_replicas_behind_router(cluster):
         versions = {g: play(client, g, tokens, 3) for g, tokens in games.items()}
         assert all(v == 3 for v in versions.values()), versions
 
-        # Each game lives on its owner only, and every call naming it went there.
+        # Each game lives on its owner only (another replica, asked directly, says UNAVAILABLE
+        # and names the owner, never NOT_FOUND), and every call naming it went there.
         for g in games:
             for shard, s in replicas.items():
                 got = direct_status(s.target, g)
-                assert got == (versions[g] if shard == owner_of(g) else grpc.StatusCode.NOT_FOUND), (g, shard, got)
+                assert got == (versions[g] if shard == owner_of(g) else grpc.StatusCode.UNAVAILABLE), (g, shard, got)
         routed = [r for r in router.routed() if r[0] in games]
         assert len(routed) > 6 * 3
         for game_id, upstream, status in routed:

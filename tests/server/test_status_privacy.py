@@ -42,3 +42,22 @@ def test_journal_replay_restores_a_game_exactly(tmp_path):
     assert again.recover()["games"] == 1
     assert pickle.dumps(again.games[rec.game_id].state) == before
     again.close()
+
+
+def test_a_replica_never_says_not_found_for_another_replicas_game(tmp_path):
+    import pytest
+
+    from server.errors import NotFound, Unavailable
+
+    store = Store(tmp_path, shard="gameengine-1")
+    store.recover()
+    core = GameCore(store)
+    rec, _ = core.create("pompeii", 2, {}, 1, {})
+    assert rec.game_id.startswith("gameengine-1-")
+    assert core.record(rec.game_id) is rec
+    with pytest.raises(Unavailable) as e:
+        core.record("gameengine-0-0123456789abcdef")
+    assert e.value.retry_after_ms and "gameengine-0" in e.value.message
+    with pytest.raises(NotFound):
+        core.record("gameengine-1-0123456789abcdef")
+    store.close()
