@@ -1,0 +1,81 @@
+"""Bot strength over RPC: `mcts` head to head against `random` and against `greedy`, every game.
+
+    python -m bench.strength [--games 60] [--think-ms 100] [--parallel 2] [--seats 2]
+
+Starts its own server on loopback, then for each game and opponent runs
+`clients.tournament` (seat-rotated, 2 seats by default so the fair share is 1/2) and
+records mcts's win rate with a 95% Wilson interval, plus ISMCTS iterations per second
+from the opening position. Writes bench/strength.json and prints a table.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "protos")]
+
+from clients import tournament  # noqa: E402
+from engines import registry  # noqa: E402
+from engines.ai import mcts  # noqa: E402
+from engines.ai.policies import mcts_settings  # noqa: E402
+from gameengine import codecs  # noqa: E402
+from tests.conftest import ServerProcess  # noqa: E402
+
+
+def sims_per_s(game: str, seats: int, seconds: float = 2.0) -> float:
+    engine = registry.game(game)
+    state = engine.new_state(seats, {}, 1)
+    seat = mcts.actor(engine, state)
+    c = codecs.codec(game)
+    view = c.view_from_proto(c.view_to_proto(engine.view(state, seat)))
+    t0 = time.perf_counter()
+    result = mcts.search(engine, view, seat, seats, random.Random(1), time_ms=seconds * 1000, **mcts_settings(game))
+    return result.iterations / (time.perf_counter() - t0)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=int, default=60)
+    ap.add_argument("--think-ms", type=float, default=100)
+    ap.add_argument("--parallel", type=int, default=2)
+    ap.add_argument("--seats", type=int, default=2)
+    ap.add_argument("--only", default="", help="comma list of games")
+    ap.add_argument("--out", default=str(ROOT / "bench" / "strength.json"))
+    args = ap.parse_args(argv)
+    games = [g for g in codecs.available() if not args.only or g in args.only.split(",")]
+    report = {"command": "python -m bench.strength " + " ".join(argv or sys.argv[1:]), "think_ms": args.think_ms,
+              "seats": args.seats, "games_per_pair": args.games, "results": {}}
+    with tempfile.TemporaryDirectory() as d:
+        server = ServerProcess(Path(d), GE_LOG_LEVEL="warning").start()
+        try:
+            for game in games:
+                row = {"mcts_sims_per_s": round(sims_per_s(game, args.seats), 1)}
+                for opponent in ("random", "greedy"):
+                    out = Path(d) / f"{game}-{opponent}.json"
+                    t = tournament.run(tournament.parse_args([
+                        "--server", server.target, "--game", game, "--seats", str(args.seats),
+                        "--bots", f"mcts,{opponent}", "--games", str(args.games), "--think-ms", str(args.think_ms),
+                        "--parallel", str(args.parallel), "--json", str(out), "--quiet"]))
+                    m = t["standings"]["mcts"]
+                    row[f"vs_{opponent}"] = {"win_rate": m["win_rate"], "win_rate_95": m["win_rate_95"],
+                                             "fair_share": m["fair_share"], "seats_played": m["seats_played"],
+                                             "errors": len(t["errors"]), "seconds": t["seconds"]}
+                    print(f"{game:10s} mcts vs {opponent:6s}: {m['win_rate']:.2f} "
+                          f"[{m['win_rate_95'][0]:.2f}, {m['win_rate_95'][1]:.2f}] fair {m['fair_share']:.2f} "
+                          f"({m['seats_played']} games, {len(t['errors'])} errors)", flush=True)
+                report["results"][game] = row
+                Path(args.out).write_text(json.dumps(report, indent=2))
+        finally:
+            server.stop()
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
