@@ -18,6 +18,26 @@ Move = Hashable
 PUBLIC = None  # Event.to value for events every seat and spectator may see
 
 
+def distinct_move_kinds(*kinds: type) -> None:
+    """Make NamedTuple move classes compare and hash by kind as well as by fields.
+
+    Plain NamedTuples compare as tuples, so `Pass() == EndTurn()` and
+    `Rob(3) == Assassinate(3)`; MCTS keys and "is this move legal" checks need
+    moves of different kinds to differ. Every engine calls this once on its kinds.
+    """
+    def eq(self, other):
+        return type(self) is type(other) and tuple.__eq__(self, other)
+
+    def ne(self, other):
+        return not eq(self, other)
+
+    def hash_(self):
+        return hash((type(self).__name__, tuple.__hash__(self)))
+
+    for kind in kinds:
+        kind.__eq__, kind.__ne__, kind.__hash__ = eq, ne, hash_
+
+
 class RuleError(Exception):
     """A refusal that cites the rule it enforces. `rule` is e.g. "POM-51"."""
 

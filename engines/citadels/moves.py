@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from engines.core import distinct_move_kinds
+
 
 class PickCharacter(NamedTuple):      # CIT-19..CIT-25
     rank: int
@@ -81,22 +83,7 @@ class GraveyardDecline(NamedTuple):   # CIT-63
 PRIVATE_MOVES = (PickCharacter, DiscardCharacter)
 
 
-def _eq(self, other):
-    return type(self) is type(other) and tuple.__eq__(self, other)
-
-
-def _ne(self, other):
-    return not _eq(self, other)
-
-
-def _hash(self):
-    return hash((type(self).__name__, tuple.__hash__(self)))
-
-
-# NamedTuples compare as plain tuples: TakeGold() == EndTurn() and Rob(3) == Assassinate(3).
-# Moves are MCTS keys, so equality and hashing include the move kind.
 MOVE_KINDS = (PickCharacter, DiscardCharacter, TakeGold, DrawCards, KeepCards, Build, CollectIncome,
               EndTurn, Assassinate, Rob, MagicSwap, MagicRedraw, Laboratory, Smithy, WarlordDestroy,
               WarlordSkip, GraveyardRecover, GraveyardDecline)
-for _cls in MOVE_KINDS:
-    _cls.__eq__, _cls.__ne__, _cls.__hash__ = _eq, _ne, _hash
+distinct_move_kinds(*MOVE_KINDS)

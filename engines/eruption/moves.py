@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from engines.core import distinct_move_kinds
+
 
 class PlaceEruption(NamedTuple):
     """ERU-62: place held eruption tile `number` (1..3) on `cell`."""
@@ -113,21 +115,4 @@ MOVE_TYPES = (
 )
 
 
-def _eq(self, other):
-    return type(self) is type(other) and tuple.__eq__(self, other)
-
-
-def _ne(self, other):
-    return not _eq(self, other)
-
-
-def _hash(self):
-    return hash((type(self).__name__, tuple(self)))
-
-
-# Plain NamedTuples of different kinds compare equal when their fields do
-# (EndCards() == PlayRain() == ()); moves must differ by kind for MCTS keys.
-for _cls in MOVE_TYPES:
-    _cls.__eq__ = _eq
-    _cls.__ne__ = _ne
-    _cls.__hash__ = _hash
+distinct_move_kinds(*MOVE_TYPES)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
+from engines.core import distinct_move_kinds
+
 Square = tuple[int, int]
 
 
@@ -64,19 +66,4 @@ class Pass(NamedTuple):
 MOVE_KINDS = (PlayCard, PlaceRelative, StopRelatives, OmenTarget, DeclareEruption, PlaceLava, MovePerson, Pass)
 
 
-def _eq(self, other):
-    return type(self) is type(other) and tuple.__eq__(self, other)
-
-
-def _ne(self, other):
-    return not _eq(self, other)
-
-
-def _hash(self):
-    return hash((type(self).__name__, tuple(self)))
-
-
-for _cls in MOVE_KINDS:
-    _cls.__eq__ = _eq
-    _cls.__ne__ = _ne
-    _cls.__hash__ = _hash
+distinct_move_kinds(*MOVE_KINDS)

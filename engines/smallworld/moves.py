@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from engines.core import distinct_move_kinds
+
 
 class PickCombo(NamedTuple):
     """Take the race + power combo at row position `position` (costs `position` coins, SW-40)."""
@@ -112,21 +114,6 @@ ALL = (PickCombo, Expand, Decline, Abandon, Conquer, FinalAttempt, BerserkRoll, 
        BuyPower, EndPurchases, Summon)
 
 
-# NamedTuples compare as plain tuples (Expand() == Pass(), PickCombo(1) == Conquer(1)); moves of different
-# kinds must differ, so equality and hashing include the kind.
-def _eq(self, other):
-    return type(self) is type(other) and tuple.__eq__(self, other)
 
 
-def _ne(self, other):
-    return not _eq(self, other)
-
-
-def _hash(self):
-    return hash((type(self).__name__,) + tuple(self))
-
-
-for _cls in ALL:
-    _cls.__eq__ = _eq
-    _cls.__ne__ = _ne
-    _cls.__hash__ = _hash
+distinct_move_kinds(*ALL)
