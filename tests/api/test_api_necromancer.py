@@ -1,0 +1,42 @@
+"""Small World with a Necromancer seat, through the API only (NEC-*), at 3 to 6 seats."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from clients.sdk import Client
+from gameengine import codecs
+
+from .test_api_games import play_random_over_rpc
+
+pytestmark = pytest.mark.skipif("smallworld" not in codecs.available(), reason="smallworld not built")
+
+
+@pytest.mark.parametrize("seats", [3, 4, 5, 6])
+def test_necromancer_games_complete_over_rpc(server, seats):
+    client = Client(server.target, "smallworld")
+    game_id, tokens = client.create(seats, {"necromancer": True}, seed=300 + seats)
+    status = play_random_over_rpc(client, game_id, tokens, random.Random(seats))
+    assert status.over and len(status.outcome["ranks"]) == seats
+    _, view = client.spectator(game_id).view()
+    necro = view["necromancer"]
+    # NEC: 14 ghosts in all, wherever they are (reserve, island, hand, kept, regions, well)
+    assert (necro["ghost_reserve"] + necro["island"] + necro["ghosts_in_hand"] + necro["ghosts_kept"]
+            + necro["ghosts_on_regions"] + necro["well_ghosts"]) == 14
+    client.close()
+
+
+def test_a_necromancer_wins_by_ghosts_over_rpc(server):
+    """NEC instant victory: random players feed the Soul Well; find such a game by seed."""
+    client = Client(server.target, "smallworld")
+    for seed in range(40):
+        game_id, tokens = client.create(3, {"necromancer": True}, seed=seed)
+        status = play_random_over_rpc(client, game_id, tokens, random.Random(seed))
+        events = [(k, d) for _, k, d in client.spectator(game_id).events(timeout=30)]
+        won = [d for k, d in events if k == "necromancer_victory"]
+        if won:
+            assert status.outcome["winners"] == [won[0]["seat"]]
+            assert status.outcome["ranks"][won[0]["seat"]] == 1
+            return
+    pytest.fail("no Necromancer ghost victory in 40 random games")
