@@ -288,12 +288,17 @@ def snapshot_figures() -> dict:
 
 
 def main() -> None:
+    """`python -m bench.run [engine rpc memory snapshot]`: all parts by default. A partial
+    run prints its figures but leaves bench/results.json alone."""
+    parts = sys.argv[1:] or ["engine", "rpc", "memory", "snapshot"]
     results = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
                "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "command": "make bench"}
-    results["engine"] = engine_figures()
-    results["rpc"] = rpc_figures()
-    results["memory"] = memory_figures()
-    results["snapshot"] = snapshot_figures()
+    steps = {"engine": engine_figures, "rpc": rpc_figures, "memory": memory_figures, "snapshot": snapshot_figures}
+    for part in parts:
+        results[part] = steps[part]()
+    if sys.argv[1:]:
+        print(json.dumps({k: results[k] for k in parts if k != "engine"}, indent=2))
+        return
     out = ROOT / "bench" / "results.json"
     out.write_text(json.dumps(results, indent=2))
     print(json.dumps({k: results[k] for k in ("rpc", "memory", "snapshot")}, indent=2))

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from engines import registry
-from engines.core import Event, Move
+from engines.core import Event, IllegalMove, Move, replay
 
 from . import auth, journal
 
@@ -150,13 +150,23 @@ class Store:
         return rec, [t for t, _ in pairs]
 
     def move(self, rec: GameRecord, seat: int, move: Move, key: str = "", by_referee: str = "") -> list[Event]:
-        """Apply an already-authorised move: engine check, journal, then acknowledge."""
+        """Apply an authorised move: engine check, journal, then acknowledge.
+
+        The engine validates before it mutates (IllegalMove leaves the state as it
+        was). Should an engine fail in any other way half-way, or the journal write
+        fail, the state is rebuilt from the log, so a refusal never changes a game."""
         entry = LogEntry(seat, move, key, by_referee, time.time())
-        events = self._do(rec, "move", entry)  # raises IllegalMove with the state unchanged
+        try:
+            events = self._do(rec, "move", entry)
+        except IllegalMove:
+            raise
+        except Exception:
+            self._restore_state(rec)
+            raise
         try:
             self.journal.append(("move", rec.game_id, rec.seq, entry))
         except OSError:
-            self._rebuild(rec, rec.log[:-1])  # nothing unjournaled may stay applied
+            self._undo_last_move(rec)
             raise
         self._notify(rec.game_id)
         return events
@@ -181,13 +191,18 @@ class Store:
             rec.idem[entry.key] = rec.version
         return events
 
-    def _rebuild(self, rec: GameRecord, log: list[LogEntry]) -> None:
-        engine = rec.engine
-        rec.state = engine.new_state(rec.seats, rec.options, rec.seed)
-        rec.version, rec.log, rec.idem = 0, [], {}
-        rec.events = [(v, e) for v, e in rec.events if v == 0]
-        for entry in log:
-            self._apply(rec, entry)
+    @staticmethod
+    def _restore_state(rec: GameRecord) -> None:
+        rec.state = replay(rec.engine, rec.seats, rec.options, rec.seed, [(e.seat, e.move) for e in rec.log])
+
+    def _undo_last_move(self, rec: GameRecord) -> None:
+        """Forget an applied move whose journal write failed: it was never acknowledged."""
+        entry = rec.log.pop()
+        rec.events = [(v, e) for v, e in rec.events if v != rec.version]
+        rec.idem.pop(entry.key, None)
+        rec.version -= 1
+        rec.seq -= 1
+        self._restore_state(rec)
 
     def evict_finished(self, older_than_s: float, is_over) -> int:
         """Drop games that ended more than `older_than_s` ago from memory (and from the

@@ -61,3 +61,35 @@ def test_a_replica_never_says_not_found_for_another_replicas_game(tmp_path):
     with pytest.raises(NotFound):
         core.record("gameengine-1-0123456789abcdef")
     store.close()
+
+
+def test_an_engine_failing_half_way_leaves_the_game_unchanged(tmp_path, monkeypatch):
+    """Defence in depth: a move that crashes an engine after mutating is rolled back from the log."""
+    import pickle
+    import random
+
+    import pytest
+
+    store = Store(tmp_path)
+    store.recover()
+    core = GameCore(store)
+    rec, _ = core.create("pompeii", 3, {}, 8, {})
+    engine = rec.engine
+    seat = engine.to_move(rec.state)
+    asyncio.run(core.make_move(rec, seat, 0, "", random.Random(1).choice(engine.legal_moves(rec.state, seat))))
+    before = (pickle.dumps(rec.state), rec.version, rec.seq, len(rec.events))
+    seat = engine.to_move(rec.state)
+    move = engine.legal_moves(rec.state, seat)[0]
+    real_apply = type(engine).apply
+
+    def broken(self, state, seat_, move_):
+        events = real_apply(self, state, seat_, move_)  # mutates...
+        if move_ == move:
+            raise RuntimeError("engine bug")  # ...then fails on this one move
+        return events
+
+    monkeypatch.setattr(type(engine), "apply", broken)
+    with pytest.raises(RuntimeError):
+        asyncio.run(core.make_move(rec, seat, rec.version, "", move))
+    assert (pickle.dumps(rec.state), rec.version, rec.seq, len(rec.events)) == before
+    store.close()
