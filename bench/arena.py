@@ -6,6 +6,7 @@ exactly as the bots do. The RPC-level strength benchmark is bench/strength.py.
 from __future__ import annotations
 
 import argparse
+import math
 import multiprocessing
 import random
 import sys
@@ -21,7 +22,7 @@ from gameengine import codecs  # noqa: E402
 
 
 def play(job):
-    game, seats, bots, seed, think_ms = job
+    game, seats, bots, seed, think_ms, iterations = job
     engine = registry.game(game)
     codec = codecs.codec(game)
     state = engine.new_state(seats, {}, seed)
@@ -30,7 +31,7 @@ def play(job):
         who = actor(engine, state)
         view = codec.view_from_proto(codec.view_to_proto(engine.view(state, who)))
         move = choose(bots[who], game, view, who, seats, rng, legal=engine.legal_moves(state, who),
-                      think_ms=think_ms)
+                      think_ms=think_ms, iterations=iterations)
         engine.apply(state, who, move)
     o = engine.outcome(state)
     return bots, list(o.winners), list(o.scores)
@@ -43,11 +44,15 @@ def main(argv=None):
     ap.add_argument("--bots", default="mcts,greedy,random")
     ap.add_argument("--games", type=int, default=12)
     ap.add_argument("--think-ms", type=float, default=100)
+    ap.add_argument("--iterations", type=int, default=None,
+                    help="MCTS iteration budget per move (with --think-ms 0: iterations only, "
+                         "for load-independent tuning)")
+    ap.add_argument("--seed", type=int, default=500, help="seed of the first game")
     ap.add_argument("--parallel", type=int, default=2)
     args = ap.parse_args(argv)
     names = args.bots.split(",")
-    jobs = [(args.game, args.seats, [names[(s + i) % len(names)] for s in range(args.seats)], 500 + i,
-             args.think_ms) for i in range(args.games)]
+    jobs = [(args.game, args.seats, [names[(s + i) % len(names)] for s in range(args.seats)], args.seed + i,
+             args.think_ms or None, args.iterations) for i in range(args.games)]
     wins = {b: 0.0 for b in names}
     seats_played = {b: 0 for b in names}
     with multiprocessing.get_context("spawn").Pool(args.parallel) as pool:
@@ -57,8 +62,19 @@ def main(argv=None):
                 if s in winners:
                     wins[b] += 1 / len(winners)
     for b in dict.fromkeys(names):
-        print(f"{b:8s} win rate {wins[b] / seats_played[b]:.2f} over {seats_played[b]} seats "
-              f"(fair {1 / args.seats:.2f})")
+        lo, hi = wilson(wins[b], seats_played[b])
+        print(f"{b:8s} win rate {wins[b] / seats_played[b]:.2f} [95% {lo:.2f}-{hi:.2f}] over "
+              f"{seats_played[b]} seats (fair {1 / args.seats:.2f})")
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a win rate (shared wins count fractionally)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    mid = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, mid - half), min(1.0, mid + half)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,12 @@ Each iteration samples a full state consistent with the searching seat's view
 (`determinize`), descends a tree whose nodes are keyed by moves, using UCB with
 availability counts (a child is only a candidate in determinizations where it is
 legal), rolls out with random moves, and backs up one reward per seat.
+
+With ~100 ms per move there are only a few hundred iterations, far fewer than the
+moves worth comparing in the widest games (Pompeii's escape turns offer up to ~200).
+So a node may carry a `prior` policy's move (the game's greedy choice): it is tried
+first, and progressive widening admits the other moves one by one as the node's
+visits grow, so search refines the greedy move instead of sampling moves at random.
 """
 from __future__ import annotations
 
@@ -26,11 +32,14 @@ class Node:
     available: int = 0
     reward: float = 0.0  # summed reward of `mover`
     children: dict[Move, "Node"] = field(default_factory=dict)
+    order: dict[Move, float] | None = None  # widening priority per move: prior's move first, then random
+    bias: float = 0.0  # progressive bias of the prior's move: fades as 1/visits, keeps the mean unbiased
 
     def ucb(self, c: float) -> float:
         if self.visits == 0:
             return math.inf
-        return self.reward / self.visits + c * math.sqrt(math.log(max(self.available, 1)) / self.visits)
+        return (self.reward / self.visits + c * math.sqrt(math.log(max(self.available, 1)) / self.visits)
+                + self.bias / (self.visits + 1))
 
 
 @dataclass(frozen=True)
@@ -76,9 +85,28 @@ def rollout(game: Game, state: Any, seats: int, rng: random.Random, depth: int,
     return [evaluate(state, s) for s in range(seats)]
 
 
+def widen(node: Node, legal: list[Move], state: Any, who: int, rng: random.Random,
+          prior: Policy | None, k: float, alpha: float) -> list[Move]:
+    """Progressive widening: the first max(1, k * visits^alpha) of `legal` in the node's
+    priority order. On its first visit the node ranks the prior's move first; moves first
+    seen in later determinizations get a random rank."""
+    if node.order is None:
+        node.order = {prior(state, who, rng): -1.0} if prior is not None and len(legal) > 1 else {}
+    order = node.order
+    for m in legal:
+        if m not in order:
+            order[m] = rng.random()
+    width = max(1, int(k * node.visits ** alpha))
+    if width >= len(legal):
+        return sorted(legal, key=order.__getitem__)
+    return sorted(legal, key=order.__getitem__)[:width]
+
+
 def search(game: Game, view: dict, seat: int, seats: int, rng: random.Random, *, iterations: int | None = None,
            time_ms: float | None = None, c: float = 0.7, rollout_depth: int = 400,
-           evaluate: Evaluate | None = None, rollout_policy: Policy | None = None) -> SearchResult:
+           evaluate: Evaluate | None = None, rollout_policy: Policy | None = None,
+           prior: Policy | None = None, prior_bias: float = 0.0, widen_k: float = 0.0,
+           widen_alpha: float = 0.5) -> SearchResult:
     """Search from `seat`'s view for at most `iterations` or `time_ms` (whichever comes first)."""
     if iterations is None and time_ms is None:
         iterations = 1000
@@ -94,14 +122,18 @@ def search(game: Game, view: dict, seat: int, seats: int, rng: random.Random, *,
             who = seat if first else actor(game, state)
             legal = game.legal_moves(state, who)
             first = False
+            if widen_k:
+                legal = widen(node, legal, state, who, rng, prior, widen_k, widen_alpha)
             for m in legal:
                 child = node.children.get(m)
                 if child is None:
                     child = node.children[m] = Node(mover=who)
+                    if node.order is not None and node.order[m] < 0:
+                        child.bias = prior_bias
                 child.available += 1
             unvisited = [m for m in legal if node.children[m].visits == 0]
             if unvisited:
-                move = rng.choice(unvisited)
+                move = unvisited[0] if widen_k else rng.choice(unvisited)
                 game.apply(state, who, move)
                 node = node.children[move]
                 path.append(node)

@@ -16,8 +16,22 @@ from .rules import apply, building_people, layout, legal_moves, passable
 from .state import OVER, SETTLE, PompeiiState
 
 
+_DIST_CACHE: dict[tuple, list[int]] = {}
+
+
 def gate_distance(state: PompeiiState) -> list[int]:
-    """Steps to leave the city from each cell (gate square = 1); a large number when cut off."""
+    """Steps to leave the city from each cell (gate square = 1); a large number when cut off.
+    Depends on lava alone, so cached: rollouts ask for it at nearly every move (read only)."""
+    key = (tuple(state.lava), state.options["vents_block_movement"])
+    dist = _DIST_CACHE.get(key)
+    if dist is None:
+        if len(_DIST_CACHE) > 4096:
+            _DIST_CACHE.clear()
+        dist = _DIST_CACHE[key] = _gate_distance(state)
+    return dist
+
+
+def _gate_distance(state: PompeiiState) -> list[int]:
     far = 99
     dist = [far] * B.CELLS
     queue = deque()
@@ -112,16 +126,24 @@ def _escape(state, seat, moves, rng):
 
 
 def evaluate(state: PompeiiState, seat: int) -> float:
-    """Cheap winning chance: saved people count fully, people on the board partly."""
+    """Cheap winning chance from public information: saved people count fully, people on the
+    board by how near they stand to an open gate (cut-off people are as good as dead), and
+    people in the volcano break ties (POM-83)."""
     if state.phase == OVER:
         from .rules import outcome
         won = outcome(state).winners
         return 1.0 / len(won) if seat in won else 0.0
-
-    def worth(s: int) -> float:
-        alive = 0.6 if state.phase == SETTLE else 0.4
-        return state.saved[s] + alive * state.on_board(s) - 0.05 * state.volcano[s]
-
-    mine = worth(seat)
-    best = max(worth(s) for s in range(state.players) if s != seat)
-    return 1.0 / (1.0 + math.exp(-(mine - best) / 3.0))
+    dist = gate_distance(state)
+    settle = state.phase == SETTLE
+    p = state.players
+    worth = [state.saved[s] - 0.05 * state.volcano[s] for s in range(p)]
+    people = state.people
+    for c in B.CITY:
+        d = dist[c]
+        w = (0.75 - 0.03 * d) if settle else (0.0 if d >= 99 else max(0.1, 0.95 - 0.08 * (d - 1)))
+        for s in range(p):
+            if people[c * p + s]:
+                worth[s] += w * people[c * p + s]
+    mine = worth[seat]
+    best = max(worth[s] for s in range(p) if s != seat)
+    return 1.0 / (1.0 + math.exp(-(mine - best) / 2.0))
