@@ -40,3 +40,28 @@ def test_a_necromancer_wins_by_ghosts_over_rpc(server):
             assert status.outcome["ranks"][won[0]["seat"]] == 1
             return
     pytest.fail("no Necromancer ghost victory in 40 random games")
+
+
+def test_every_race_and_power_is_seen_in_play_over_rpc(server):
+    """Small World Done means: every race and every special power picked in API games, on every map."""
+    import json
+
+    from tests.conftest import ROOT
+
+    data = json.loads((ROOT / "engines" / "smallworld" / "data" / "races_powers.json").read_text())
+    races, powers = {r["key"] for r in data["races"]}, {p["key"] for p in data["powers"]}
+    assert len(races) == 14 and len(powers) == 20
+    client = Client(server.target, "smallworld")
+    seen_races, seen_powers = set(), set()
+    for i in range(60):
+        seats = 2 + i % 4  # 2..5 players: all four maps
+        game_id, tokens = client.create(seats, seed=900 + i)
+        play_random_over_rpc(client, game_id, tokens, random.Random(i))
+        for _, kind, d in client.spectator(game_id).events(timeout=30):
+            if kind == "combo_picked":
+                seen_races.add(d["race"])
+                seen_powers.add(d["power"])
+        if seen_races == races and seen_powers == powers and i >= 3:
+            break
+    assert seen_races == races, sorted(races - seen_races)
+    assert seen_powers == powers, sorted(powers - seen_powers)
