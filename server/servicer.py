@@ -54,8 +54,12 @@ def status_for(err: ServiceError) -> grpc.Status:
     return rpc_status.to_status(status_pb2.Status(code=code, message=message, details=packed))
 
 
-async def guarded(method: str, context: grpc.aio.ServicerContext, fn: Callable, **fields: Any):
-    """Run a handler body; log one line with latency; turn refusals into statuses."""
+async def guarded(method: str, context: grpc.aio.ServicerContext, fn: Callable, fields: dict | None = None,
+                  **more: Any):
+    """Run a handler body; log one line with latency; turn refusals into statuses.
+    `fields` may be filled in by the body (seat, move) before the line is written."""
+    fields = fields if fields is not None else {}
+    fields.update(more)
     t0 = time.perf_counter()
     failure = None
     try:
@@ -116,21 +120,25 @@ def make_servicer(codec: Codec, core: GameCore, referee) -> tuple[object, Callab
             return await guarded(f"Create{P}Game", context, body, game=game, seats=request.seats)
 
         async def view(self, request, context):
+            fields = {"game_id": request.game_id}
+
             async def body():
                 rec = core.record(request.game_id, game)
-                seat = core.seat(rec, request.token)
+                seat = fields["seat"] = core.seat(rec, request.token)
                 return getattr(pb, f"Get{P}ViewResponse")(
                     status=status_proto(core.status(rec, seat)), view=codec.view_to_proto(core.view(rec, seat)))
-            return await guarded(f"Get{P}View", context, body, game_id=request.game_id)
+            return await guarded(f"Get{P}View", context, body, fields)
 
         async def moves(self, request, context):
+            fields = {"game_id": request.game_id}
+
             async def body():
                 rec = core.record(request.game_id, game)
-                seat = core.seat(rec, request.token, required=True)
+                seat = fields["seat"] = core.seat(rec, request.token, required=True)
                 return getattr(pb, f"List{P}MovesResponse")(
                     status=status_proto(core.status(rec, seat)),
                     moves=[codec.move_to_proto(m) for m in core.legal_moves(rec, seat)])
-            return await guarded(f"List{P}Moves", context, body, game_id=request.game_id)
+            return await guarded(f"List{P}Moves", context, body, fields)
 
         async def move(self, request, context):
             fields = {"game_id": request.game_id}
@@ -151,7 +159,7 @@ def make_servicer(codec: Codec, core: GameCore, referee) -> tuple[object, Callab
                 return getattr(pb, f"Make{P}MoveResponse")(
                     status=status_proto(core.status(rec, seat)),
                     events=[codec.event_to_proto(e) for e in events], replayed=replayed)
-            return await guarded(f"Make{P}Move", context, body, **fields)
+            return await guarded(f"Make{P}Move", context, body, fields)
 
         async def stream(self, request, context):
             rec = await guarded(f"Stream{P}Events", context,
@@ -167,9 +175,11 @@ def make_servicer(codec: Codec, core: GameCore, referee) -> tuple[object, Callab
                 metrics.STREAMS.labels(game).dec()
 
         async def get_log(self, request, context):
+            fields = {"game_id": request.game_id}
+
             async def body():
                 rec = core.record(request.game_id, game)
-                seat = core.seat(rec, request.token)
+                seat = fields["seat"] = core.seat(rec, request.token)
                 over = core.is_over(rec)
                 entries = []
                 for e in core.log(rec, seat):
@@ -181,19 +191,21 @@ def make_servicer(codec: Codec, core: GameCore, referee) -> tuple[object, Callab
                 return getattr(pb, f"Get{P}LogResponse")(
                     status=status_proto(core.status(rec, seat)), options=codec.options_to_proto(rec.options),
                     seed=rec.seed if over else 0, entries=entries)
-            return await guarded(f"Get{P}Log", context, body, game_id=request.game_id)
+            return await guarded(f"Get{P}Log", context, body, fields)
 
         async def hint(self, request, context):
+            fields = {"game_id": request.game_id, "budget_ms": request.budget_ms}
+
             async def body():
                 rec = core.record(request.game_id, game)
-                seat = core.seat(rec, request.token, required=True)
+                seat = fields["seat"] = core.seat(rec, request.token, required=True)
                 best, values = await referee.hint(rec, seat, request.budget_ms)
                 return getattr(pb, f"Get{P}HintResponse")(
                     status=status_proto(core.status(rec, seat)),
                     best=codec.move_to_proto(best) if best is not None else None,
                     values=[getattr(pb, f"{P}MoveValue")(move=codec.move_to_proto(m), value=v, visits=n)
                             for m, v, n in values])
-            return await guarded(f"Get{P}Hint", context, body, game_id=request.game_id)
+            return await guarded(f"Get{P}Hint", context, body, fields)
 
     for rpc, impl in ((f"Create{P}Game", "create"), (f"Get{P}View", "view"), (f"List{P}Moves", "moves"),
                       (f"Make{P}Move", "move"), (f"Stream{P}Events", "stream"), (f"Get{P}Log", "get_log"),

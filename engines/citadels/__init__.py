@@ -46,7 +46,7 @@ class CitadelsGame:
         return views.determinize(view, seat, rng)
 
     def move_is_private(self, move) -> bool:
-        return isinstance(move, PRIVATE_MOVES)  # CIT-19: secret picks
+        return isinstance(move, PRIVATE_MOVES)  # CIT-10/11: secret picks, kept and discarded cards
 
     def to_move(self, state):
         return rules.to_move(state)

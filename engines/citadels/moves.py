@@ -80,7 +80,8 @@ class GraveyardDecline(NamedTuple):   # CIT-63
     pass
 
 
-PRIVATE_MOVES = (PickCharacter, DiscardCharacter)
+# Moves that name hidden cards or characters: withheld from other seats' logs (CIT-10, CIT-11).
+PRIVATE_MOVES = (PickCharacter, DiscardCharacter, KeepCards, MagicRedraw, Laboratory)
 
 
 MOVE_KINDS = (PickCharacter, DiscardCharacter, TakeGold, DrawCards, KeepCards, Build, CollectIncome,

@@ -72,3 +72,36 @@ def test_private_events_reach_only_their_seat(game, n):
                 assert not e.visible_to(None)
                 assert all(not e.visible_to(s) for s in range(n) if s != e.to)
     assert private or game in ("smallworld",), "games with hidden hands send private draws"
+
+
+def test_CIT_10_logs_withhold_moves_that_name_hidden_cards(server):  # noqa: D103
+    """Another seat's log entry must not name cards it cannot see: kept/returned cards
+    (CIT-36), the Magician's redraw and the Laboratory discard (CIT-10), secret picks."""
+    from clients.sdk import Client
+    from tests.api.test_api_games import play_random_over_rpc
+
+    client = Client(server.target, "citadels")
+    game_id, tokens = client.create(4, seed=21)
+    rng = random.Random(2)
+    seats = [client.seat(game_id, s, t) for s, t in enumerate(tokens)]
+    status = seats[0].status()
+    for _ in range(80):  # a few rounds in, not over
+        if status.over:
+            break
+        actor = next(s for s in status.seats_to_act if status.acts(s))
+        seats[actor].move(rng.choice(seats[actor].legal()), expected_version=status.version)
+        status = seats[actor].last
+    checked_at = status.version
+    log = seats[1].log()
+    kinds = {e.move.WhichOneof("move") for e in log.entries if not e.withheld}
+    hidden_kinds = {"pick_character", "discard_character", "keep_cards", "magic_redraw", "laboratory"}
+    shown_to_1 = {e.move.WhichOneof("move") for e in log.entries if not e.withheld and e.seat != 1}
+    assert not shown_to_1 & hidden_kinds, shown_to_1 & hidden_kinds
+    assert any(e.withheld for e in log.entries)
+    assert kinds  # public moves (gold, builds...) are still shown
+    if not status.over:
+        play_random_over_rpc(client, game_id, tokens, rng)
+    full = seats[1].log().entries
+    assert not any(e.withheld for e in full), "everything is shown once the game is over"
+    secret = [e for e in full[:checked_at] if e.seat != 1 and e.move.WhichOneof("move") in hidden_kinds]
+    assert {e.move.WhichOneof("move") for e in secret} >= {"pick_character", "keep_cards"}, "the check had teeth"
