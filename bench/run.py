@@ -122,13 +122,20 @@ def load_worker(args) -> list[float]:
         ch = grpc.aio.insecure_channel(target)
         deadline = time.perf_counter() + seconds
         interval = concurrency / rate if rate else 0.0
+        start = time.perf_counter()
+
+        async def stagger(i: int) -> float:
+            """Open-loop pacing: spread the loops' send times evenly instead of in bursts."""
+            first = start + (interval * i / concurrency if interval else 0.0)
+            await asyncio.sleep(max(0.0, first - time.perf_counter()))
+            return first
         if kind == "echo":
             call = ch.unary_unary("/bench.Echo/Echo")
             body = pompeii_pb2.MakePompeiiMoveRequest(game_id="x" * 16, token="t" * 32, expected_version=1,
                                                        idempotency_key="k" * 32).SerializeToString()
 
-            async def loop(_):
-                nxt = time.perf_counter()
+            async def loop(i):
+                nxt = await stagger(i)
                 while time.perf_counter() < deadline:
                     t = time.perf_counter()
                     await call(body)
@@ -142,7 +149,7 @@ def load_worker(args) -> list[float]:
             games = payload
 
             async def loop(i):
-                nxt = time.perf_counter()
+                nxt = await stagger(i)
                 g = 0
                 while time.perf_counter() < deadline:
                     script = games[(i + g * concurrency) % len(games)]

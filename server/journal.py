@@ -8,7 +8,8 @@ fsync policy (the page cache outlives the process); the policy only decides what
 survives a power loss:
 
 - "always":   fsync after every record (slowest, survives power loss)
-- "interval": fsync at most every GE_FSYNC_INTERVAL_MS (default 100 ms)
+- "interval": fsync every GE_FSYNC_INTERVAL_MS (default 100 ms) from a background
+  thread, so the event loop never waits for the disk
 - "never":    leave flushing to the OS
 """
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import os
 import pickle
 import struct
-import time
+import threading
 import zlib
 from pathlib import Path
 from typing import Any, Iterator
@@ -43,7 +44,10 @@ class Journal:
         self.segment = segment
         self._fd = self._open(segment)
         self._dirty = False
-        self._last_sync = time.monotonic()
+        self._lock = threading.Lock()  # the syncer thread never fsyncs a closed fd
+        self._closed = threading.Event()
+        if fsync == "interval":
+            threading.Thread(target=self._syncer, name="journal-fsync", daemon=True).start()
 
     def _open(self, segment: int) -> int:
         fd = os.open(segment_path(self.data_dir, segment), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
@@ -61,26 +65,33 @@ class Journal:
             os.fdatasync(self._fd)
         else:
             self._dirty = True
-            if self.fsync == "interval" and time.monotonic() - self._last_sync >= self.fsync_interval_s:
-                self.sync()
+
+    def _syncer(self) -> None:
+        while not self._closed.wait(self.fsync_interval_s):
+            self.sync()
 
     def sync(self) -> None:
-        if self._dirty:
-            os.fdatasync(self._fd)
-            self._dirty = False
-        self._last_sync = time.monotonic()
+        with self._lock:
+            if self._dirty and not self._closed.is_set():
+                self._dirty = False
+                os.fdatasync(self._fd)
 
     def rotate(self) -> int:
         """Start a new segment; returns its number. Older segments stay until a snapshot covers them."""
-        self.sync()
-        os.close(self._fd)
-        self.segment += 1
-        self._fd = self._open(self.segment)
+        with self._lock:
+            if self._dirty:
+                os.fdatasync(self._fd)
+                self._dirty = False
+            old, self._fd = self._fd, self._open(self.segment + 1)
+            self.segment += 1
+            os.close(old)
         return self.segment
 
     def close(self) -> None:
         self.sync()
-        os.close(self._fd)
+        with self._lock:
+            self._closed.set()
+            os.close(self._fd)
 
 
 def read_segment(path: Path) -> Iterator[Any]:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import signal
 
 import grpc
@@ -27,6 +28,11 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     store = Store(cfg.data_dir, cfg.fsync, cfg.fsync_interval_ms / 1000, shard=cfg.shard)
     counts = store.recover()
     log.info("recovered", data_dir=cfg.data_dir, **counts)
+    # Game states are long-lived and acyclic: move what recovery loaded out of the
+    # collector's sight and collect the young generation less often, so full
+    # collections do not stall the event loop (they grow with the number of games).
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
     metrics.LIVE_GAMES.set(len(store.games))
     ratelimit.LIMITER = ratelimit.PeerLimiter(cfg.rate_limit_per_s)
     core = GameCore(store)

@@ -67,6 +67,9 @@ class Referee:
         self.busy = 0
         self._acting: set[str] = set()
         self._tasks: set[asyncio.Task] = set()  # strong references: the loop keeps only weak ones
+        # Only games with a clock or a forfeited seat need watching; scanning every game
+        # each tick would stall the event loop in proportion to the number of games.
+        self.watched: set[str] = set()
 
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
@@ -75,6 +78,7 @@ class Referee:
     def on_create(self, rec: GameRecord) -> None:
         ref = rec.referee
         if ref.get("time_bank_ms"):
+            self.watched.add(rec.game_id)
             self.core.store.write(rec, "extra", ("clock", {
                 "bank_ms": [ref["time_bank_ms"]] * rec.seats,
                 "turn": self.core.status(rec, None)["to_move"], "since": time.time()}))
@@ -101,14 +105,21 @@ class Referee:
     async def run(self) -> None:
         """Resume clocks after a restart (downtime is not charged), then watch them."""
         now = time.time()
-        for rec in list(self.core.store.games.values()):
-            if "clock" in rec.extra and not self.core.is_over(rec):
-                self.core.store.write(rec, "extra", ("clock", dict(rec.extra["clock"], since=now)))
+        games = self.core.store.games
+        for rec in list(games.values()):
+            if ("clock" in rec.extra or rec.extra.get("forfeited")) and not self.core.is_over(rec):
+                self.watched.add(rec.game_id)
+                if "clock" in rec.extra:
+                    self.core.store.write(rec, "extra", ("clock", dict(rec.extra["clock"], since=now)))
         while True:
             await asyncio.sleep(self.cfg.referee_tick_s)
             now = time.time()
-            for rec in list(self.core.store.games.values()):
-                if rec.game_id in self._acting or self.core.is_over(rec):
+            for game_id in list(self.watched):
+                rec = games.get(game_id)
+                if rec is None or self.core.is_over(rec):
+                    self.watched.discard(game_id)
+                    continue
+                if game_id in self._acting:
                     continue
                 forfeited = rec.extra.get("forfeited", {})
                 turn = self.core.status(rec, None)["to_move"]
@@ -135,6 +146,7 @@ class Referee:
                 forfeited = dict(rec.extra.get("forfeited", {}))
                 forfeited[seat] = reason
                 self.core.store.write(rec, "extra", ("forfeited", forfeited))
+                self.watched.add(rec.game_id)
                 self._event(rec, "forfeit", seat, reason + "; the seat forfeits and ranks last")
                 return
             version = rec.version
