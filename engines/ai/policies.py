@@ -50,6 +50,8 @@ def choose(policy: str, game_id: str, view: dict[str, Any], seat: int, seats: in
            legal: list[Move] | None = None, think_ms: float | None = None, iterations: int | None = None) -> Move:
     """A move for `seat` from its view alone. `legal` (from the server) is used when given."""
     game = registry.game(game_id)
+    if policy in POLICIES and legal is not None and len(legal) == 1:
+        return legal[0]  # a forced move needs no thought (and no think time)
     if policy == "random":
         if legal is None:
             legal = game.legal_moves(game.determinize(view, seat, rng), seat)
