@@ -53,7 +53,7 @@ class GameCore:
     # ---- reads ----------------------------------------------------------------
     def status(self, rec: GameRecord, caller: int | None) -> dict[str, Any]:
         engine = rec.engine
-        over = engine.is_over(rec.state) or "adjudication" in rec.extra
+        over = self.is_over(rec)
         status = {
             "game_id": rec.game_id,
             "game": rec.game,
@@ -107,7 +107,7 @@ class GameCore:
         return rec.engine.view(rec.state, seat)
 
     def legal_moves(self, rec: GameRecord, seat: int | None) -> list[Move]:
-        if seat is None or rec.engine.is_over(rec.state) or "adjudication" in rec.extra:
+        if seat is None or self.is_over(rec):
             return []
         return rec.engine.legal_moves(rec.state, seat)
 
@@ -123,7 +123,7 @@ class GameCore:
     def log(self, rec: GameRecord, seat: int | None) -> list[dict[str, Any]]:
         """The move log; another seat's private move is withheld until the game ends."""
         engine = rec.engine
-        over = engine.is_over(rec.state) or "adjudication" in rec.extra
+        over = self.is_over(rec)
         entries = []
         for version, entry in enumerate(rec.log, start=1):
             hidden = not over and entry.seat != seat and engine.move_is_private(entry.move)
@@ -132,6 +132,7 @@ class GameCore:
         return entries
 
     def is_over(self, rec: GameRecord) -> bool:
+        """Finished by its rules, or stopped and scored by the referee."""
         return rec.engine.is_over(rec.state) or "adjudication" in rec.extra
 
     # ---- writes ---------------------------------------------------------------
