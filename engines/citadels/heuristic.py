@@ -4,6 +4,7 @@ Reads only what `seat` may know: its own hand, characters and the public state.
 """
 from __future__ import annotations
 
+import math
 import random
 
 from .cards import (ARCHITECT, ASSASSIN, COLOUR, COST, DISTRICT, INCOME_COLOUR, KING, MAGICIAN,
@@ -103,12 +104,35 @@ def choose(s, seat: int, rng: random.Random):
     return kinds.get(EndTurn, first)
 
 
+def _worth(s, p) -> float:
+    """Expected final points of seat `p`: city points and bonuses, plus what gold and hand
+    can still become (gold turns into points only with buildable cards, and vice versa)."""
+    city = s.cities[p]
+    size = s.opts["city_complete_size"]
+    built = {DISTRICT[c] for c in city}
+    pts = sum(POINTS[c] for c in city)
+    colours = len({COLOUR[c] for c in city})
+    bonus = 3.0 if colours >= 5 else 0.3 * max(0, colours - 2)
+    if s.first_completer == p:
+        bonus += 4.0
+    elif len(city) >= size:
+        bonus += 2.0
+    hand = [c for c in s.hands[p] if DISTRICT[c] not in built]
+    cost = sum(COST[c] for c in hand)
+    gold = s.gold[p]
+    # gold backed by cards to build, cards backed by gold; a little for the rest
+    potential = 0.8 * min(gold, cost) + 0.25 * max(0, gold - cost) + 0.4 * min(len(hand), 4)
+    return pts + bonus + potential + 0.6 * min(len(city), size)
+
+
 def evaluate(s, seat: int) -> float:
-    """Share of a rough public score (city points + a little gold and hand)."""
-    def worth(p):
-        return sum(POINTS[c] for c in s.cities[p]) + 0.5 * s.gold[p] + 0.3 * len(s.hands[p]) + 1
-    total = sum(worth(p) for p in range(s.n))
-    share = worth(seat) / total
+    """Winning chance from the lead in expected final points over the best opponent."""
     if s.phase == "over":
         return 1.0 if seat in s.result["winners"] else 0.0
-    return max(0.0, min(1.0, share * s.n / 2))
+    w = [_worth(s, p) for p in range(s.n)]
+    mine = w[seat]
+    best = max(w[p] for p in range(s.n) if p != seat)
+    return 1.0 / (1.0 + math.exp(-(mine - best) / SCALE))
+
+
+SCALE = float(__import__("os").environ.get("GE_CIT_SCALE", 4.0))

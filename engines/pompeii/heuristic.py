@@ -70,6 +70,32 @@ def choose(state: PompeiiState, seat: int, rng: random.Random):
     return _escape(state, seat, moves, rng)
 
 
+def rollout(state: PompeiiState, seat: int, rng: random.Random):
+    """`choose` for MCTS rollouts: the same, except that lava is scored by the people on its
+    square alone (no trial placement, no cut-off search), which was a quarter of search time."""
+    moves = legal_moves(state, seat)
+    if len(moves) == 1:
+        return moves[0]
+    if state.phase == SETTLE:
+        return _settle(state, seat, moves, rng)
+    if isinstance(moves[0], PlaceLava):
+        return _lava_cheap(state, seat, moves, rng)
+    return _escape(state, seat, moves, rng)
+
+
+def _lava_cheap(state, seat, moves, rng):
+    p = state.players
+    people = state.people
+
+    def score(m) -> float:
+        c = _cell(m.square)
+        row = people[c * p:(c + 1) * p]
+        own = row[seat]
+        return sum(row) - own - 2.0 * own * (p - 1)
+
+    return max(moves, key=lambda m: (score(m), rng.random()))
+
+
 def _settle(state, seat, moves, rng):
     if DeclareEruption() in moves:
         mine = state.on_board(seat)
