@@ -29,7 +29,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "protos")]
 
 from engines import registry  # noqa: E402
 from engines.ai import mcts  # noqa: E402
-from engines.ai.policies import heuristic  # noqa: E402
+from engines.ai.policies import mcts_settings  # noqa: E402
 from engines.core import play_random  # noqa: E402
 from gameengine import codecs  # noqa: E402
 
@@ -63,7 +63,7 @@ def engine_figures() -> dict:
         view = c.view_from_proto(c.view_to_proto(engine.view(state, seat)))
         t0 = time.perf_counter()
         result = mcts.search(engine, view, seat, n, random.Random(1), time_ms=ENGINE_S * 1000,
-                             evaluate=getattr(heuristic(game), "evaluate", None))
+                             **mcts_settings(game))  # exactly what the mcts bot runs
         sims = result.iterations / (time.perf_counter() - t0)
         out[game] = {"games_per_s": per_seats[str(SEATS[game][0])]["games_per_s"], "by_seats": per_seats,
                      "mcts_sims_per_s": round(sims, 1), "mcts_seats": n}
