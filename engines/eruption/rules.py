@@ -607,12 +607,13 @@ def next_eruption(st, events):
     after_placement(st, "regular", events)
 
 
-def start_placement(st, origin, events):
-    """ERU-70/71: draw until a placeable tile appears. False when the stack ran out."""
+def draw_until(st, placeable, events):
+    """ERU-71: draw until `placeable(tile)`; tiles that fail are set aside and shuffled
+    back once one fits. Returns (tile, []), or (None, set_aside) when the stack ran out."""
     set_aside = []
     while st.stack:
         tile = st.stack.pop()
-        ok = is_placeable(st, tile)
+        ok = placeable(tile)
         events.append(Event("tile_drawn", {"tile": tile, "tile_type": B.TILE_TYPE_OF[tile],
                                            "set_aside": not ok}))
         if ok:
@@ -620,11 +621,19 @@ def start_placement(st, origin, events):
                 st.stack += set_aside
                 st.rng.shuffle(st.stack)
                 events.append(Event("stack_shuffled", {"count": len(st.stack)}))
-            st.drawn = tile
-            st.origin = origin
-            st.phase = "placement"
-            return True
+            return tile, []
         set_aside.append(tile)
+    return None, set_aside
+
+
+def start_placement(st, origin, events):
+    """ERU-70/71: draw until a placeable tile appears. False when the stack ran out."""
+    tile, set_aside = draw_until(st, lambda t: is_placeable(st, t), events)
+    if tile is not None:
+        st.drawn = tile
+        st.origin = origin
+        st.phase = "placement"
+        return True
     if set_aside:
         st.removed_tiles += set_aside
         events.append(Event("tiles_removed", {"tiles": set_aside, "cause": "unplaceable"}))
@@ -753,21 +762,11 @@ def place_eruption(st, seat, k, s, events):
 
 def start_quake(st, events):
     """ERU-123 step 1: draw under ERU-71 with 'placeable' = replaces some board tile."""
-    set_aside = []
-    while st.stack:
-        tile = st.stack.pop()
-        ok = bool(quake_replacements(st, tile, first_only=True))
-        events.append(Event("tile_drawn", {"tile": tile, "tile_type": B.TILE_TYPE_OF[tile],
-                                           "set_aside": not ok}))
-        if ok:
-            if set_aside:
-                st.stack += set_aside
-                st.rng.shuffle(st.stack)
-                events.append(Event("stack_shuffled", {"count": len(st.stack)}))
-            st.quake_tile = tile
-            st.phase = "quake"
-            return
-        set_aside.append(tile)
+    tile, set_aside = draw_until(st, lambda t: bool(quake_replacements(st, t, first_only=True)), events)
+    if tile is not None:
+        st.quake_tile = tile
+        st.phase = "quake"
+        return
     st.stack = set_aside
     st.rng.shuffle(st.stack)
     events.append(Event("stack_shuffled", {"count": len(st.stack)}))
