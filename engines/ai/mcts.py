@@ -23,6 +23,7 @@ from engines.core import Game, Move
 
 Evaluate = Callable[[Any, int], float]
 Policy = Callable[[Any, int, random.Random], Move]
+Rank = Callable[[Any, int, list, random.Random], list]  # legal moves, best first
 
 
 @dataclass
@@ -85,17 +86,30 @@ def rollout(game: Game, state: Any, seats: int, rng: random.Random, depth: int,
     return [evaluate(state, s) for s in range(seats)]
 
 
+def first_order(legal: list[Move], state: Any, who: int, rng: random.Random,
+                prior: Policy | None, rank: Rank | None) -> dict[Move, float]:
+    """A node's widening priority on its first visit: the prior's move first (-1, which also
+    marks it for the progressive bias), then `rank`'s order when the game has one."""
+    if len(legal) < 2:
+        return {}
+    order = {m: float(i) for i, m in enumerate(rank(state, who, legal, rng))} if rank is not None else {}
+    if prior is not None:
+        order[prior(state, who, rng)] = -1.0
+    return order
+
+
 def widen(node: Node, legal: list[Move], state: Any, who: int, rng: random.Random,
-          prior: Policy | None, k: float, alpha: float) -> list[Move]:
+          prior: Policy | None, k: float, alpha: float, rank: Rank | None = None) -> list[Move]:
     """Progressive widening: the first max(1, k * visits^alpha) of `legal` in the node's
-    priority order. On its first visit the node ranks the prior's move first; moves first
-    seen in later determinizations get a random rank."""
+    priority order (see `first_order`); moves first seen in later determinizations rank
+    after those, in random order."""
     if node.order is None:
-        node.order = {prior(state, who, rng): -1.0} if prior is not None and len(legal) > 1 else {}
+        node.order = first_order(legal, state, who, rng, prior, rank)
     order = node.order
+    late = len(order)
     for m in legal:
         if m not in order:
-            order[m] = rng.random()
+            order[m] = late + rng.random()
     width = max(1, int(k * node.visits ** alpha))
     if width >= len(legal):
         return sorted(legal, key=order.__getitem__)
@@ -106,7 +120,7 @@ def search(game: Game, view: dict, seat: int, seats: int, rng: random.Random, *,
            time_ms: float | None = None, c: float = 0.7, rollout_depth: int = 400,
            evaluate: Evaluate | None = None, rollout_policy: Policy | None = None,
            prior: Policy | None = None, prior_bias: float = 0.0, widen_k: float = 0.0,
-           widen_alpha: float = 0.5) -> SearchResult:
+           widen_alpha: float = 0.5, rank: Rank | None = None) -> SearchResult:
     """Search from `seat`'s view for at most `iterations` or `time_ms` (whichever comes first)."""
     if iterations is None and time_ms is None:
         iterations = 1000
@@ -123,7 +137,7 @@ def search(game: Game, view: dict, seat: int, seats: int, rng: random.Random, *,
             legal = game.legal_moves(state, who)
             first = False
             if widen_k:
-                legal = widen(node, legal, state, who, rng, prior, widen_k, widen_alpha)
+                legal = widen(node, legal, state, who, rng, prior, widen_k, widen_alpha, rank)
             for m in legal:
                 child = node.children.get(m)
                 if child is None:

@@ -46,7 +46,7 @@ def mcts_settings(game_id: str) -> dict[str, Any]:
     guided = env("GE_MCTS_ROLLOUT", "greedy") == "greedy"
     return {"rollout_depth": int(env("GE_MCTS_DEPTH", t["depth"])), "c": float(env("GE_MCTS_C", t["c"])),
             "evaluate": getattr(h, "evaluate", None), "rollout_policy": getattr(h, "rollout", h.choose) if guided else None,
-            "prior": h.choose, "widen_k": float(env("GE_MCTS_WIDEN", t["widen"])),
+            "prior": getattr(h, "prior", h.choose), "rank": getattr(h, "rank", None), "widen_k": float(env("GE_MCTS_WIDEN", t["widen"])),
             "prior_bias": float(env("GE_MCTS_BIAS", t["bias"]))}
 
 
