@@ -122,7 +122,13 @@ async def _evictions(store: Store, core: GameCore, ttl_s: float) -> None:
 def main() -> None:
     cfg = Config()
     logs.configure(cfg.log_level)
-    asyncio.run(serve(cfg))
+    if cfg.event_loop not in ("uvloop", "asyncio"):
+        raise SystemExit(f"GE_EVENT_LOOP must be uvloop or asyncio, not {cfg.event_loop!r}")
+    run = asyncio.run
+    if cfg.event_loop == "uvloop":
+        import uvloop
+        run = uvloop.run
+    run(serve(cfg))
 
 
 if __name__ == "__main__":

@@ -49,14 +49,16 @@ def test_game_whose_seats_never_move_is_finished_by_autoplay(referee_server):
 
 def test_random_policy_plays_only_for_the_absent_seat(referee_server):
     client = Client(referee_server.target, GAME)
-    game_id, tokens = client.create(2, seed=12, time_bank_ms=30, timeout_policy="random")
+    # seat 0 has time to answer; seat 1 never moves, so its clock runs out on every turn
+    game_id, tokens = client.create(2, seed=12, time_bank_ms=100, increment_ms=20, timeout_policy="random")
     seat0 = client.seat(game_id, 0, tokens[0])
     rng = random.Random(1)
     status = seat0.status()
     while not status.over:
-        if status.acts(0):
+        legal = seat0.legal() if status.acts(0) else []
+        if legal:  # empty when the referee moved in between (the status was already stale)
             try:
-                seat0.move(rng.choice(seat0.legal()), expected_version=status.version)
+                seat0.move(rng.choice(legal), expected_version=status.version)
             except Refused as e:
                 assert e.code in (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION)
         status = seat0.status()
