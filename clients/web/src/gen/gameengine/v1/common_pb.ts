@@ -110,14 +110,16 @@ export type GameStatus = Message<"gameengine.v1.GameStatus"> & {
   version: number;
 
   /**
-   * Seats that have a legal move now (Pompeii lets any seat declare out of turn).
+   * Seats with a legal move now, as far as the caller may know: the seat the game
+   * waits for, plus the caller's own seat when it may act out of turn (Pompeii's
+   * eruption declaration). Other seats' out-of-turn rights are never shown (POM-51).
    *
    * @generated from field: repeated int32 seats_to_act = 5;
    */
   seatsToAct: number[];
 
   /**
-   * Seat whose turn it is, or -1 when the game is over.
+   * The seat whose decision the game waits for, or -1 when the game is over.
    *
    * @generated from field: int32 to_move = 6;
    */
