@@ -219,7 +219,7 @@ def rpc_figures() -> dict:
             "move_to_echo_ratio": round(peak["qps"] / e["qps"], 3), "p50_ms": round(half["p50_ms"], 3),
             "p99_ms": round(half["p99_ms"], 3), "half_load_qps": round(half["qps"], 1),
             "echo_p50_ms_at_peak": round(e["p50_ms"], 3), "client_procs": WORKERS, "concurrency": CONCURRENCY,
-            "fsync": os.environ.get("GE_FSYNC", "interval")}
+            "fsync": os.environ.get("GE_FSYNC", "interval"), "event_loop": os.environ.get("GE_EVENT_LOOP", "uvloop")}
 
 
 # ---- memory and snapshots ----------------------------------------------------------

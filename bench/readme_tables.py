@@ -1,0 +1,78 @@
+"""Rewrite the README's benchmark tables from the committed bench/results.json and bench/strength.json,
+so the figures quoted are exactly those of one run:
+
+    python -m bench.readme_tables
+
+The tables sit between `<!-- bench:begin -->` and `<!-- bench:end -->`; the prose around them is hand-written.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
+
+
+def engine_table(r: dict) -> list[str]:
+    rows = ["| game | random games/s (one core) by seats | ISMCTS iterations/s |", "|---|---|---|"]
+    for game, e in r["engine"].items():
+        seats = ", ".join(f"{n}p {v['games_per_s']:.0f}" for n, v in e["by_seats"].items())
+        rows.append(f"| {game} | {seats} | {e['mcts_sims_per_s']:.0f} ({e['mcts_seats']} seats, opening) |")
+    return rows
+
+
+def service_table(r: dict) -> list[str]:
+    rpc, mem, snap = r["rpc"], r["memory"], r["snapshot"]
+    return [
+        "| figure | measured | target |", "|---|---|---|",
+        f"| bare gRPC echo (same framework, same load generator) | {rpc['echo_qps']:.0f} calls/s | — |",
+        f"| `MakePompeiiMove` peak, many concurrent games | {rpc['move_qps']:.0f} moves/s = "
+        f"**{rpc['move_to_echo_ratio']:.2f} × echo** | ≥ 0.5 × echo |",
+        f"| move latency at half load ({rpc['half_load_qps']:.0f}/s) | p50 {rpc['p50_ms']:.2f} ms, "
+        f"**p99 {rpc['p99_ms']:.2f} ms** | p99 ≤ 10 ms |",
+        f"| memory per live Pompeii game ({mem['games']} games, {mem['seats']} seats, "
+        f"{mem['moves_per_game']} moves each) | **{mem['bytes_per_live_game'] / 1024:.1f} KiB** | ≤ 50 KB |",
+        f"| snapshot of {snap['games']} games | save {snap['save_s']:.2f} s, **restore {snap['restore_s']:.2f} s** "
+        f"({snap['snapshot_bytes'] / 2**20:.0f} MiB) | restore ≤ 5 s |",
+    ]
+
+
+def cell(v: dict) -> str:
+    lo, hi = v["win_rate_95"]
+    return f"{v['win_rate']:.2f} [{lo:.2f}, {hi:.2f}] of {v['seats_played']}"
+
+
+def strength_table(s: dict) -> list[str]:
+    rows = [f"`{s['command']}`: {s['seats']} seats, seat-rotated, fair share "
+            f"{1 / s['seats']:.2f}, {s['think_ms']:.0f} ms per move; `bench/strength.json`.", "",
+            "| game | ISMCTS iterations/s | mcts vs random (95%) | mcts vs greedy (95%) |", "|---|---|---|---|"]
+    for game, row in s["results"].items():
+        rows.append(f"| {game} | {row['mcts_sims_per_s']:.0f} | {cell(row['vs_random'])} | {cell(row['vs_greedy'])} |")
+    return rows
+
+
+def render(results: dict, strength: dict) -> str:
+    head = (f"Figures from one `{results['command']}` run on this {results['machine']['cpus']}-core machine "
+            f"({results['when']}, Python {results['machine']['python']}, event loop "
+            f"{results['rpc'].get('event_loop', 'asyncio')}).")
+    parts = [head, "", *engine_table(results), "", *service_table(results), "", *strength_table(strength)]
+    return "\n".join(parts)
+
+
+def main() -> None:
+    readme = ROOT / "README.md"
+    text = readme.read_text()
+    results = json.loads((ROOT / "bench" / "results.json").read_text())
+    strength = json.loads((ROOT / "bench" / "strength.json").read_text())
+    block = f"{BEGIN}\n{render(results, strength)}\n{END}"
+    new, n = re.subn(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: block, text, flags=re.S)
+    if n != 1:
+        raise SystemExit(f"README.md needs exactly one {BEGIN} ... {END} block")
+    readme.write_text(new)
+    print("README.md tables updated")
+
+
+if __name__ == "__main__":
+    main()
