@@ -69,12 +69,13 @@ class Player(threading.Thread):
                 time.sleep(0.05)
 
     def verify(self) -> list[str]:
+        acked = list(self.acked)  # before reading the log: the bot may get more acks meanwhile
         client = self._client()
         log = client.spectator(self.game_id).log()
         problems = []
-        if len(log.entries) < len(self.acked):
-            problems.append(f"{self.game} {self.game_id}: {len(self.acked)} acknowledged, {len(log.entries)} kept")
-        for i, (seat, move) in enumerate(self.acked[: len(log.entries)]):
+        if len(log.entries) < len(acked):
+            problems.append(f"{self.game} {self.game_id}: {len(acked)} acknowledged, {len(log.entries)} kept")
+        for i, (seat, move) in enumerate(acked[: len(log.entries)]):
             e = log.entries[i]
             if e.seat != seat or (not e.withheld and e.move.SerializeToString() != move):
                 problems.append(f"{self.game} {self.game_id}: move {i + 1} differs after restart")
