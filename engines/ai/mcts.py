@@ -127,7 +127,8 @@ def search(game: Game, view: dict, seat: int, seats: int, rng: random.Random, *,
     deadline = time.perf_counter() + time_ms / 1000 if time_ms is not None else math.inf
     root = Node(mover=seat)
     done = 0
-    while (iterations is None or done < iterations) and time.perf_counter() < deadline:
+    # at least one iteration, even past the deadline: a descheduled process must still answer
+    while (iterations is None or done < iterations) and (done == 0 or time.perf_counter() < deadline):
         state = game.determinize(view, seat, rng)
         node, path = root, [root]
         first = True
