@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from functools import lru_cache
+from itertools import permutations
 
 from engines.core import Event, IllegalMove, InvalidOptions
 
@@ -960,6 +961,38 @@ def _check_relocate(st, seat, steps):
         walls[dst] = walls.pop(src)
 
 
+def relocations(st, seat):
+    """ERU-118: one step list per arrangement of the village's walls reachable by Relocate (the same
+    walls on other entry positions), so that every distinct outcome is listed once."""
+    entries = sorted(own_entries(st, seat))
+    start = tuple(st.walls.get(p) for p in entries)
+    if None not in start or all(m is None for m in start):
+        return []  # every step needs a wall to move and an empty position to move it to
+    return [_relocation_steps(entries, start, goal) for goal in sorted(set(permutations(start)) - {start},
+                                                                        key=lambda t: [m or "" for m in t])]
+
+
+def _relocation_steps(entries, start, goal):
+    """Steps from occupied to empty positions that turn `start` into `goal` (same walls, other places):
+    fill an empty position the goal wants filled with a misplaced wall of that material; when none is
+    left, move a misplaced wall aside to a free position to break the cycle."""
+    cur, steps = list(start), []
+
+    def step(a, b):
+        steps.append((*entries[a], *entries[b]))
+        cur[b], cur[a] = cur[a], None
+
+    while cur != list(goal):
+        hole = next((i for i, m in enumerate(cur) if m is None and goal[i] is not None), None)
+        if hole is not None:
+            src = next(j for j, m in enumerate(cur) if m == goal[hole] and goal[j] != m)
+            step(src, hole)
+        else:
+            src = next(j for j, m in enumerate(cur) if m is not None and m != goal[j] and goal[j] is not None)
+            step(src, cur.index(None))
+    return tuple(steps)
+
+
 # ---------------------------------------------------------------- legal moves
 
 def legal_moves(st, seat):
@@ -1014,10 +1047,7 @@ def _cards_moves(st, seat):
         elif k == "reinforce":
             out += _wall_moves(st, seat, PlayReinforce)
         elif k == "relocate":
-            entries = own_entries(st, seat)
-            full = [p for p in entries if p in st.walls]
-            empty = [p for p in entries if p not in st.walls]
-            out += [PlayRelocate(((a[0], a[1], b[0], b[1]),)) for a in full for b in empty]
+            out += [PlayRelocate(steps) for steps in relocations(st, seat)]
         elif k == "aftershock":
             out += [PlayAftershock(c, r) for c, r in aftershock_turns(st)]
         elif k == "rain":

@@ -52,6 +52,23 @@ def test_ERU_118_relocate_sequence():
     refused(st2, 0, PlayRelocate((((4, 2), 0, (5, 2), 0),)), "ERU-115")
 
 
+def test_ERU_118_every_arrangement_is_listed_once():
+    """Relocate may take several steps (a swap of two walls needs three): legal_moves lists one step
+    list per reachable arrangement of the village's walls, and each is accepted as listed."""
+    walls = {((4, 2), 0): "wood", ((3, 2), 1): "straw"}
+    st = make_state(walls=walls, hands=[["relocate"], []])
+    entries = sorted(R.own_entries(st, 0))
+    arrangements = []
+    for m in [m for m in GAME.legal_moves(st, 0) if type(m) is PlayRelocate]:
+        after = st.clone()
+        GAME.apply(after, 0, m)
+        arrangements.append(tuple(after.walls.get(p) for p in entries))
+    n = len(entries)
+    assert len(arrangements) == len(set(arrangements)) == n * (n - 1) - 1  # two distinct walls, all but today's
+    swapped = {((4, 2), 0): "straw", ((3, 2), 1): "wood"}
+    assert tuple(swapped.get(p) for p in entries) in arrangements
+
+
 @pytest.mark.parametrize("temp,after", [(50, 20), (20, 0), (0, 0)])
 def test_ERU_120_rain(temp, after):
     st = make_state(temps=[temp, 0], hands=[["rain"], []])
