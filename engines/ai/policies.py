@@ -24,8 +24,12 @@ def heuristic(game_id: str):
 # so unbiased search there drifts from greedy's good gate-side moves (0.10 vs greedy
 # unbiased, 0.68 with bias 2, 20 games at 150 iterations). Its rollouts use the cheap
 # `heuristic.rollout` (~2.5x the iterations), which pays for depth 16: vs greedy at 100 ms,
-# 2 seats, seeds 1000+30: depth 8 0.37, 16 0.60, 24 0.63. Citadels' evaluate() is a sigmoid
-# of the lead in expected final points (0.53 -> 0.67 at 570 iterations, 30 games).
+# 2 seats, seeds 1000+30: depth 8 0.37, 16 0.60, 24 0.63. Its `rank` (greedy's scores as the
+# widening order) and a move-budget evaluate() then gave 0.47 -> 0.75 at 120 iterations.
+# Citadels' evaluate() is a sigmoid of the lead in expected final points (0.53 -> 0.67 at 570
+# iterations, 30 games).
+# Eruption's prior/rollout keep Rain and turn cards into walls for the last turn (ties at 290
+# go to walls), and evaluate() counts them: vs greedy at 150 iterations 0.68 -> 0.86 (120 games).
 # Tuned with bench/arena.py.
 MCTS_TABLE: dict[str, dict[str, float]] = {
     "pompeii": {"depth": 16, "c": 0.7, "widen": 1.0, "bias": 2.0},
