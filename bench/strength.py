@@ -1,6 +1,6 @@
 """Bot strength over RPC: `mcts` head to head against `random` and against `greedy`, every game.
 
-    python -m bench.strength [--games 60] [--think-ms 100] [--parallel 2] [--seats 2]
+    python -m bench.strength [--games 100] [--think-ms 100] [--parallel 2] [--seats 2] [--only pompeii,eruption]
 
 Starts its own server on loopback, then for each game and opponent runs
 `clients.tournament` (seat-rotated, 2 seats by default so the fair share is 1/2) and
@@ -41,7 +41,7 @@ def sims_per_s(game: str, seats: int, seconds: float = 2.0) -> float:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--games", type=int, default=60)
+    ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--think-ms", type=float, default=100)
     ap.add_argument("--parallel", type=int, default=2)
     ap.add_argument("--seats", type=int, default=2)
@@ -49,7 +49,9 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(ROOT / "bench" / "strength.json"))
     args = ap.parse_args(argv)
     games = [g for g in codecs.available() if not args.only or g in args.only.split(",")]
-    report = {"command": "python -m bench.strength " + " ".join(argv or sys.argv[1:]), "think_ms": args.think_ms,
+    command = (f"python -m bench.strength --games {args.games} --think-ms {args.think_ms:g} "
+               f"--parallel {args.parallel} --seats {args.seats}" + (f" --only {args.only}" if args.only else ""))
+    report = {"command": command, "think_ms": args.think_ms,
               "seats": args.seats, "games_per_pair": args.games, "results": {}}
     with tempfile.TemporaryDirectory() as d:
         server = ServerProcess(Path(d), GE_LOG_LEVEL="warning").start()
