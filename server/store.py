@@ -225,7 +225,7 @@ class Store:
         blobs = []
         for i, rec in enumerate(list(self.games.values())):
             blobs.append(pickle.dumps(rec, protocol=pickle.HIGHEST_PROTOCOL))
-            if i % 500 == 499:
+            if i % 50 == 49:  # let moves in between: 50 records pickle in a few ms
                 await asyncio.sleep(0)
         await asyncio.to_thread(self._write_snapshot, segment, blobs)
         for old in journal.segments(self.data_dir):
