@@ -31,6 +31,5 @@ class Config:
     games: str = _env("GE_GAMES", "")  # comma list; empty = every built game
     shard: str = _env("GE_SHARD", "")  # game ids are prefixed with it (multi-replica routing)
     web_port: int = int(_env("GE_WEB_PORT", "8080"))  # Connect + gRPC-Web + the page (server/web.py); 0 = off
-    gc_freeze_s: float = float(_env("GE_GC_FREEZE_S", "1"))  # 0 = off; see server/main.py _gc_freeze
     event_loop: str = _env("GE_EVENT_LOOP", "uvloop")  # "uvloop" (libuv: shorter latency tail) or "asyncio"
     web_cors_origins: str = _env("GE_WEB_CORS_ORIGINS", "")  # comma list of allowed origins, "*" = any

@@ -30,7 +30,8 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     log.info("recovered", data_dir=cfg.data_dir, **counts)
     # Small young generations keep each collection short: with (50000, 20, 100) a
     # middle-generation pass every ~1.4 s at 1900 moves/s stalled the loop ~10 ms.
-    # Full collections are kept short by `_gc_freeze` below.
+    # Full collections still scan every live game's objects (see the README's Benchmarks);
+    # what start-up and recovery loaded is frozen out of their sight.
     gc.freeze()
     gc.set_threshold(5_000, 10, 10)
     metrics.LIVE_GAMES.set(len(store.games))
@@ -73,8 +74,6 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     tasks = [asyncio.create_task(_snapshots(store, cfg.snapshot_interval_s)),
              asyncio.create_task(_evictions(store, core, cfg.finished_ttl_s)),
              asyncio.create_task(referee.run())]
-    if cfg.gc_freeze_s:
-        tasks.append(asyncio.create_task(_gc_freeze(cfg.gc_freeze_s)))
     if ready is not None:
         ready.set()
     await stop.wait()
@@ -92,19 +91,6 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     snap = await store.snapshot()
     store.close()
     log.info("stopped", **snap)
-
-
-async def _gc_freeze(interval_s: float) -> None:
-    """Every interval, collect the young generations and freeze what survives.
-
-    A full collection scans every tracked object: ~1500 per finished Pompeii game, so
-    with thousands of games it stalled the loop for 0.1-0.6 s. Game records are acyclic
-    (evicting one frees it by reference counting, frozen or not), so frozen records need
-    no collector; full collections then scan only what aged since the last freeze."""
-    while True:
-        await asyncio.sleep(interval_s)
-        gc.collect(1)
-        gc.freeze()
 
 
 async def _set(health_servicer, name, status):
