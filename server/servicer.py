@@ -77,6 +77,7 @@ async def guarded(method: str, context: grpc.aio.ServicerContext, fn: Callable, 
              rule=getattr(failure, "rule", None), **fields)
     if failure is not None:
         s = status_for(failure)
+        failure = None  # the exception's traceback holds this frame: no cycle through the local
         await context.abort(s.code, s.details, s.trailing_metadata)
     return result
 
