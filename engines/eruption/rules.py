@@ -964,10 +964,17 @@ def _check_relocate(st, seat, steps):
 def relocations(st, seat):
     """ERU-118: one step list per arrangement of the village's walls reachable by Relocate (the same
     walls on other entry positions), so that every distinct outcome is listed once."""
-    entries = sorted(own_entries(st, seat))
+    entries = tuple(sorted(own_entries(st, seat)))
     start = tuple(st.walls.get(p) for p in entries)
     if None not in start or all(m is None for m in start):
         return []  # every step needs a wall to move and an empty position to move it to
+    return _relocation_plans(entries, start)
+
+
+@lru_cache(maxsize=4096)
+def _relocation_plans(entries, start):
+    """`relocations` for one village's walls: cached, since up to 5040 permutations are
+    sorted out each time a seat holding Relocate lists its moves."""
     return [_relocation_steps(entries, start, goal) for goal in sorted(set(permutations(start)) - {start},
                                                                         key=lambda t: [m or "" for m in t])]
 

@@ -58,6 +58,16 @@ def _leader(state: PompeiiState, seat: int) -> int:
 
 
 def choose(state: PompeiiState, seat: int, rng: random.Random):
+    return _policy(state, seat, rng, _lava)
+
+
+def rollout(state: PompeiiState, seat: int, rng: random.Random):
+    """`choose` for MCTS rollouts: the same, except that lava is scored by the people on its
+    square alone (no trial placement, no cut-off search), which was a quarter of search time."""
+    return _policy(state, seat, rng, _lava_cheap)
+
+
+def _policy(state: PompeiiState, seat: int, rng: random.Random, lava):
     moves = legal_moves(state, seat)
     if not moves:
         raise ValueError(f"seat {seat} has no legal action now")
@@ -66,20 +76,7 @@ def choose(state: PompeiiState, seat: int, rng: random.Random):
     if state.phase == SETTLE:
         return _settle(state, seat, moves, rng)
     if isinstance(moves[0], PlaceLava):
-        return _lava(state, seat, moves, rng)
-    return _escape(state, seat, moves, rng)
-
-
-def rollout(state: PompeiiState, seat: int, rng: random.Random):
-    """`choose` for MCTS rollouts: the same, except that lava is scored by the people on its
-    square alone (no trial placement, no cut-off search), which was a quarter of search time."""
-    moves = legal_moves(state, seat)
-    if len(moves) == 1:
-        return moves[0]
-    if state.phase == SETTLE:
-        return _settle(state, seat, moves, rng)
-    if isinstance(moves[0], PlaceLava):
-        return _lava_cheap(state, seat, moves, rng)
+        return lava(state, seat, moves, rng)
     return _escape(state, seat, moves, rng)
 
 
