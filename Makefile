@@ -30,7 +30,7 @@ run: $(STUBS)
 	$(BIN)/python -m server.main
 
 test: $(STUBS)
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+	$(BIN)/python -m pytest -q -rf -n 2 --dist loadfile
 
 bench: $(STUBS)
 	$(BIN)/python -m bench.run
