@@ -94,6 +94,16 @@ def rank_by(keys: Sequence[Any]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return tuple(ranks), winners
 
 
+@dataclass(frozen=True)
+class SeatRange:
+    """The seats a game takes under `options` (empty: the base game). An engine whose
+    options change its seat count lists one per option set as `seat_ranges`."""
+
+    options: Mapping[str, Any]
+    min_seats: int
+    max_seats: int
+
+
 class Game(Protocol):
     """What every engine module exposes (as a module-level `GAME` object)."""
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 class ServiceError(Exception):
     code_name = "INTERNAL"
 
-    def __init__(self, message: str, rule: str | None = None, retry_after_ms: int | None = None):
+    def __init__(self, message: str, rule: str | None = None, retry_after_ms: int | None = None,
+                 metadata: dict[str, str] | None = None):
         super().__init__(message)
         self.message = message
         self.rule = rule
         self.retry_after_ms = retry_after_ms
+        self.metadata = metadata or {}  # extra ErrorInfo.metadata (e.g. ABORTED's current_version)
 
 
 class InvalidArgument(ServiceError):
@@ -26,6 +28,10 @@ class PermissionDenied(ServiceError):
 
 class Stale(ServiceError):
     code_name = "ABORTED"
+
+
+class AlreadyExists(ServiceError):
+    code_name = "ALREADY_EXISTS"
 
 
 class Illegal(ServiceError):

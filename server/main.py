@@ -7,8 +7,8 @@ import signal
 
 import grpc
 import structlog
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_health.v1 import health, health_pb2
+from grpc_reflection.v1alpha import reflection, reflection_pb2
 from prometheus_client import start_http_server
 
 from gameengine import codecs
@@ -54,9 +54,12 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     add_service(common_pb2.DESCRIPTOR.services_by_name["GameService"], common_pb2,
                 GameServiceServicer(core, wanted, referee, cfg.admin_token), server)
     health_servicer = health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    # health and reflection get the same request guard as ours: undecodable bytes are
+    # INVALID_ARGUMENT there too, never UNKNOWN
+    add_service(health_pb2.DESCRIPTOR.services_by_name["Health"], health_pb2, health_servicer, server)
     names.append(health_pb2.DESCRIPTOR.services_by_name["Health"].full_name)
-    reflection.enable_server_reflection(names + [reflection.SERVICE_NAME], server)
+    add_service(reflection_pb2.DESCRIPTOR.services_by_name["ServerReflection"], reflection_pb2,
+                reflection.aio.ReflectionServicer(names + [reflection.SERVICE_NAME]), server)
     port = server.add_insecure_port(f"{cfg.host}:{cfg.port}")
     if cfg.metrics_port:
         start_http_server(cfg.metrics_port, addr=cfg.host)

@@ -13,7 +13,7 @@ from engines import registry
 from engines.core import Event, IllegalMove, InvalidOptions, Move
 
 from . import auth
-from .errors import Illegal, InvalidArgument, NotFound, PermissionDenied, Stale, Unavailable
+from .errors import AlreadyExists, Illegal, InvalidArgument, NotFound, PermissionDenied, Stale, Unavailable
 from .store import GameRecord, Store
 
 MAX_SEED = 2**63 - 1
@@ -155,11 +155,13 @@ class GameCore:
             scoped = f"{seat}:{key}" if key else ""
             if scoped and scoped in rec.idem:  # a retry of an acknowledged move
                 version = rec.idem[scoped]
+                _same_move_or_refuse(rec, version, move)
                 return [e for v, e in rec.events if v == version and e.visible_to(seat)], True
             if self.is_over(rec):
                 raise Illegal("the game is over", rule="GAME-OVER")
             if expected_version != rec.version:
-                raise Stale(f"expected_version {expected_version} is stale: the game is at version {rec.version}")
+                raise Stale(f"expected_version {expected_version} is stale: the game is at version {rec.version}",
+                            metadata={"current_version": str(rec.version)})
             if rec.extra.get("forfeited", {}).get(seat) and not by_referee:
                 raise PermissionDenied(f"seat {seat} has forfeited; the referee plays it")
             try:
@@ -185,6 +187,14 @@ class GameCore:
                 await asyncio.wait_for(signal.wait(), timeout=30)
             except asyncio.TimeoutError:
                 continue
+
+
+def _same_move_or_refuse(rec: GameRecord, version: int, move: Move) -> None:
+    """A key names one move (AIP-155 request ids): reusing it for another move is refused,
+    never answered as a replay that silently drops the new move."""
+    if rec.log[version - 1].move != move:
+        raise AlreadyExists(f"this idempotency key was already used for another move (version {version}); "
+                            "send a new key with a new move", rule="IDEMPOTENCY-KEY")
 
 
 def _seat_or_minus(seat: int | None) -> int:

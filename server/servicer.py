@@ -34,7 +34,7 @@ def status_for(err: ServiceError) -> grpc.Status:
     code = getattr(code_pb2, err.code_name)
     details = []
     info = error_details_pb2.ErrorInfo(reason=(err.rule or err.code_name).replace("-", "_").upper(),
-                                       domain=DOMAIN, metadata={"rule": err.rule or ""})
+                                       domain=DOMAIN, metadata={**err.metadata, "rule": err.rule or ""})
     details.append(info)
     if err.code_name == "FAILED_PRECONDITION":
         details.append(error_details_pb2.PreconditionFailure(violations=[
@@ -229,7 +229,21 @@ class Undecodable:
         await guarded(method, context, body)
 
 
-def checked(method: str, impl, streaming: bool):
+def checked(method: str, impl, streaming: bool, request_streaming: bool = False):
+    if request_streaming:  # e.g. ServerReflectionInfo: each request of the stream is checked
+        async def guarded_requests(requests, context):
+            async for request in requests:
+                if isinstance(request, Undecodable):
+                    await request.refuse(method, context)
+                yield request
+
+        async def responses(requests, context):
+            async for response in impl(guarded_requests(requests, context), context):
+                yield response
+
+        async def response(requests, context):
+            return await impl(guarded_requests(requests, context), context)
+        return responses if streaming else response
     if streaming:
         async def stream(request, context):
             if isinstance(request, Undecodable):
@@ -254,14 +268,18 @@ def safe_parser(cls):
     return parse
 
 
+HANDLERS = {(False, False): grpc.unary_unary_rpc_method_handler, (False, True): grpc.unary_stream_rpc_method_handler,
+            (True, False): grpc.stream_unary_rpc_method_handler, (True, True): grpc.stream_stream_rpc_method_handler}
+
+
 def add_service(service, pb, servicer, server) -> None:
     """Register a service's methods like the generated add_..._to_server, but with
     request parsing that cannot fail outside our error mapping."""
     handlers = {}
     for method in service.methods:
         cls = getattr(pb, method.input_type.name)
-        impl = checked(method.name, getattr(servicer, method.name), method.server_streaming)
-        make = grpc.unary_stream_rpc_method_handler if method.server_streaming else grpc.unary_unary_rpc_method_handler
+        impl = checked(method.name, getattr(servicer, method.name), method.server_streaming, method.client_streaming)
+        make = HANDLERS[method.client_streaming, method.server_streaming]
         handlers[method.name] = make(impl, request_deserializer=safe_parser(cls),
                                      response_serializer=lambda m: m.SerializeToString())
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service.full_name, handlers),))
@@ -281,7 +299,11 @@ class GameServiceServicer(common_pb2_grpc.GameServiceServicer):
             types = []
             for g in self.games:
                 e = registry.game(g)
-                types.append(common_pb2.GameType(game=g, min_seats=e.min_seats, max_seats=e.max_seats))
+                ranges = [common_pb2.SeatRange(options=[f"{k}={_option_text(v)}" for k, v in r.options.items()],
+                                               min_seats=r.min_seats, max_seats=r.max_seats)
+                          for r in registry.seat_ranges(g)]
+                types.append(common_pb2.GameType(game=g, min_seats=e.min_seats, max_seats=e.max_seats,
+                                                 seat_ranges=ranges))
             return common_pb2.ListGameTypesResponse(game_types=types)
         return await guarded("ListGameTypes", context, body)
 
@@ -299,6 +321,10 @@ class GameServiceServicer(common_pb2_grpc.GameServiceServicer):
             await self.referee.adjudicate(rec, request.reason or "stopped on request", request.rollouts)
             return common_pb2.AdjudicateGameResponse(status=status_proto(self.core.status(rec, None)))
         return await guarded("AdjudicateGame", context, body, game_id=request.game_id)
+
+
+def _option_text(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 async def _async(fn):

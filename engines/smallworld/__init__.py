@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from engines.core import Outcome, rank_by
+from engines.core import Outcome, SeatRange, rank_by
 
 from . import rules as R
 from . import view as V
@@ -17,6 +17,7 @@ class SmallWorld:
     game_id = "smallworld"
     min_seats = 2
     max_seats = 6  # 5 players + the Necromancer (NEC-2)
+    seat_ranges = tuple(SeatRange({"necromancer": nec} if nec else {}, *R.SEATS[nec]) for nec in (False, True))
 
     def default_options(self):
         return dict(R.DEFAULTS)

@@ -77,6 +77,7 @@ CHOICES = {
 SUPPORTED_ONLY = {"necro_generic_souls": True}
 
 NORMAL_EOT = ("heroes", "ally", "score", "stout", "defend", "convert", "next")
+SEATS = {False: (2, 5), True: (3, 6)}  # by `necromancer`: SW-20, NEC-2 (the Necromancer is a seat)
 NECRO_EOT = ("heroes", "ally", "score", "summon", "convert", "defend", "check", "next")
 
 
@@ -111,7 +112,7 @@ def normalize_options(seats, options):
     if not 0 <= opts["necro_ghosts_removed"] <= 2:
         raise InvalidOptions("NEC-6", "necro_ghosts_removed must be 0, 1 or 2")
     nec = opts["necromancer"]
-    lo, hi = (3, 6) if nec else (2, 5)
+    lo, hi = SEATS[bool(nec)]
     if not isinstance(seats, int) or not lo <= seats <= hi:
         raise InvalidOptions("NEC-2" if nec else "SW-20",
                              f"{'Necromancer Island' if nec else 'Small World'} takes {lo}-{hi} seats, not {seats}")
