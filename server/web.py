@@ -2,7 +2,7 @@
 
 Browsers cannot speak plain gRPC, so a second listener (uvicorn, HTTP/1.1) serves
 every method of every game's service with the `connectrpc` library, which speaks
-Connect (JSON or binary), gRPC-Web and gRPC on the same paths as the gRPC server
+Connect (JSON or binary), gRPC-Web (binary; text mode via grpcweb_text.py) and gRPC on the same paths as the gRPC server
 (`/gameengine.v1.PompeiiService/MakePompeiiMove`, ...). It also serves the
 reference spectator/player page from `server/web_static/`.
 
@@ -41,6 +41,7 @@ import engines
 from gameengine import codecs
 from gameengine.v1 import common_pb2
 
+from .grpcweb_text import grpc_web_text
 from .servicer import GameServiceServicer, make_servicer
 
 log = structlog.get_logger("gameengine.web")
@@ -130,8 +131,8 @@ def build_app(core, referee, cfg) -> Callable:
         servicer, _ = make_servicer(codec, core, referee)
         servicers.append((codec.pb2.DESCRIPTOR.services_by_name[f"{codec.prefix}Service"], servicer))
     routes = endpoints(servicers)
-    rpc = _App(service=None, endpoints=lambda _: routes, codecs=google_protobuf_codecs(),
-               read_max_bytes=cfg.max_message_bytes)
+    rpc = grpc_web_text(_App(service=None, endpoints=lambda _: routes, codecs=google_protobuf_codecs(),
+                             read_max_bytes=cfg.max_message_bytes), cfg.max_message_bytes)
     static = StaticFiles(directory=STATIC, html=True)
 
     types = [{"game": g, "prefix": codecs.codec(g).prefix,

@@ -1,0 +1,99 @@
+"""gRPC-Web text mode (`application/grpc-web-text`, the default of Google's grpc-web client) for the
+web port: an ASGI wrapper around the connectrpc application, which speaks only binary gRPC-Web.
+
+Text mode is binary gRPC-Web in base64 (PROTOCOL-WEB.md): the request body is base64, and so is the
+response body. The wrapper decodes the request, hands the binary call to connectrpc under the binary
+content type, and encodes each response body chunk as it is sent (padded on its own, so a server stream's
+messages reach the client at once; the client decodes padded chunks). Trailers travel in the body
+in gRPC-Web, so they are encoded with it; a trailers-only refusal is all headers and needs nothing.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from typing import Any, Callable
+
+TEXT = "application/grpc-web-text"
+BINARY = "application/grpc-web"
+_CHUNK = re.compile(r"[^=]*=*")  # one padded base64 chunk: a sender may concatenate several
+
+
+def decode(text: bytes) -> bytes:
+    """Base64 text, possibly several padded chunks one after another, to bytes (ValueError if not base64)."""
+    s = re.sub(rb"\s+", b"", text).decode("ascii", "strict")
+    try:
+        return b"".join(base64.b64decode(part, validate=True) for part in _CHUNK.findall(s) if part)
+    except binascii.Error as e:
+        raise ValueError(str(e)) from None
+
+
+def _content_type(scope) -> str:
+    for key, value in scope.get("headers", ()):
+        if key == b"content-type":
+            return value.decode("latin-1").strip().lower()
+    return ""
+
+
+def grpc_web_text(app: Callable, max_request_bytes: int) -> Callable:
+    """Wrap an ASGI app that serves binary gRPC-Web so it also serves text mode on the same paths."""
+    max_text = 4 * (max_request_bytes + 5 + 2) // 3 + 64  # base64 of one framed message, some slack
+
+    async def wrapped(scope, receive, send):
+        content_type = _content_type(scope)
+        if scope.get("type") != "http" or not (content_type == TEXT or content_type.startswith(TEXT + "+")):
+            await app(scope, receive, send)
+            return
+        suffix = content_type[len(TEXT):]  # "" or "+proto"
+        text, more = b"", True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            text += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(text) > max_text:
+                await _refuse(send, content_type, 8, f"request over {max_request_bytes} bytes")
+                return
+        try:
+            body = decode(text)
+        except ValueError:
+            await _refuse(send, content_type, 3, "the request body is not base64 (grpc-web-text)")
+            return
+        headers = [(k, (BINARY + suffix).encode() if k == b"content-type" else v)
+                   for k, v in scope.get("headers", ()) if k != b"content-length"]
+        headers.append((b"content-length", str(len(body)).encode()))
+        sent = False
+
+        async def binary_receive():
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        async def text_send(message: dict[str, Any]):
+            if message["type"] == "http.response.start":
+                out = []
+                for k, v in message.get("headers", ()):
+                    if k.lower() == b"content-length":
+                        continue  # the body grows by a third: let the server chunk it
+                    if k.lower() == b"content-type" and v.startswith(BINARY.encode()):
+                        v = TEXT.encode() + v[len(BINARY):]
+                    out.append((k, v))
+                message = dict(message, headers=out)
+            elif message["type"] == "http.response.body" and message.get("body"):
+                message = dict(message, body=base64.b64encode(message["body"]))
+            await send(message)
+
+        await app(dict(scope, headers=headers), binary_receive, text_send)
+
+    return wrapped
+
+
+async def _refuse(send, content_type: str, code: int, message: str) -> None:
+    """A trailers-only gRPC-Web answer (status in the headers, empty body)."""
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-type", content_type.encode()), (b"grpc-status", str(code).encode()),
+                            (b"grpc-message", message.encode())]})
+    await send({"type": "http.response.body", "body": b""})
