@@ -2,6 +2,8 @@
 // download). Input: one JSON argument (the plan); output: one JSON line with what the page showed.
 //   spectate: [{game, id}]  open each as a spectator, wait until the board moves, screenshot
 //   play: {game, id, token} open as that seat, click a legal move on the board, wait for the change
+//   switch: {from: {game, id}, to: {game, id, lines}} open `from` until its Events pane has lines, switch the
+//           hash to `to` (no reload), wait for `lines` lines (or 10 s): both panes' lines
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -68,6 +70,20 @@ try {
     result.play = { v0, v1: await version(page), changed: before !== after,
                     error: await page.locator("#error").textContent(),
                     persons: await page.locator("#board-svg .person").count() };
+  }
+  if (plan.switch) {
+    const { from, to } = plan.switch;
+    const lines = async () => (await page.locator("#events").textContent()).split("\n").filter(Boolean);
+    await page.goto(`${plan.base}/#game=${from.game}&id=${from.id}`);
+    await page.waitForFunction(() => document.querySelector("#events")?.textContent, null, { timeout: 30000 });
+    const before = await lines();
+    await page.evaluate((h) => { location.hash = h; }, `game=${to.game}&id=${to.id}`);
+    await page.waitForFunction((id) => document.querySelector("#mode")?.textContent?.includes(id), to.id,
+                               { timeout: 15000 });
+    await page.waitForFunction((n) => (document.querySelector("#events")?.textContent ?? "").split("\n")
+      .filter(Boolean).length >= n, to.lines, { timeout: 10000 }).catch(() => {});
+    await page.waitForTimeout(500);
+    result.switch = { before, after: await lines(), mode: await page.locator("#mode").textContent() };
   }
 } finally {
   await ctx.close();

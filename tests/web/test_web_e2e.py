@@ -77,3 +77,34 @@ def test_spectate_live_bot_games_and_play_by_clicking(web_server):
     assert play["v1"] > play["v0"] and play["changed"], play
     assert not play["error"], play["error"]
     assert (ARTIFACTS / "play-pompeii-after.png").exists()
+
+
+def test_item16_events_pane_switches_games_and_shows_a_finished_games_history(web_server):
+    """Switching games (hash change, no reload) clears the Events pane, and a spectator who opens a
+    finished game sees its history (the stream from version 0)."""
+    live = Client(web_server.target, "eruption")
+    live_id, live_tokens = live.create(seats=2, seed=4)
+    done = Client(web_server.target, "pompeii")
+    done_id, done_tokens = done.create(seats=3, seed=8)
+    for _ in range(3):
+        status = done.status(done_id)
+        actor = next(s for s in status.seats_to_act if status.acts(s))
+        seat = done.seat(done_id, actor, done_tokens[actor])
+        seat.move(seat.legal()[0])
+    assert done.adjudicate(done_id, done_tokens, "test", rollouts=4).over
+    history = [v for v, _, _ in done.spectator(done_id).events(from_version=0, timeout=10)]
+    assert history and history[0] == 1
+    try:
+        with Bots(web_server.target, "eruption", live_id, live_tokens, [0, 1], pause_s=0.3) as bots:
+            result = browser({"base": web_server.base, "switch": {
+                "from": {"game": "eruption", "id": live_id},
+                "to": {"game": "pompeii", "id": done_id, "lines": min(len(history), 60)}}})
+        assert not bots.errors, bots.errors
+    finally:
+        live.close()
+        done.close()
+    assert not result["console"], result["console"]
+    sw = result["switch"]
+    assert sw["before"] and done_id in sw["mode"], sw
+    # newest first: exactly the finished game's history, no line of the game shown before
+    assert [int(line.split()[0][1:]) for line in sw["after"]] == list(reversed(history))[:60], sw

@@ -28,6 +28,7 @@ class Session {
 
   async start() {
     document.body.dataset.game = this.type.game;
+    $("events").textContent = ""; // the pane is shared: no line of the previous game stays
     $("mode").textContent = `${this.type.game} · ${this.gameId} · ${this.token ? "player" : "spectator"}${this.api.generated ? "" : " · JSON fallback"}`;
     for (const f of DATA_FILES[this.type.game] ?? []) {
       try { this.data[f] = await (await fetch(`/data/${this.type.game}/${f}`)).json(); } catch { /* drawn without it */ }
@@ -38,15 +39,17 @@ class Session {
 
   stop() { this.abort.abort(); }
 
-  /** Follow the event stream; on each event redraw from a fresh view. Reconnects from the last version. */
+  /** Follow the event stream from the start (from_version is exclusive, so 0 brings the whole history,
+   * also of a finished game); redraw on each event newer than the first view. Reconnects from the last version. */
   async follow() {
-    let from = this.status.version ?? 0;
+    const drawn = this.status.version ?? 0;
+    let from = 0;
     while (!this.abort.signal.aborted) {
       try {
         for await (const [version, event] of this.api.events(this.gameId, this.token, from, this.abort.signal)) {
           from = Math.max(from, version);
           this.log(`v${version} ${label(event)}`);
-          void this.refresh();
+          if (version > drawn) void this.refresh();
         }
         if (this.status.over || this.abort.signal.aborted) return;
       } catch (e) {
@@ -141,6 +144,7 @@ class Session {
   }
 
   log(line: string) {
+    if (this.abort.signal.aborted) return; // a stopped session's late answer
     this.events.unshift(line);
     this.events.length = Math.min(this.events.length, 60);
     $("events").textContent = this.events.join("\n");
