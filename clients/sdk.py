@@ -2,10 +2,15 @@
 
     client = Client("127.0.0.1:50051", "pompeii")
     game_id, tokens = client.create(seats=3, seed=7)
-    seat = client.seat(game_id, 0, tokens[0])
-    while not seat.status().over:
-        if seat.my_turn(): seat.move(seat.legal()[0])
-        else: seat.wait()
+    seats = [client.seat(game_id, s, token) for s, token in enumerate(tokens)]
+    while not (status := client.status(game_id)).over:
+        seat = next(seat for seat in seats if status.acts(seat.seat))
+        seat.move(seat.legal()[0])
+    print(status.outcome["winners"])
+
+A program that plays one seat among others loops on `seat.status().acts(seat.seat)`, moving when
+it is true and calling `seat.wait()` (which returns once the game moved) when it is not.
+(tests/clients/test_sdk_docstring.py runs the example above against a real server.)
 """
 from __future__ import annotations
 

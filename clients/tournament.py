@@ -5,8 +5,11 @@
 
 Creates K games, rotates bots over seats (game i puts bot (s + i) mod B on seat s),
 plays them in P worker processes, each seat a separate client with its own token
-and view, rates the bots with OpenSkill (Plackett-Luce), prints standings, and
-writes the JSON results and a PNG plot of win rates beside them.
+and view, rates the bots with OpenSkill (Plackett-Luce), prints standings, and with
+--json writes the JSON results and a PNG plot of win rates beside them (nothing is
+written without it). Exit code 0 when every game finished, 1 when the server cannot
+be reached or a game failed (the others are still played and reported), 2 for a bad
+argument (unknown game, bot or option).
 """
 from __future__ import annotations
 
@@ -169,22 +172,27 @@ def plot(table: dict[str, Any], path: Path, title: str) -> None:
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(prog="python -m clients.tournament", description=__doc__.split("\n\n")[0])
-    p.add_argument("--server", default="127.0.0.1:50051")
-    p.add_argument("--game", required=True)
-    p.add_argument("--seats", type=int, required=True)
-    p.add_argument("--bots", default="random,greedy,mcts")
-    p.add_argument("--games", type=int, default=12)
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
-    p.add_argument("--think-ms", type=float, default=100)
-    p.add_argument("--parallel", type=int, default=2)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--max-moves", type=int, default=0, help="referee adjudicates games longer than this")
-    p.add_argument("--json", default="tournament.json")
-    p.add_argument("--quiet", action="store_true")
+    p = argparse.ArgumentParser(prog="python -m clients.tournament", description=__doc__.split("\n\n")[-1])
+    p.add_argument("--server", default="127.0.0.1:50051", help="gRPC address of the game server (default %(default)s)")
+    p.add_argument("--game", required=True, help=f"game id: {', '.join(registry.GAME_IDS)}")
+    p.add_argument("--seats", type=int, required=True, help="seats per game")
+    p.add_argument("--bots", default="random,greedy,mcts",
+                   help=f"comma list of bots, rotated over the seats: {', '.join(POLICIES)} (default %(default)s)")
+    p.add_argument("--games", type=int, default=12, help="games in the schedule (default %(default)s)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="a game option (repeatable), e.g. necromancer=true for smallworld")
+    p.add_argument("--think-ms", type=float, default=100, help="mcts thinking time per move in ms (default %(default)s)")
+    p.add_argument("--parallel", type=int, default=2, help="games played at once, in worker processes (default %(default)s)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the schedule; each game's seed comes from it (default %(default)s)")
+    p.add_argument("--max-moves", type=int, default=0,
+                   help="the referee adjudicates a game after this many moves; 0 = no cap")
+    p.add_argument("--json", default=None, metavar="PATH",
+                   help="write the results JSON here and a PNG plot beside it (PATH with .png); nothing is written without it")
+    p.add_argument("--quiet", action="store_true", help="no progress bar and no standings table")
     p.add_argument("--shard-index", type=int, default=0,
-                   help="play only games i with i %% shard-count == shard-index (a k8s Indexed Job's workers)")
-    p.add_argument("--shard-count", type=int, default=1)
+                   help="play only games i with i %% shard-count == shard-index, for a k8s Indexed Job's workers "
+                        "(default %(default)s)")
+    p.add_argument("--shard-count", type=int, default=1, help="number of workers the schedule is split over (default %(default)s)")
     return p.parse_args(argv)
 
 
@@ -209,8 +217,26 @@ def validate(args) -> tuple[list[str], dict[str, Any]]:
     return bots, options
 
 
+class Unreachable(RuntimeError):
+    """The server does not answer: no game can be played."""
+
+
+def reachable(server: str, timeout_s: float = 10.0) -> None:
+    """One ListGameTypes call before the schedule, so an unreachable server is one clear error."""
+    import grpc
+
+    from gameengine.v1 import common_pb2, common_pb2_grpc
+    with grpc.insecure_channel(server) as channel:
+        try:
+            common_pb2_grpc.GameServiceStub(channel).ListGameTypes(common_pb2.ListGameTypesRequest(),
+                                                                    timeout=timeout_s, wait_for_ready=True)
+        except grpc.RpcError as e:
+            raise Unreachable(f"cannot reach the server at {server} ({e.code().name}); no game was played") from None
+
+
 def run(args) -> dict[str, Any]:
     bots, options = validate(args)
+    reachable(args.server)
     seeds = random.Random(args.seed)
     jobs = [{"index": i, "server": args.server, "game": args.game, "seats": args.seats, "options": options,
              "seed": seeds.randrange(2**62), "bots": seating(bots, args.seats, i), "think_ms": args.think_ms,
@@ -237,10 +263,12 @@ def run(args) -> dict[str, Any]:
               "ratings": {b: {"mu": v["mu"], "sigma": v["sigma"]} for b, v in table.items()},
               "errors": [{"index": r["index"], "seed": r["seed"], "error": r["error"]} for r in results if r["error"]],
               "results": results}
-    out = Path(args.json)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=2, default=str))
-    plot(table, out.with_suffix(".png"), f"{args.game}, {args.seats} seats, {len(jobs)} games")
+    if args.json:
+        out = Path(args.json)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, indent=2, default=str))
+        plot(table, out.with_suffix(".png"), f"{args.game}, {args.seats} seats, {len(jobs)} games")
+        console.print(f"wrote {out} and {out.with_suffix('.png')}")
     t = Table(title=f"{args.game}: {len(jobs)} games, {args.seats} seats, think {args.think_ms:g} ms")
     for col in ("bot", "seats", "wins", "win rate (95%)", "fair", "mean score", "rating mu (95%)"):
         t.add_column(col)
@@ -250,18 +278,24 @@ def run(args) -> dict[str, Any]:
                   f"{v['fair_share']:.2f}", f"{v['mean_score']:.2f}",
                   f"{v['mu']:.1f} [{v['rating_95'][0]:.1f}, {v['rating_95'][1]:.1f}]")
     Console(quiet=args.quiet).print(t)
-    if report["errors"]:
-        console.print(f"[red]{len(report['errors'])} failed game(s); see {out}[/red]")
     return report
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
     try:
-        run(args)
+        report = run(args)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except Unreachable as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    if report["errors"]:
+        first = report["errors"][0]
+        print(f"error: {len(report['errors'])} of {report['games']} games failed (game {first['index']}: "
+              f"{first['error']}); the standings count only finished games", file=sys.stderr)
+        return 1
     return 0
 
 

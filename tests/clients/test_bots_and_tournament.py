@@ -79,3 +79,65 @@ def test_bot_with_a_bad_token_reports_and_exits(server):
     r = run_cli("clients.bot", "--server", server.target, "--game", "pompeii", "--game-id", game_id, "--seat", "0",
                 "--token", "forged", "--policy", "random", timeout=60)
     assert r.returncode == 1 and "PERMISSION_DENIED" in r.stderr
+
+
+def run_cli_in(cwd, *args, timeout=300):
+    return subprocess.run([sys.executable, "-m", "clients.tournament", *args], cwd=cwd, env=ENV,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_item13_unreachable_server_exits_1_and_writes_nothing(tmp_path):
+    from tests.conftest import free_port
+    r = run_cli_in(tmp_path, "--server", f"127.0.0.1:{free_port()}", "--game", "pompeii", "--seats", "2",
+                   "--bots", "random", "--games", "2", "--quiet", timeout=120)
+    assert r.returncode == 1, (r.returncode, r.stderr[-2000:])
+    assert "cannot reach the server" in r.stderr
+    assert list(tmp_path.iterdir()) == []  # no ./tournament.json, no plot
+
+
+def test_item13_failed_games_exit_1_and_json_only_when_asked(fresh_server, tmp_path):
+    # a reachable server that does not host the game: every create fails, the runner says so
+    server = fresh_server(GE_GAMES="pompeii").start()
+    tmp_path = tmp_path / "cwd"  # the server's data dir is beside it
+    tmp_path.mkdir()
+    r = run_cli_in(tmp_path, "--server", server.target, "--game", "eruption", "--seats", "2", "--bots", "random",
+                   "--games", "2", "--parallel", "1", "--quiet", timeout=120)
+    assert r.returncode == 1, (r.returncode, r.stderr[-2000:])
+    assert "2 of 2 games failed" in r.stderr and "UNIMPLEMENTED" in r.stderr
+    assert list(tmp_path.iterdir()) == []
+    out = tmp_path / "out" / "t.json"
+    r = run_cli_in(tmp_path, "--server", server.target, "--game", "eruption", "--seats", "2", "--bots", "random",
+                   "--games", "2", "--parallel", "1", "--json", str(out), timeout=120)
+    assert r.returncode == 1 and f"wrote {out}" in r.stderr.replace("\n", ""), r.stderr[-2000:]
+    assert len(json.loads(out.read_text())["errors"]) == 2
+    # games that finish: exit 0
+    r = run_cli_in(tmp_path, "--server", server.target, "--game", "pompeii", "--seats", "2", "--bots", "random",
+                   "--games", "2", "--parallel", "1", "--quiet", timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_item13_help_describes_every_option():
+    r = run_cli("clients.tournament", "--help")
+    assert r.returncode == 0
+    parser_actions = [a for a in tournament_parser()._actions if a.option_strings]
+    for action in parser_actions:
+        assert action.help, action.option_strings
+        assert action.option_strings[-1] in r.stdout
+    assert "nothing is written without it" in r.stdout and "Exit code" in r.stdout
+
+
+def tournament_parser():
+    """The runner's argparse parser, captured by running parse_args with --help suppressed."""
+    import argparse
+    captured = {}
+    real = argparse.ArgumentParser.parse_args
+
+    def grab(self, args=None, namespace=None):
+        captured["parser"] = self
+        return real(self, ["--game", "pompeii", "--seats", "2"], namespace)
+    argparse.ArgumentParser.parse_args = grab
+    try:
+        tournament.parse_args([])
+    finally:
+        argparse.ArgumentParser.parse_args = real
+    return captured["parser"]
