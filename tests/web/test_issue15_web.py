@@ -120,3 +120,36 @@ def test_item11_aborted_carries_current_version_on_the_web_port(web_server):
     info = error_details_pb2.ErrorInfo.FromString(base64.b64decode(detail["value"] + "=="))
     assert info.metadata["current_version"] == "1" and info.domain == "gameengine.v1"
     client.close()
+
+
+def test_item15_grpc_web_text_live_stream_delivers_each_event_at_once(web_server):
+    """A live text-mode stream sends each event when it happens (a padded chunk of its own),
+    not at the end of the game."""
+    import http.client
+    import threading
+
+    client = Client(web_server.target, "pompeii")
+    game_id, tokens = client.create(seats=3, seed=14)
+    body = pompeii_pb2.StreamPompeiiEventsRequest(game_id=game_id, from_version=0).SerializeToString()
+    conn = http.client.HTTPConnection("127.0.0.1", web_server.web_port, timeout=15)
+    conn.request("POST", "/gameengine.v1.PompeiiService/StreamPompeiiEvents",
+                 body=base64.b64encode(struct.pack(">BI", 0, len(body)) + body), headers={"content-type": TEXT})
+
+    def one_move():
+        st = client.status(game_id)
+        actor = next(s for s in st.seats_to_act if st.acts(s))
+        seat = client.seat(game_id, actor, tokens[actor])
+        seat.move(seat.legal()[0])
+    mover = threading.Timer(0.5, one_move)
+    mover.start()
+    try:
+        resp = conn.getresponse()
+        assert resp.status == 200 and resp.getheader("content-type").startswith(TEXT)
+        chunk = resp.read1(1 << 16)  # the game goes on: only what was sent so far
+        messages, trailers = frames(client_decode(chunk))
+        assert messages and not trailers
+        assert pompeii_pb2.StreamPompeiiEventsResponse.FromString(messages[0]).version == 1
+    finally:
+        mover.join()
+        conn.close()
+        client.close()
