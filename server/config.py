@@ -33,3 +33,8 @@ class Config:
     web_port: int = int(_env("GE_WEB_PORT", "8080"))  # Connect + gRPC-Web + the page (server/web.py); 0 = off
     event_loop: str = _env("GE_EVENT_LOOP", "uvloop")  # "uvloop" (libuv: shorter latency tail) or "asyncio"
     web_cors_origins: str = _env("GE_WEB_CORS_ORIGINS", "")  # comma list of allowed origins, "*" = any
+    # Participation layer (server/lobby.py): a waiting game expires after this long (LOBBY-9); per player,
+    # at most this many waiting games of its own (LOBBY-7) and seats in others' waiting games (LOBBY-8).
+    lobby_waiting_ttl_s: float = float(_env("GE_LOBBY_WAITING_TTL_S", "3600"))
+    lobby_max_waiting_created: int = int(_env("GE_LOBBY_MAX_WAITING_CREATED", "5"))
+    lobby_max_open_joins: int = int(_env("GE_LOBBY_MAX_OPEN_JOINS", "10"))

@@ -44,3 +44,7 @@ class Exhausted(ServiceError):
 
 class Unavailable(ServiceError):
     code_name = "UNAVAILABLE"
+
+
+class Unauthenticated(ServiceError):
+    code_name = "UNAUTHENTICATED"

@@ -12,10 +12,11 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2
 from prometheus_client import start_http_server
 
 from gameengine import codecs
-from gameengine.v1 import common_pb2
+from gameengine.v1 import common_pb2, lobby_pb2, player_pb2
 
-from . import logs, metrics, ratelimit, web
+from . import lobby, logs, metrics, player_stream, ratelimit, web
 from .config import Config
+from .players import PlayerServicer
 from .referee import Referee
 from .service import GameCore
 from .servicer import GameServiceServicer, add_service, make_servicer
@@ -38,6 +39,8 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     ratelimit.LIMITER = ratelimit.PeerLimiter(cfg.rate_limit_per_s)
     core = GameCore(store)
     referee = Referee(core, cfg)
+    store.listeners.append(player_stream.listener(core))
+    player_stream.sync_all(core)  # what a crash kept from the player streams (idempotent)
 
     server = grpc.aio.server(options=[
         ("grpc.max_receive_message_length", cfg.max_message_bytes),
@@ -53,6 +56,10 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
         names.append(codec.pb2.DESCRIPTOR.services_by_name[f"{codec.prefix}Service"].full_name)
     add_service(common_pb2.DESCRIPTOR.services_by_name["GameService"], common_pb2,
                 GameServiceServicer(core, wanted, referee, cfg.admin_token), server)
+    for pb, servicer in ((player_pb2, PlayerServicer(core)), (lobby_pb2, lobby.LobbyServicer(core, referee, cfg))):
+        service = next(iter(pb.DESCRIPTOR.services_by_name.values()))
+        add_service(service, pb, servicer, server)
+        names.append(service.full_name)
     health_servicer = health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
     # health and reflection get the same request guard as ours: undecodable bytes are
     # INVALID_ARGUMENT there too, never UNKNOWN
@@ -77,7 +84,8 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     tasks = [asyncio.create_task(_snapshots(store, cfg.snapshot_interval_s)),
              asyncio.create_task(_evictions(store, core, cfg.finished_ttl_s)),
              asyncio.create_task(referee.run()),
-             asyncio.create_task(_collect_and_freeze(1.0))]
+             asyncio.create_task(_collect_and_freeze(1.0)),
+             asyncio.create_task(lobby.expiry_loop(core, cfg.lobby_waiting_ttl_s))]
     if ready is not None:
         ready.set()
     await stop.wait()

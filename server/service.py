@@ -12,7 +12,7 @@ from typing import Any, AsyncIterator
 from engines import registry
 from engines.core import Event, IllegalMove, InvalidOptions, Move
 
-from . import auth
+from . import auth, lobby
 from .errors import AlreadyExists, Illegal, InvalidArgument, NotFound, PermissionDenied, Stale, Unavailable
 from .store import GameRecord, Store
 
@@ -64,6 +64,11 @@ class GameCore:
             "over": over,
             "caller_seat": -1 if caller is None else caller,
         }
+        seating = lobby.seating_of(rec)
+        if seating is not None:
+            status.update(lobby.status_fields(self.store.players, seating))
+            if seating.waiting:
+                status.update(seats_to_act=[], to_move=-1)
         if over:
             status["outcome"] = self.outcome(rec)
         clock = rec.extra.get("clock")
@@ -107,7 +112,7 @@ class GameCore:
         return rec.engine.view(rec.state, seat)
 
     def legal_moves(self, rec: GameRecord, seat: int | None) -> list[Move]:
-        if seat is None or self.is_over(rec):
+        if seat is None or self.is_over(rec) or lobby.waiting(rec):
             return []
         return rec.engine.legal_moves(rec.state, seat)
 
@@ -137,14 +142,14 @@ class GameCore:
 
     # ---- writes ---------------------------------------------------------------
     def create(self, game: str, seats: int, options: dict[str, Any], seed: int | None,
-               referee: dict[str, Any]) -> tuple[GameRecord, list[str]]:
+               referee: dict[str, Any], seating=None) -> tuple[GameRecord, list[str]]:
         engine = registry.game(game)
         if not engine.min_seats <= seats <= engine.max_seats:
             raise InvalidArgument(f"{game} takes {engine.min_seats} to {engine.max_seats} seats, not {seats}")
         if seed is not None and not 0 <= seed <= MAX_SEED:
             raise InvalidArgument("seed must be in 0..2^63-1")
         try:
-            return self.store.create(game, seats, options, seed, referee)
+            return self.store.create(game, seats, options, seed, referee, seating)
         except InvalidOptions as e:
             raise InvalidArgument(e.message, rule=e.rule) from None
 
@@ -159,6 +164,8 @@ class GameCore:
                 return [e for v, e in rec.events if v == version and e.visible_to(seat)], True
             if self.is_over(rec):
                 raise Illegal("the game is over", rule="GAME-OVER")
+            if lobby.waiting(rec):
+                raise Illegal(lobby.RULES["LOBBY-1"], rule="LOBBY-1")
             if expected_version != rec.version:
                 raise Stale(f"expected_version {expected_version} is stale: the game is at version {rec.version}",
                             metadata={"current_version": str(rec.version)})
@@ -187,6 +194,22 @@ class GameCore:
                 await asyncio.wait_for(signal.wait(), timeout=30)
             except asyncio.TimeoutError:
                 continue
+
+    async def changes(self, rec: GameRecord) -> AsyncIterator[None]:
+        """Yields now, then after every change to the game, until it is over (state streams)."""
+        while True:
+            signal = self.store.signal(rec.game_id)  # set by any change made after this line
+            version = rec.version
+            yield
+            if self.is_over(rec):
+                return
+            while True:
+                try:
+                    await asyncio.wait_for(signal.wait(), timeout=30)
+                    break
+                except asyncio.TimeoutError:
+                    if rec.version != version:
+                        break
 
 
 def _same_move_or_refuse(rec: GameRecord, version: int, move: Move) -> None:

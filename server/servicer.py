@@ -20,7 +20,7 @@ from engines import registry
 from gameengine.codecs import Codec, MalformedMove
 from gameengine.v1 import common_pb2, common_pb2_grpc
 
-from . import metrics, ratelimit
+from . import lobby, metrics, ratelimit
 from .errors import Illegal, InvalidArgument, ServiceError
 from .service import GameCore
 
@@ -111,13 +111,18 @@ def make_servicer(codec: Codec, core: GameCore, referee) -> tuple[object, Callab
             async def body():
                 options = codec.options_from_proto(request.options)
                 seed = request.seed if request.HasField("seed") else None
-                rec, tokens = core.create(game, request.seats, options, seed, referee_options(request.referee))
-                referee.on_create(rec)
+                seating, code = None, ""
+                if request.open_seats or request.reserved_seats or request.private or request.player_token:
+                    seating, code = lobby.plan(core, referee.cfg, request.seats, request.open_seats,
+                                               request.reserved_seats, request.private, request.player_token)
+                rec, tokens = core.create(game, request.seats, options, seed, referee_options(request.referee),
+                                          seating)
+                lobby.created(core, referee, rec)
                 metrics.GAMES_CREATED.labels(game).inc()
                 return getattr(pb, f"Create{P}GameResponse")(
                     game_id=rec.game_id,
-                    seat_tokens=[common_pb2.SeatToken(seat=s, token=t) for s, t in enumerate(tokens)],
-                    status=status_proto(core.status(rec, None)))
+                    seat_tokens=[common_pb2.SeatToken(seat=s, token=t) for s, t in enumerate(tokens) if t],
+                    status=status_proto(core.status(rec, None)), invite_code=code)
             return await guarded(f"Create{P}Game", context, body, game=game, seats=request.seats)
 
         async def view(self, request, context):
@@ -159,7 +164,8 @@ def make_servicer(codec: Codec, core: GameCore, referee) -> tuple[object, Callab
                 referee.on_move(rec, seat)
                 return getattr(pb, f"Make{P}MoveResponse")(
                     status=status_proto(core.status(rec, seat)),
-                    events=[codec.event_to_proto(e) for e in events], replayed=replayed)
+                    events=[codec.event_to_proto(e) for e in events], replayed=replayed,
+                    legal_moves=[codec.move_to_proto(m) for m in core.legal_moves(rec, seat)])
             return await guarded(f"Make{P}Move", context, body, fields)
 
         async def stream(self, request, context):
@@ -172,6 +178,21 @@ def make_servicer(codec: Codec, core: GameCore, referee) -> tuple[object, Callab
             try:
                 async for version, event in core.stream(rec, seat, request.from_version):
                     yield getattr(pb, f"Stream{P}EventsResponse")(version=version, event=codec.event_to_proto(event))
+            finally:
+                metrics.STREAMS.labels(game).dec()
+
+        async def state(self, request, context):
+            rec = await guarded(f"Stream{P}State", context,
+                                lambda: _async(lambda: core.record(request.game_id, game)),
+                                game_id=request.game_id)
+            seat = await guarded(f"Stream{P}State", context,
+                                 lambda: _async(lambda: core.seat(rec, request.token)), game_id=request.game_id)
+            metrics.STREAMS.labels(game).inc()
+            try:
+                async for _ in core.changes(rec):
+                    yield getattr(pb, f"Stream{P}StateResponse")(
+                        status=status_proto(core.status(rec, seat)), view=codec.view_to_proto(core.view(rec, seat)),
+                        legal_moves=[codec.move_to_proto(m) for m in core.legal_moves(rec, seat)])
             finally:
                 metrics.STREAMS.labels(game).dec()
 
@@ -210,7 +231,7 @@ def make_servicer(codec: Codec, core: GameCore, referee) -> tuple[object, Callab
 
     for rpc, impl in ((f"Create{P}Game", "create"), (f"Get{P}View", "view"), (f"List{P}Moves", "moves"),
                       (f"Make{P}Move", "move"), (f"Stream{P}Events", "stream"), (f"Get{P}Log", "get_log"),
-                      (f"Get{P}Hint", "hint")):
+                      (f"Get{P}Hint", "hint"), (f"Stream{P}State", "state")):
         setattr(Servicer, rpc, getattr(Servicer, impl))
     return Servicer(), lambda servicer, server: add_service(pb.DESCRIPTOR.services_by_name[f"{P}Service"], pb,
                                                             servicer, server)

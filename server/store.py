@@ -20,7 +20,7 @@ from typing import Any
 from engines import registry
 from engines.core import Event, IllegalMove, Move, replay
 
-from . import auth, journal
+from . import auth, journal, participation
 
 SNAPSHOT = "snapshot.pickle"
 
@@ -70,6 +70,8 @@ class Store:
         self._fsync_interval_s = fsync_interval_s
         self.journal: journal.Journal | None = None
         self.last_snapshot = {"save_s": 0.0, "games": 0, "at": 0.0}
+        self.players = participation.Players()  # journaled as kind "player" (participation.py)
+        self.listeners: list = []  # fn(game_id) after every change to a game (player streams)
 
     # ---- recovery -------------------------------------------------------
     def recover(self) -> dict[str, int]:
@@ -80,6 +82,8 @@ class Store:
             with open(snap, "rb") as f:
                 data = pickle.load(f)
             start_segment = data["segment"]
+            if data.get("players"):
+                self.players = pickle.loads(data["players"])
             for blob in data["games"]:
                 rec = pickle.loads(blob)
                 self.games[rec.game_id] = rec
@@ -93,6 +97,8 @@ class Store:
 
     def _redo(self, record: tuple) -> int:
         kind, game_id, seq, body = record
+        if kind == "player":
+            return self.players.redo(body)
         if kind == "create":
             if game_id in self.games:
                 return 0
@@ -116,6 +122,9 @@ class Store:
             key, value = body
             rec.extra[key] = value
             return []
+        if kind == "seating":
+            participation.apply_seating(self, rec, body)
+            return []
         raise ValueError(f"unknown journal record {kind!r}")
 
     # ---- writes ---------------------------------------------------------
@@ -134,16 +143,23 @@ class Store:
         ev = self.changed.pop(game_id, None)
         if ev is not None:
             ev.set()
+        for listener in self.listeners:
+            listener(game_id)
 
-    def create(self, game: str, seats: int, options: dict, seed: int | None, referee: dict) -> tuple[GameRecord, list[str]]:
+    def create(self, game: str, seats: int, options: dict, seed: int | None, referee: dict,
+               seating: participation.Seating | None = None) -> tuple[GameRecord, list[str]]:
+        """With a seating, only seats it gives the creator get a token ("" for open and reserved seats)."""
         engine = registry.game(game)
         seed = secrets.randbits(63) if seed is None else seed
         state = engine.new_state(seats, options, seed)  # raises InvalidOptions
-        pairs = [auth.mint() for _ in range(seats)]
+        pairs = [auth.mint() if seating is None or not seating.token_pending[s] and seating.holders[s] == seating.creator
+                 else ("", "") for s in range(seats)]
         rec = GameRecord(
             game_id=f"{self.shard}-{secrets.token_hex(8)}" if self.shard else secrets.token_hex(8), game=game, seats=seats, options=dict(options), seed=seed,
             token_hashes=[h for _, h in pairs], referee=dict(referee), created=time.time(), state=state,
         )
+        if seating is not None:
+            rec.extra["seating"] = seating  # part of the create record: a game never exists half-seated
         # Journal the record as it stands at version 0: moves replay on top of it.
         self.journal.append(("create", rec.game_id, 0, rec))
         self.games[rec.game_id] = rec
@@ -171,8 +187,14 @@ class Store:
         self._notify(rec.game_id)
         return events
 
+    def write_player(self, record) -> None:
+        """Journal then apply a global "player" record (participation.PlayerRegistered/PlayerNotified)."""
+        self.journal.append(("player", "", 0, record))
+        self.players.redo(record)
+
     def write(self, rec: GameRecord, kind: str, body: Any) -> None:
-        """Journal then apply a non-move write: "events" (referee events) or "extra" (key, value)."""
+        """Journal then apply a non-move write: "events" (referee events), "extra" (key, value) or
+        "seating" (participation.SeatingChanged)."""
         self.journal.append((kind, rec.game_id, rec.seq + 1, body))
         self._do(rec, kind, body)
         self._notify(rec.game_id)
@@ -222,22 +244,23 @@ class Store:
         the event loop (each under no await, so consistent), the file is written off-loop."""
         t0 = time.perf_counter()
         segment = self.journal.rotate()  # everything after this point is in `segment`
+        players = pickle.dumps(self.players, protocol=pickle.HIGHEST_PROTOCOL)
         blobs = []
         for i, rec in enumerate(list(self.games.values())):
             blobs.append(pickle.dumps(rec, protocol=pickle.HIGHEST_PROTOCOL))
             if i % 50 == 49:  # let moves in between: 50 records pickle in a few ms
                 await asyncio.sleep(0)
-        await asyncio.to_thread(self._write_snapshot, segment, blobs)
+        await asyncio.to_thread(self._write_snapshot, segment, blobs, players)
         for old in journal.segments(self.data_dir):
             if old < segment:
                 os.unlink(journal.segment_path(self.data_dir, old))
         self.last_snapshot = {"save_s": time.perf_counter() - t0, "games": len(blobs), "at": time.time()}
         return self.last_snapshot
 
-    def _write_snapshot(self, segment: int, blobs: list[bytes]) -> None:
+    def _write_snapshot(self, segment: int, blobs: list[bytes], players: bytes = b"") -> None:
         tmp = self.data_dir / (SNAPSHOT + ".tmp")
         with open(tmp, "wb") as f:
-            pickle.dump({"segment": segment, "games": blobs}, f, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump({"segment": segment, "games": blobs, "players": players}, f, protocol=pickle.HIGHEST_PROTOCOL)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, self.data_dir / SNAPSHOT)

@@ -39,9 +39,11 @@ from starlette.staticfiles import StaticFiles
 
 import engines
 from gameengine import codecs
-from gameengine.v1 import common_pb2
+from gameengine.v1 import common_pb2, lobby_pb2, player_pb2
 
 from .grpcweb_text import grpc_web_text
+from .lobby import LobbyServicer
+from .players import PlayerServicer
 from .servicer import GameServiceServicer, make_servicer
 
 log = structlog.get_logger("gameengine.web")
@@ -125,7 +127,9 @@ def build_app(core, referee, cfg) -> Callable:
     wanted = [g for g in cfg.games.split(",") if g] or list(codecs.available())
     servicers: list[tuple[Any, object]] = [
         (common_pb2.DESCRIPTOR.services_by_name["GameService"],
-         GameServiceServicer(core, wanted, referee, cfg.admin_token))]
+         GameServiceServicer(core, wanted, referee, cfg.admin_token)),
+        (player_pb2.DESCRIPTOR.services_by_name["PlayerService"], PlayerServicer(core)),
+        (lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"], LobbyServicer(core, referee, cfg))]
     for game in wanted:
         codec = codecs.codec(game)
         servicer, _ = make_servicer(codec, core, referee)

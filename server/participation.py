@@ -1,0 +1,148 @@
+"""The participation layer's persistent state: players, seatings and player-stream events.
+
+Every change to it is one of the typed records below, journaled through the store like a move
+(acknowledged only once journaled, replayed at recovery). Two record kinds, one apply function each:
+
+- "seating" (per game, guarded by the game's seq like every per-game write): SeatingChanged,
+  applied to the game record by `apply_seating` (who sits where, seat token hashes).
+- "player" (global): PlayerRegistered and PlayerNotified, applied to `Players` by `Players.redo`;
+  both are idempotent, so a record the snapshot already holds is skipped.
+
+Plain tokens are never stored: players and seats are known by SHA-256 hashes (auth.py).
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import auth
+
+EVENTS_KEPT = 1000  # per player; an older cursor is refused (PLAYER-4), never silently skipped
+OPEN = ""  # Seating.holders entry of a free seat
+
+
+@dataclass
+class Seating:
+    """rec.extra["seating"] of a game created with open or reserved seats (or a creator's player token)."""
+    holders: list[str]  # per seat: a player id, or OPEN
+    creator: str  # player id of the creator
+    private: bool
+    invite_hash: str  # "" for a public game
+    created_at: float
+    expires_at: float  # the game expires if still waiting then (LOBBY-9)
+    claims: list[int]  # per seat: assignments so far; a new one is a new "seat assigned" event
+    token_pending: list[bool]  # per seat: a reservation whose token still goes out on the player stream
+    started: bool = False
+    expired: bool = False
+
+    @property
+    def waiting(self) -> bool:
+        return not self.started and not self.expired
+
+    def open_seats(self) -> list[int]:
+        return [s for s, h in enumerate(self.holders) if h == OPEN]
+
+    def seats_of(self, player_id: str) -> list[int]:
+        return [s for s, h in enumerate(self.holders) if h == player_id]
+
+
+@dataclass(frozen=True)
+class SeatingChanged:
+    """kind "seating": the game's new Seating and the seat token hashes that change with it."""
+    seating: Seating
+    token_hashes: dict[int, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PlayerRegistered:
+    """kind "player": a new player."""
+    player_id: str
+    name: str
+    token_hash: str
+    at: float
+
+
+@dataclass(frozen=True)
+class PlayerNotified:
+    """kind "player": one event of a player's stream (player_stream.py decides when)."""
+    player_id: str
+    cursor: int
+    kind: str  # "seat_assigned", "game_started", "your_turn", "game_over"
+    game_id: str
+    game: str
+    seat: int
+    progress: tuple  # what this event settles, e.g. ("claim", 2) or ("turn", 17): see Player.progress
+    status: dict[str, Any] | None = None  # your_turn: the status the seat saw
+    outcome: dict[str, Any] | None = None  # game_over (None when the game expired before its start)
+
+
+def seating_of(rec) -> Seating | None:
+    return rec.extra.get("seating")
+
+
+def apply_seating(store, rec, change: SeatingChanged) -> None:
+    """Apply a "seating" record to its game (live and at recovery). An expired game leaves memory."""
+    rec.extra["seating"] = dataclasses.replace(change.seating, holders=list(change.seating.holders),
+                                               claims=list(change.seating.claims),
+                                               token_pending=list(change.seating.token_pending))
+    for seat, digest in change.token_hashes.items():
+        rec.token_hashes[seat] = digest
+    if change.seating.expired:
+        store.games.pop(rec.game_id, None)
+        store.locks.pop(rec.game_id, None)
+
+
+@dataclass
+class Player:
+    player_id: str
+    name: str
+    token_hash: str
+    at: float
+    events: list[PlayerNotified] = field(default_factory=list)  # the last EVENTS_KEPT
+    last_cursor: int = 0
+    # (game_id, seat) -> {"claim": n, "started": True, "turn": version, "over": True}: what was told
+    progress: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
+
+
+class Players:
+    """Every registered player, by id, name and token hash."""
+
+    def __init__(self):
+        self.by_id: dict[str, Player] = {}
+        self.by_name: dict[str, str] = {}
+        self.by_hash: dict[str, str] = {}
+        self.signals: dict[str, Any] = {}  # player id -> asyncio.Event (not persisted)
+
+    def __getstate__(self):
+        return {"by_id": self.by_id, "by_name": self.by_name, "by_hash": self.by_hash}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.signals = {}
+
+    def authenticate(self, token: str) -> Player | None:
+        pid = self.by_hash.get(auth.token_hash(token)) if token else None
+        return self.by_id.get(pid) if pid else None
+
+    def redo(self, record) -> int:
+        """Apply a "player" record; 0 when it was applied already (it is in the snapshot)."""
+        if isinstance(record, PlayerRegistered):
+            if record.player_id in self.by_id:
+                return 0
+            self.by_id[record.player_id] = Player(record.player_id, record.name, record.token_hash, record.at)
+            self.by_name[record.name] = record.player_id
+            self.by_hash[record.token_hash] = record.player_id
+            return 1
+        if isinstance(record, PlayerNotified):
+            player = self.by_id.get(record.player_id)
+            if player is None or record.cursor != player.last_cursor + 1:
+                return 0
+            player.events.append(record)
+            if len(player.events) > EVENTS_KEPT:
+                del player.events[: len(player.events) - EVENTS_KEPT]
+            player.last_cursor = record.cursor
+            key, value = record.progress
+            player.progress.setdefault((record.game_id, record.seat), {})[key] = value
+            return 1
+        raise ValueError(f"unknown player record {type(record).__name__}")
