@@ -26,7 +26,7 @@ from grpc_status import rpc_status
 
 from engines.core import Event, Move
 from gameengine import codecs
-from gameengine.v1 import common_pb2, common_pb2_grpc
+from gameengine.v1 import common_pb2, common_pb2_grpc, lobby_pb2, lobby_pb2_grpc, player_pb2, player_pb2_grpc
 
 RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.RESOURCE_EXHAUSTED)
 POLICY_CODES = {"autoplay": 1, "random": 2, "forfeit": 3}
@@ -118,15 +118,25 @@ class Client:
 
     def create(self, seats: int, options: dict[str, Any] | None = None, seed: int | None = None,
                time_bank_ms: int = 0, increment_ms: int = 0, timeout_policy: str = "autoplay",
-               max_moves: int = 0) -> tuple[str, list[str]]:
+               max_moves: int = 0, open_seats: Iterable[int] = (), reserved: dict[int, str] | None = None,
+               private: bool = False, player_token: str = "") -> tuple[str, list[str]]:
+        """(game id, token per seat). Open and reserved seats (which need `player_token`) have ""
+        tokens; a private game's invite code is then in `self.invite_code`."""
         req = self._req("CreateXGameRequest", seats=seats, options=self.codec.options_to_proto(options or {}),
                         referee=common_pb2.RefereeOptions(time_bank_ms=time_bank_ms, increment_ms=increment_ms,
                                                           timeout_policy=POLICY_CODES[timeout_policy],
-                                                          max_moves=max_moves))
+                                                          max_moves=max_moves),
+                        open_seats=list(open_seats), private=private, player_token=player_token,
+                        reserved_seats=[common_pb2.SeatReservation(seat=s, player_id=p)
+                                        for s, p in (reserved or {}).items()])
         if seed is not None:
             req.seed = seed
         resp = call(self._rpc("CreateXGame"), req)
-        return resp.game_id, [t.token for t in resp.seat_tokens]
+        self.invite_code = resp.invite_code
+        tokens = [""] * seats
+        for t in resp.seat_tokens:
+            tokens[t.seat] = t.token
+        return resp.game_id, tokens
 
     def seat(self, game_id: str, seat: int, token: str) -> "SeatClient":
         return SeatClient(self, game_id, seat, token)
@@ -174,13 +184,15 @@ class SeatClient:
         return [c.codec.move_from_proto(m) for m in resp.moves]
 
     def move(self, move: Move, expected_version: int | None = None) -> list[tuple[str, dict]]:
-        """Send a move once, whatever the retries: one idempotency key per move."""
+        """Send a move once, whatever the retries: one idempotency key per move. The mover's next
+        legal moves are then in `self.next_legal`."""
         c = self.client
         version = expected_version if expected_version is not None else (self.last or self.status()).version
         req = c._req("MakeXMoveRequest", game_id=self.game_id, token=self.token, expected_version=version,
                      idempotency_key=uuid.uuid4().hex, move=c.codec.move_to_proto(move))
         resp = call(c._rpc("MakeXMove"), req)
         self.last = Status.of(resp.status)
+        self.next_legal = [c.codec.move_from_proto(m) for m in resp.legal_moves]
         return [c.codec.event_from_proto(e) for e in resp.events]
 
     def hint(self, budget_ms: int = 200):
@@ -214,3 +226,108 @@ class SeatClient:
             if e.code() not in RETRYABLE:
                 raise refusal(e) from None
         return self.status()
+
+    def states(self, timeout: float | None = None):
+        """Iterate (status, view, legal moves) after every accepted change; ends with the game."""
+        c = self.client
+        req = c._req("StreamXStateRequest", game_id=self.game_id, token=self.token)
+        for item in c._rpc("StreamXState")(req, timeout=timeout, metadata=routing(req)):
+            self.last = Status.of(item.status)
+            yield self.last, c.codec.view_from_proto(item.view), [c.codec.move_from_proto(m) for m in item.legal_moves]
+
+
+@dataclass
+class PlayerEvent:
+    """One event of a player's stream: kind is "seat_assigned", "game_started", "your_turn" or "game_over"."""
+    cursor: int
+    kind: str
+    game_id: str
+    game: str
+    seat: int
+    seat_token: str = ""  # seat_assigned of a reserved seat, on its first delivery only
+    status: Status | None = None  # your_turn
+    outcome: dict[str, Any] | None = None  # game_over
+
+    @classmethod
+    def of(cls, msg: player_pb2.StreamPlayerEventsResponse) -> "PlayerEvent":
+        kind = msg.WhichOneof("event")
+        body = getattr(msg, kind)
+        return cls(msg.cursor, kind, body.game_id, body.game, body.seat,
+                   seat_token=getattr(body, "seat_token", ""),
+                   status=Status.of(body.status) if kind == "your_turn" else None,
+                   outcome=json_format.MessageToDict(body.outcome, preserving_proto_field_name=True)
+                   if kind == "game_over" else None)
+
+
+class PlayerClient:
+    """A registered player: the lobby and the player stream. Only the player token is needed.
+
+        me = PlayerClient.register("127.0.0.1:50051", "alice")
+        for event in me.events():  # seat assigned, game started, your turn, game over
+            ...
+    """
+
+    def __init__(self, target: str, token: str, channel: grpc.Channel | None = None):
+        self.target = target
+        self.token = token
+        self.channel = channel or grpc.insecure_channel(target)
+        self.players = player_pb2_grpc.PlayerServiceStub(self.channel)
+        self.lobby = lobby_pb2_grpc.LobbyServiceStub(self.channel)
+        self.cursor = 0  # of the last event received: events() resumes from it
+
+    @classmethod
+    def register(cls, target: str, name: str) -> "PlayerClient":
+        with grpc.insecure_channel(target) as ch:
+            resp = call(player_pb2_grpc.PlayerServiceStub(ch).RegisterPlayer, player_pb2.RegisterPlayerRequest(name=name))
+        me = cls(target, resp.player_token)
+        me.player_id, me.name = resp.player.player_id, resp.player.name
+        return me
+
+    def me(self) -> player_pb2.GetPlayerResponse:
+        return call(self.players.GetPlayer, player_pb2.GetPlayerRequest(player_token=self.token))
+
+    def open_games(self, game: str = "", page_size: int = 20) -> list[lobby_pb2.OpenGame]:
+        """Every public waiting game with a free seat (all pages)."""
+        games, token = [], ""
+        while True:
+            resp = call(self.lobby.ListOpenGames, lobby_pb2.ListOpenGamesRequest(game=game, page_size=page_size,
+                                                                                page_token=token))
+            games.extend(resp.games)
+            token = resp.next_page_token
+            if not token:
+                return games
+
+    def join(self, game_id: str, seat: int | None = None, invite_code: str = "") -> lobby_pb2.JoinGameResponse:
+        req = lobby_pb2.JoinGameRequest(game_id=game_id, player_token=self.token, invite_code=invite_code)
+        if seat is not None:
+            req.seat = seat
+        return call(self.lobby.JoinGame, req)
+
+    def leave(self, game_id: str, seat: int | None = None) -> Status:
+        req = lobby_pb2.LeaveGameRequest(game_id=game_id, player_token=self.token)
+        if seat is not None:
+            req.seat = seat
+        return Status.of(call(self.lobby.LeaveGame, req).status)
+
+    def events(self, cursor: int | None = None, timeout: float | None = None, reconnect: bool = True):
+        """Iterate PlayerEvents after `cursor` (default: the last one received), reconnecting from
+        the last cursor after a transient failure, so nothing is lost or repeated."""
+        if cursor is not None:
+            self.cursor = cursor
+        delay = 0.2
+        while True:
+            try:
+                req = player_pb2.StreamPlayerEventsRequest(player_token=self.token, cursor=self.cursor)
+                for msg in self.players.StreamPlayerEvents(req, timeout=timeout):
+                    self.cursor = msg.cursor
+                    delay = 0.2
+                    yield PlayerEvent.of(msg)
+                return
+            except grpc.RpcError as e:
+                if not reconnect or e.code() not in (grpc.StatusCode.UNAVAILABLE,):
+                    raise refusal(e) from None
+                time.sleep(delay)
+                delay = min(delay * 2, 2.0)
+
+    def close(self) -> None:
+        self.channel.close()

@@ -245,7 +245,14 @@ def expire(core, now: float) -> int:
     for rec in due:
         store.write(rec, "seating", SeatingChanged(dataclasses.replace(seating_of(rec), expired=True)))
         log.info("waiting_game_expired", game_id=rec.game_id, game=rec.game, rule="LOBBY-9")
+    forget_expired(store)  # after the write: its listener told the seated players
     return len(due)
+
+
+def forget_expired(store) -> None:
+    for game_id in [g for g, rec in store.games.items() if (s := seating_of(rec)) is not None and s.expired]:
+        del store.games[game_id]
+        store.locks.pop(game_id, None)
 
 
 async def expiry_loop(core, ttl_s: float) -> None:

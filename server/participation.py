@@ -82,15 +82,12 @@ def seating_of(rec) -> Seating | None:
 
 
 def apply_seating(store, rec, change: SeatingChanged) -> None:
-    """Apply a "seating" record to its game (live and at recovery). An expired game leaves memory."""
+    """Apply a "seating" record to its game (live and at recovery)."""
     rec.extra["seating"] = dataclasses.replace(change.seating, holders=list(change.seating.holders),
                                                claims=list(change.seating.claims),
                                                token_pending=list(change.seating.token_pending))
     for seat, digest in change.token_hashes.items():
         rec.token_hashes[seat] = digest
-    if change.seating.expired:
-        store.games.pop(rec.game_id, None)
-        store.locks.pop(rec.game_id, None)
 
 
 @dataclass

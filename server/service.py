@@ -118,11 +118,12 @@ class GameCore:
 
     def visible_events(self, rec: GameRecord, seat: int | None, after_version: int = 0, start: int = 0,
                        end: int | None = None):
-        """(index, version, event) for events after `after_version` that `seat` may see."""
+        """(index, version, event) for events after `after_version` that `seat` may see; from 0
+        also those made before the first move (game_started, referee events)."""
         events = rec.events
         for i in range(start, len(events) if end is None else end):
             version, event = events[i]
-            if version > after_version and event.visible_to(seat):
+            if (version > after_version or version == after_version == 0) and event.visible_to(seat):
                 yield i, version, event
 
     def log(self, rec: GameRecord, seat: int | None) -> list[dict[str, Any]]:

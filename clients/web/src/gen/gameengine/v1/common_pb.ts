@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file gameengine/v1/common.proto.
  */
 export const file_gameengine_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChpnYW1lZW5naW5lL3YxL2NvbW1vbi5wcm90bxINZ2FtZWVuZ2luZS52MSIoCglTZWF0VG9rZW4SDAoEc2VhdBgBIAEoBRINCgV0b2tlbhgCIAEoCSJiCgdPdXRjb21lEg4KBnNjb3JlcxgBIAMoARINCgVyYW5rcxgCIAMoBRIPCgd3aW5uZXJzGAMgAygFEhMKC2FkanVkaWNhdGVkGAQgASgIEhIKCmNvbmZpZGVuY2UYBSABKAEi5wEKCkdhbWVTdGF0dXMSDwoHZ2FtZV9pZBgBIAEoCRIMCgRnYW1lGAIgASgJEg0KBXNlYXRzGAMgASgFEg8KB3ZlcnNpb24YBCABKA0SFAoMc2VhdHNfdG9fYWN0GAUgAygFEg8KB3RvX21vdmUYBiABKAUSDAoEb3ZlchgHIAEoCBInCgdvdXRjb21lGAggASgLMhYuZ2FtZWVuZ2luZS52MS5PdXRjb21lEhMKC2NhbGxlcl9zZWF0GAkgASgFEhQKDHRpbWVfYmFua19tcxgKIAMoBRIRCglmb3JmZWl0ZWQYCyADKAUihQEKDlJlZmVyZWVPcHRpb25zEhQKDHRpbWVfYmFua19tcxgBIAEoDRIUCgxpbmNyZW1lbnRfbXMYAiABKA0SNAoOdGltZW91dF9wb2xpY3kYAyABKA4yHC5nYW1lZW5naW5lLnYxLlRpbWVvdXRQb2xpY3kSEQoJbWF4X21vdmVzGAQgASgNIjwKDFJlZmVyZWVFdmVudBIOCgZhY3Rpb24YASABKAkSDAoEc2VhdBgCIAEoBRIOCgZyZWFzb24YAyABKAkiWgoVQWRqdWRpY2F0ZUdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSDgoGdG9rZW5zGAIgAygJEg4KBnJlYXNvbhgDIAEoCRIQCghyb2xsb3V0cxgEIAEoDSJDChZBZGp1ZGljYXRlR2FtZVJlc3BvbnNlEikKBnN0YXR1cxgBIAEoCzIZLmdhbWVlbmdpbmUudjEuR2FtZVN0YXR1cyIWChRMaXN0R2FtZVR5cGVzUmVxdWVzdCJtCghHYW1lVHlwZRIMCgRnYW1lGAEgASgJEhEKCW1pbl9zZWF0cxgCIAEoBRIRCgltYXhfc2VhdHMYAyABKAUSLQoLc2VhdF9yYW5nZXMYBCADKAsyGC5nYW1lZW5naW5lLnYxLlNlYXRSYW5nZSJCCglTZWF0UmFuZ2USDwoHb3B0aW9ucxgBIAMoCRIRCgltaW5fc2VhdHMYAiABKAUSEQoJbWF4X3NlYXRzGAMgASgFIkQKFUxpc3RHYW1lVHlwZXNSZXNwb25zZRIrCgpnYW1lX3R5cGVzGAEgAygLMhcuZ2FtZWVuZ2luZS52MS5HYW1lVHlwZSI2ChRHZXRHYW1lU3RhdHVzUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEg0KBXRva2VuGAIgASgJIkIKFUdldEdhbWVTdGF0dXNSZXNwb25zZRIpCgZzdGF0dXMYASABKAsyGS5nYW1lZW5naW5lLnYxLkdhbWVTdGF0dXMqgwEKDVRpbWVvdXRQb2xpY3kSHgoaVElNRU9VVF9QT0xJQ1lfVU5TUEVDSUZJRUQQABIbChdUSU1FT1VUX1BPTElDWV9BVVRPUExBWRABEhkKFVRJTUVPVVRfUE9MSUNZX1JBTkRPTRACEhoKFlRJTUVPVVRfUE9MSUNZX0ZPUkZFSVQQAzKkAgoLR2FtZVNlcnZpY2USWgoNTGlzdEdhbWVUeXBlcxIjLmdhbWVlbmdpbmUudjEuTGlzdEdhbWVUeXBlc1JlcXVlc3QaJC5nYW1lZW5naW5lLnYxLkxpc3RHYW1lVHlwZXNSZXNwb25zZRJaCg1HZXRHYW1lU3RhdHVzEiMuZ2FtZWVuZ2luZS52MS5HZXRHYW1lU3RhdHVzUmVxdWVzdBokLmdhbWVlbmdpbmUudjEuR2V0R2FtZVN0YXR1c1Jlc3BvbnNlEl0KDkFkanVkaWNhdGVHYW1lEiQuZ2FtZWVuZ2luZS52MS5BZGp1ZGljYXRlR2FtZVJlcXVlc3QaJS5nYW1lZW5naW5lLnYxLkFkanVkaWNhdGVHYW1lUmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("ChpnYW1lZW5naW5lL3YxL2NvbW1vbi5wcm90bxINZ2FtZWVuZ2luZS52MSIoCglTZWF0VG9rZW4SDAoEc2VhdBgBIAEoBRINCgV0b2tlbhgCIAEoCSJiCgdPdXRjb21lEg4KBnNjb3JlcxgBIAMoARINCgVyYW5rcxgCIAMoBRIPCgd3aW5uZXJzGAMgAygFEhMKC2FkanVkaWNhdGVkGAQgASgIEhIKCmNvbmZpZGVuY2UYBSABKAEiugIKCkdhbWVTdGF0dXMSDwoHZ2FtZV9pZBgBIAEoCRIMCgRnYW1lGAIgASgJEg0KBXNlYXRzGAMgASgFEg8KB3ZlcnNpb24YBCABKA0SFAoMc2VhdHNfdG9fYWN0GAUgAygFEg8KB3RvX21vdmUYBiABKAUSDAoEb3ZlchgHIAEoCBInCgdvdXRjb21lGAggASgLMhYuZ2FtZWVuZ2luZS52MS5PdXRjb21lEhMKC2NhbGxlcl9zZWF0GAkgASgFEhQKDHRpbWVfYmFua19tcxgKIAMoBRIRCglmb3JmZWl0ZWQYCyADKAUSDwoHd2FpdGluZxgUIAEoCBIvCgxzZWF0X2hvbGRlcnMYFSADKAsyGS5nYW1lZW5naW5lLnYxLlNlYXRIb2xkZXISDwoHZXhwaXJlZBgWIAEoCCJRCgpTZWF0SG9sZGVyEgwKBHNlYXQYASABKAUSDQoFc3RhdGUYAiABKAkSEQoJcGxheWVyX2lkGAMgASgJEhMKC3BsYXllcl9uYW1lGAQgASgJIjIKD1NlYXRSZXNlcnZhdGlvbhIMCgRzZWF0GAEgASgFEhEKCXBsYXllcl9pZBgCIAEoCSI+CgtHYW1lU3RhcnRlZBIvCgxzZWF0X2hvbGRlcnMYASADKAsyGS5nYW1lZW5naW5lLnYxLlNlYXRIb2xkZXIiLgoNUnVsZVZpb2xhdGlvbhIMCgRydWxlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkihQEKDlJlZmVyZWVPcHRpb25zEhQKDHRpbWVfYmFua19tcxgBIAEoDRIUCgxpbmNyZW1lbnRfbXMYAiABKA0SNAoOdGltZW91dF9wb2xpY3kYAyABKA4yHC5nYW1lZW5naW5lLnYxLlRpbWVvdXRQb2xpY3kSEQoJbWF4X21vdmVzGAQgASgNIjwKDFJlZmVyZWVFdmVudBIOCgZhY3Rpb24YASABKAkSDAoEc2VhdBgCIAEoBRIOCgZyZWFzb24YAyABKAkiWgoVQWRqdWRpY2F0ZUdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSDgoGdG9rZW5zGAIgAygJEg4KBnJlYXNvbhgDIAEoCRIQCghyb2xsb3V0cxgEIAEoDSJDChZBZGp1ZGljYXRlR2FtZVJlc3BvbnNlEikKBnN0YXR1cxgBIAEoCzIZLmdhbWVlbmdpbmUudjEuR2FtZVN0YXR1cyIWChRMaXN0R2FtZVR5cGVzUmVxdWVzdCI+CghHYW1lVHlwZRIMCgRnYW1lGAEgASgJEhEKCW1pbl9zZWF0cxgCIAEoBRIRCgltYXhfc2VhdHMYAyABKAUiRAoVTGlzdEdhbWVUeXBlc1Jlc3BvbnNlEisKCmdhbWVfdHlwZXMYASADKAsyFy5nYW1lZW5naW5lLnYxLkdhbWVUeXBlIjYKFEdldEdhbWVTdGF0dXNSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSDQoFdG9rZW4YAiABKAkiQgoVR2V0R2FtZVN0YXR1c1Jlc3BvbnNlEikKBnN0YXR1cxgBIAEoCzIZLmdhbWVlbmdpbmUudjEuR2FtZVN0YXR1cyqDAQoNVGltZW91dFBvbGljeRIeChpUSU1FT1VUX1BPTElDWV9VTlNQRUNJRklFRBAAEhsKF1RJTUVPVVRfUE9MSUNZX0FVVE9QTEFZEAESGQoVVElNRU9VVF9QT0xJQ1lfUkFORE9NEAISGgoWVElNRU9VVF9QT0xJQ1lfRk9SRkVJVBADMqQCCgtHYW1lU2VydmljZRJaCg1MaXN0R2FtZVR5cGVzEiMuZ2FtZWVuZ2luZS52MS5MaXN0R2FtZVR5cGVzUmVxdWVzdBokLmdhbWVlbmdpbmUudjEuTGlzdEdhbWVUeXBlc1Jlc3BvbnNlEloKDUdldEdhbWVTdGF0dXMSIy5nYW1lZW5naW5lLnYxLkdldEdhbWVTdGF0dXNSZXF1ZXN0GiQuZ2FtZWVuZ2luZS52MS5HZXRHYW1lU3RhdHVzUmVzcG9uc2USXQoOQWRqdWRpY2F0ZUdhbWUSJC5nYW1lZW5naW5lLnYxLkFkanVkaWNhdGVHYW1lUmVxdWVzdBolLmdhbWVlbmdpbmUudjEuQWRqdWRpY2F0ZUdhbWVSZXNwb25zZWIGcHJvdG8z");
 
 /**
  * A seat's bearer token, minted once at creation. The server keeps only its hash.
@@ -43,19 +43,6 @@ export const SeatTokenSchema: GenMessage<SeatToken> = /*@__PURE__*/
  */
 export type Outcome = Message<"gameengine.v1.Outcome"> & {
   /**
-   * Per seat, the game's own score; higher is better, but ranks (not scores) decide,
-   * because each game breaks ties its own way:
-   *   pompeii:    people saved (POM-83; ties: fewer people in the volcano).
-   *   eruption:   290 minus the final temperature (ERU-154: the lowest temperature
-   *               wins; ties: the tie-break value of ERU-155/156).
-   *   citadels:   points: districts + five-colour bonus + completion bonus (CIT-72..75;
-   *               ties by option tiebreak, CIT-76).
-   *   smallworld: victory coins (SW-113; ties: race tokens on the map, SW-114, NEC-29);
-   *               a Necromancer instant victory (NEC-28) ranks him first alone
-   *               whatever the coins.
-   * When adjudicated is true: each seat's mean rollout reward in 0..1
-   * (0.9 x its share of the win + 0.1 x its place), not game points.
-   *
    * @generated from field: repeated double scores = 1;
    */
   scores: number[];
@@ -169,6 +156,28 @@ export type GameStatus = Message<"gameengine.v1.GameStatus"> & {
    * @generated from field: repeated int32 forfeited = 11;
    */
   forfeited: number[];
+
+  /**
+   * True while a seat is still open (LOBBY-1): no move is accepted, seats_to_act is empty, to_move -1.
+   *
+   * @generated from field: bool waiting = 20;
+   */
+  waiting: boolean;
+
+  /**
+   * Who sits where, for a game created with open or reserved seats; empty for a game whose creator
+   * kept every seat.
+   *
+   * @generated from field: repeated gameengine.v1.SeatHolder seat_holders = 21;
+   */
+  seatHolders: SeatHolder[];
+
+  /**
+   * A waiting game nobody completed within GE_LOBBY_WAITING_TTL_S: it never starts (LOBBY-9).
+   *
+   * @generated from field: bool expired = 22;
+   */
+  expired: boolean;
 };
 
 /**
@@ -177,6 +186,115 @@ export type GameStatus = Message<"gameengine.v1.GameStatus"> & {
  */
 export const GameStatusSchema: GenMessage<GameStatus> = /*@__PURE__*/
   messageDesc(file_gameengine_v1_common, 2);
+
+/**
+ * One seat of a game with open or reserved seats.
+ *
+ * @generated from message gameengine.v1.SeatHolder
+ */
+export type SeatHolder = Message<"gameengine.v1.SeatHolder"> & {
+  /**
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * "open" (free for LobbyService.JoinGame), "kept" (the creator holds its token and registered no
+   * player), or "player" (a registered player sits there, or it is reserved for one).
+   *
+   * @generated from field: string state = 2;
+   */
+  state: string;
+
+  /**
+   * The registered player in the seat; empty unless state is "player".
+   *
+   * @generated from field: string player_id = 3;
+   */
+  playerId: string;
+
+  /**
+   * That player's name.
+   *
+   * @generated from field: string player_name = 4;
+   */
+  playerName: string;
+};
+
+/**
+ * Describes the message gameengine.v1.SeatHolder.
+ * Use `create(SeatHolderSchema)` to create a new message.
+ */
+export const SeatHolderSchema: GenMessage<SeatHolder> = /*@__PURE__*/
+  messageDesc(file_gameengine_v1_common, 3);
+
+/**
+ * Create…GameRequest.reserved_seats: a seat held for a registered player.
+ *
+ * @generated from message gameengine.v1.SeatReservation
+ */
+export type SeatReservation = Message<"gameengine.v1.SeatReservation"> & {
+  /**
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * @generated from field: string player_id = 2;
+   */
+  playerId: string;
+};
+
+/**
+ * Describes the message gameengine.v1.SeatReservation.
+ * Use `create(SeatReservationSchema)` to create a new message.
+ */
+export const SeatReservationSchema: GenMessage<SeatReservation> = /*@__PURE__*/
+  messageDesc(file_gameengine_v1_common, 4);
+
+/**
+ * Public event of every game's stream when its last open seat is taken.
+ *
+ * @generated from message gameengine.v1.GameStarted
+ */
+export type GameStarted = Message<"gameengine.v1.GameStarted"> & {
+  /**
+   * @generated from field: repeated gameengine.v1.SeatHolder seat_holders = 1;
+   */
+  seatHolders: SeatHolder[];
+};
+
+/**
+ * Describes the message gameengine.v1.GameStarted.
+ * Use `create(GameStartedSchema)` to create a new message.
+ */
+export const GameStartedSchema: GenMessage<GameStarted> = /*@__PURE__*/
+  messageDesc(file_gameengine_v1_common, 5);
+
+/**
+ * Placed in google.rpc.Status details of a FAILED_PRECONDITION refusal, next to
+ * google.rpc.ErrorInfo (reason = rule id, domain = "gameengine").
+ *
+ * @generated from message gameengine.v1.RuleViolation
+ */
+export type RuleViolation = Message<"gameengine.v1.RuleViolation"> & {
+  /**
+   * @generated from field: string rule = 1;
+   */
+  rule: string;
+
+  /**
+   * @generated from field: string message = 2;
+   */
+  message: string;
+};
+
+/**
+ * Describes the message gameengine.v1.RuleViolation.
+ * Use `create(RuleViolationSchema)` to create a new message.
+ */
+export const RuleViolationSchema: GenMessage<RuleViolation> = /*@__PURE__*/
+  messageDesc(file_gameengine_v1_common, 6);
 
 /**
  * Turn clocks and the referee's timeout policy, set at creation (all games).
@@ -216,7 +334,7 @@ export type RefereeOptions = Message<"gameengine.v1.RefereeOptions"> & {
  * Use `create(RefereeOptionsSchema)` to create a new message.
  */
 export const RefereeOptionsSchema: GenMessage<RefereeOptions> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_common, 3);
+  messageDesc(file_gameengine_v1_common, 7);
 
 /**
  * An action the referee took, carried in every game's event stream.
@@ -247,7 +365,7 @@ export type RefereeEvent = Message<"gameengine.v1.RefereeEvent"> & {
  * Use `create(RefereeEventSchema)` to create a new message.
  */
 export const RefereeEventSchema: GenMessage<RefereeEvent> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_common, 4);
+  messageDesc(file_gameengine_v1_common, 8);
 
 /**
  * @generated from message gameengine.v1.AdjudicateGameRequest
@@ -281,7 +399,7 @@ export type AdjudicateGameRequest = Message<"gameengine.v1.AdjudicateGameRequest
  * Use `create(AdjudicateGameRequestSchema)` to create a new message.
  */
 export const AdjudicateGameRequestSchema: GenMessage<AdjudicateGameRequest> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_common, 5);
+  messageDesc(file_gameengine_v1_common, 9);
 
 /**
  * @generated from message gameengine.v1.AdjudicateGameResponse
@@ -298,7 +416,7 @@ export type AdjudicateGameResponse = Message<"gameengine.v1.AdjudicateGameRespon
  * Use `create(AdjudicateGameResponseSchema)` to create a new message.
  */
 export const AdjudicateGameResponseSchema: GenMessage<AdjudicateGameResponse> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_common, 6);
+  messageDesc(file_gameengine_v1_common, 10);
 
 /**
  * @generated from message gameengine.v1.ListGameTypesRequest
@@ -311,7 +429,7 @@ export type ListGameTypesRequest = Message<"gameengine.v1.ListGameTypesRequest">
  * Use `create(ListGameTypesRequestSchema)` to create a new message.
  */
 export const ListGameTypesRequestSchema: GenMessage<ListGameTypesRequest> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_common, 7);
+  messageDesc(file_gameengine_v1_common, 11);
 
 /**
  * @generated from message gameengine.v1.GameType
@@ -323,8 +441,6 @@ export type GameType = Message<"gameengine.v1.GameType"> & {
   game: string;
 
   /**
-   * The fewest and most seats under any options (the union of seat_ranges).
-   *
    * @generated from field: int32 min_seats = 2;
    */
   minSeats: number;
@@ -333,13 +449,6 @@ export type GameType = Message<"gameengine.v1.GameType"> & {
    * @generated from field: int32 max_seats = 3;
    */
   maxSeats: number;
-
-  /**
-   * The seats each set of options takes; the first range is the base game's.
-   *
-   * @generated from field: repeated gameengine.v1.SeatRange seat_ranges = 4;
-   */
-  seatRanges: SeatRange[];
 };
 
 /**
@@ -347,39 +456,7 @@ export type GameType = Message<"gameengine.v1.GameType"> & {
  * Use `create(GameTypeSchema)` to create a new message.
  */
 export const GameTypeSchema: GenMessage<GameType> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_common, 8);
-
-/**
- * A seat range and the options that select it, e.g. Small World 2..5, and with
- * options ["necromancer=true"] 3..6 (the Necromancer is a seat, NEC-2).
- *
- * @generated from message gameengine.v1.SeatRange
- */
-export type SeatRange = Message<"gameengine.v1.SeatRange"> & {
-  /**
-   * Options (name=value, as in the game's options message) this range needs; empty for the base game.
-   *
-   * @generated from field: repeated string options = 1;
-   */
-  options: string[];
-
-  /**
-   * @generated from field: int32 min_seats = 2;
-   */
-  minSeats: number;
-
-  /**
-   * @generated from field: int32 max_seats = 3;
-   */
-  maxSeats: number;
-};
-
-/**
- * Describes the message gameengine.v1.SeatRange.
- * Use `create(SeatRangeSchema)` to create a new message.
- */
-export const SeatRangeSchema: GenMessage<SeatRange> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_common, 9);
+  messageDesc(file_gameengine_v1_common, 12);
 
 /**
  * @generated from message gameengine.v1.ListGameTypesResponse
@@ -396,7 +473,7 @@ export type ListGameTypesResponse = Message<"gameengine.v1.ListGameTypesResponse
  * Use `create(ListGameTypesResponseSchema)` to create a new message.
  */
 export const ListGameTypesResponseSchema: GenMessage<ListGameTypesResponse> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_common, 10);
+  messageDesc(file_gameengine_v1_common, 13);
 
 /**
  * @generated from message gameengine.v1.GetGameStatusRequest
@@ -420,7 +497,7 @@ export type GetGameStatusRequest = Message<"gameengine.v1.GetGameStatusRequest">
  * Use `create(GetGameStatusRequestSchema)` to create a new message.
  */
 export const GetGameStatusRequestSchema: GenMessage<GetGameStatusRequest> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_common, 11);
+  messageDesc(file_gameengine_v1_common, 14);
 
 /**
  * @generated from message gameengine.v1.GetGameStatusResponse
@@ -437,7 +514,7 @@ export type GetGameStatusResponse = Message<"gameengine.v1.GetGameStatusResponse
  * Use `create(GetGameStatusResponseSchema)` to create a new message.
  */
 export const GetGameStatusResponseSchema: GenMessage<GetGameStatusResponse> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_common, 12);
+  messageDesc(file_gameengine_v1_common, 15);
 
 /**
  * @generated from enum gameengine.v1.TimeoutPolicy
@@ -485,7 +562,7 @@ export const TimeoutPolicySchema: GenEnum<TimeoutPolicy> = /*@__PURE__*/
  */
 export const GameService: GenService<{
   /**
-   * Which games this server hosts and their seat ranges (per option set).
+   * Which games this server hosts and their seat ranges.
    *
    * @generated from rpc gameengine.v1.GameService.ListGameTypes
    */

@@ -4,7 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { GameStatus, RefereeEvent, RefereeOptions, SeatToken } from "./common_pb";
+import type { GameStarted, GameStatus, RefereeEvent, RefereeOptions, SeatReservation, SeatToken } from "./common_pb";
 import { file_gameengine_v1_common } from "./common_pb";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file gameengine/v1/pompeii.proto.
  */
 export const file_gameengine_v1_pompeii: GenFile = /*@__PURE__*/
-  fileDesc("ChtnYW1lZW5naW5lL3YxL3BvbXBlaWkucHJvdG8SDWdhbWVlbmdpbmUudjEipQEKGENyZWF0ZVBvbXBlaWlHYW1lUmVxdWVzdBINCgVzZWF0cxgBIAEoBRIuCgdvcHRpb25zGAIgASgLMh0uZ2FtZWVuZ2luZS52MS5Qb21wZWlpT3B0aW9ucxIRCgRzZWVkGAMgASgESACIAQESLgoHcmVmZXJlZRgEIAEoCzIdLmdhbWVlbmdpbmUudjEuUmVmZXJlZU9wdGlvbnNCBwoFX3NlZWQihgEKGUNyZWF0ZVBvbXBlaWlHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRItCgtzZWF0X3Rva2VucxgCIAMoCzIYLmdhbWVlbmdpbmUudjEuU2VhdFRva2VuEikKBnN0YXR1cxgDIAEoCzIZLmdhbWVlbmdpbmUudjEuR2FtZVN0YXR1cyI3ChVHZXRQb21wZWlpVmlld1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRINCgV0b2tlbhgCIAEoCSJtChZHZXRQb21wZWlpVmlld1Jlc3BvbnNlEikKBnN0YXR1cxgBIAEoCzIZLmdhbWVlbmdpbmUudjEuR2FtZVN0YXR1cxIoCgR2aWV3GAIgASgLMhouZ2FtZWVuZ2luZS52MS5Qb21wZWlpVmlldyI5ChdMaXN0UG9tcGVpaU1vdmVzUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEg0KBXRva2VuGAIgASgJInAKGExpc3RQb21wZWlpTW92ZXNSZXNwb25zZRIpCgZzdGF0dXMYASABKAsyGS5nYW1lZW5naW5lLnYxLkdhbWVTdGF0dXMSKQoFbW92ZXMYAiADKAsyGi5nYW1lZW5naW5lLnYxLlBvbXBlaWlNb3ZlIpUBChZNYWtlUG9tcGVpaU1vdmVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSDQoFdG9rZW4YAiABKAkSGAoQZXhwZWN0ZWRfdmVyc2lvbhgDIAEoDRIXCg9pZGVtcG90ZW5jeV9rZXkYBCABKAkSKAoEbW92ZRgFIAEoCzIaLmdhbWVlbmdpbmUudjEuUG9tcGVpaU1vdmUigwEKF01ha2VQb21wZWlpTW92ZVJlc3BvbnNlEikKBnN0YXR1cxgBIAEoCzIZLmdhbWVlbmdpbmUudjEuR2FtZVN0YXR1cxIrCgZldmVudHMYAiADKAsyGy5nYW1lZW5naW5lLnYxLlBvbXBlaWlFdmVudBIQCghyZXBsYXllZBgDIAEoCCJSChpTdHJlYW1Qb21wZWlpRXZlbnRzUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEg0KBXRva2VuGAIgASgJEhQKDGZyb21fdmVyc2lvbhgDIAEoDSJaChtTdHJlYW1Qb21wZWlpRXZlbnRzUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoDRIqCgVldmVudBgCIAEoCzIbLmdhbWVlbmdpbmUudjEuUG9tcGVpaUV2ZW50IjYKFEdldFBvbXBlaWlMb2dSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSDQoFdG9rZW4YAiABKAkigAEKD1BvbXBlaWlMb2dFbnRyeRIPCgd2ZXJzaW9uGAEgASgNEgwKBHNlYXQYAiABKAUSKAoEbW92ZRgDIAEoCzIaLmdhbWVlbmdpbmUudjEuUG9tcGVpaU1vdmUSEAoId2l0aGhlbGQYBCABKAgSEgoKYnlfcmVmZXJlZRgFIAEoCCKxAQoVR2V0UG9tcGVpaUxvZ1Jlc3BvbnNlEikKBnN0YXR1cxgBIAEoCzIZLmdhbWVlbmdpbmUudjEuR2FtZVN0YXR1cxIuCgdvcHRpb25zGAIgASgLMh0uZ2FtZWVuZ2luZS52MS5Qb21wZWlpT3B0aW9ucxIMCgRzZWVkGAMgASgEEi8KB2VudHJpZXMYBCADKAsyHi5nYW1lZW5naW5lLnYxLlBvbXBlaWlMb2dFbnRyeSJKChVHZXRQb21wZWlpSGludFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRINCgV0b2tlbhgCIAEoCRIRCglidWRnZXRfbXMYAyABKA0iWwoQUG9tcGVpaU1vdmVWYWx1ZRIoCgRtb3ZlGAEgASgLMhouZ2FtZWVuZ2luZS52MS5Qb21wZWlpTW92ZRINCgV2YWx1ZRgCIAEoARIOCgZ2aXNpdHMYAyABKA0ingEKFkdldFBvbXBlaWlIaW50UmVzcG9uc2USKQoGc3RhdHVzGAEgASgLMhkuZ2FtZWVuZ2luZS52MS5HYW1lU3RhdHVzEigKBGJlc3QYAiABKAsyGi5nYW1lZW5naW5lLnYxLlBvbXBlaWlNb3ZlEi8KBnZhbHVlcxgDIAMoCzIfLmdhbWVlbmdpbmUudjEuUG9tcGVpaU1vdmVWYWx1ZSLKAwoOUG9tcGVpaU9wdGlvbnMSFAoHZWRpdGlvbhgBIAEoCUgAiAEBEhwKD2R1YWxfdmVudF90aWxlcxgCIAEoCEgBiAEBEh4KEWJ1aWxkaW5nXzEwX3NwbGl0GAMgASgISAKIAQESJwoacmVsYXRpdmVzX29uZV9wZXJfYnVpbGRpbmcYBCABKAhIA4gBARIlChh3aWxkX2NhcmRfbW92ZXNfZXhpc3RpbmcYBSABKAhIBIgBARIZCgxvbWVuX3RhcmdldHMYBiABKAlIBYgBARIhChRsYXZhX29uX2ZvcmVpZ25fdmVudBgHIAEoCEgGiAEBEiEKFHZlbnRzX2Jsb2NrX21vdmVtZW50GAggASgISAeIAQFCCgoIX2VkaXRpb25CEgoQX2R1YWxfdmVudF90aWxlc0IUChJfYnVpbGRpbmdfMTBfc3BsaXRCHQobX3JlbGF0aXZlc19vbmVfcGVyX2J1aWxkaW5nQhsKGV93aWxkX2NhcmRfbW92ZXNfZXhpc3RpbmdCDwoNX29tZW5fdGFyZ2V0c0IXChVfbGF2YV9vbl9mb3JlaWduX3ZlbnRCFwoVX3ZlbnRzX2Jsb2NrX21vdmVtZW50IikKDVBvbXBlaWlTcXVhcmUSCwoDcm93GAEgASgFEgsKA2NvbBgCIAEoBSJ9Cg9Qb21wZWlpUGxheUNhcmQSDgoGbnVtYmVyGAEgASgFEiwKBnNxdWFyZRgCIAEoCzIcLmdhbWVlbmdpbmUudjEuUG9tcGVpaVNxdWFyZRIsCgZvcmlnaW4YAyABKAsyHC5nYW1lZW5naW5lLnYxLlBvbXBlaWlTcXVhcmUiRAoUUG9tcGVpaVBsYWNlUmVsYXRpdmUSLAoGc3F1YXJlGAEgASgLMhwuZ2FtZWVuZ2luZS52MS5Qb21wZWlpU3F1YXJlIhYKFFBvbXBlaWlTdG9wUmVsYXRpdmVzIk8KEVBvbXBlaWlPbWVuVGFyZ2V0EiwKBnNxdWFyZRgBIAEoCzIcLmdhbWVlbmdpbmUudjEuUG9tcGVpaVNxdWFyZRIMCgRzZWF0GAIgASgFIhgKFlBvbXBlaWlEZWNsYXJlRXJ1cHRpb24iUAoQUG9tcGVpaVBsYWNlTGF2YRIsCgZzcXVhcmUYASABKAsyHC5nYW1lZW5naW5lLnYxLlBvbXBlaWlTcXVhcmUSDgoGc3ltYm9sGAIgASgJIn4KEVBvbXBlaWlNb3ZlUGVyc29uEiwKBm9yaWdpbhgBIAEoCzIcLmdhbWVlbmdpbmUudjEuUG9tcGVpaVNxdWFyZRIsCgZ0YXJnZXQYAiABKAsyHC5nYW1lZW5naW5lLnYxLlBvbXBlaWlTcXVhcmUSDQoFbGVhdmUYAyABKAgiDQoLUG9tcGVpaVBhc3Mi4AMKC1BvbXBlaWlNb3ZlEjMKCXBsYXlfY2FyZBgBIAEoCzIeLmdhbWVlbmdpbmUudjEuUG9tcGVpaVBsYXlDYXJkSAASPQoOcGxhY2VfcmVsYXRpdmUYAiABKAsyIy5nYW1lZW5naW5lLnYxLlBvbXBlaWlQbGFjZVJlbGF0aXZlSAASPQoOc3RvcF9yZWxhdGl2ZXMYAyABKAsyIy5nYW1lZW5naW5lLnYxLlBvbXBlaWlTdG9wUmVsYXRpdmVzSAASNwoLb21lbl90YXJnZXQYBCABKAsyIC5nYW1lZW5naW5lLnYxLlBvbXBlaWlPbWVuVGFyZ2V0SAASQQoQZGVjbGFyZV9lcnVwdGlvbhgFIAEoCzIlLmdhbWVlbmdpbmUudjEuUG9tcGVpaURlY2xhcmVFcnVwdGlvbkgAEjUKCnBsYWNlX2xhdmEYBiABKAsyHy5nYW1lZW5naW5lLnYxLlBvbXBlaWlQbGFjZUxhdmFIABI3Cgttb3ZlX3BlcnNvbhgHIAEoCzIgLmdhbWVlbmdpbmUudjEuUG9tcGVpaU1vdmVQZXJzb25IABIqCgRwYXNzGAggASgLMhouZ2FtZWVuZ2luZS52MS5Qb21wZWlpUGFzc0gAQgYKBG1vdmUiUwoTUG9tcGVpaVNxdWFyZVBlb3BsZRIsCgZzcXVhcmUYASABKAsyHC5nYW1lZW5naW5lLnYxLlBvbXBlaWlTcXVhcmUSDgoGY291bnRzGAIgAygFIk8KD1BvbXBlaWlMYXZhVGlsZRIsCgZzcXVhcmUYASABKAsyHC5nYW1lZW5naW5lLnYxLlBvbXBlaWlTcXVhcmUSDgoGc3ltYm9sGAIgASgJIqcGCgtQb21wZWlpVmlldxIPCgdwbGF5ZXJzGAEgASgFEg4KBnZpZXdlchgCIAEoBRIuCgdvcHRpb25zGAMgASgLMh0uZ2FtZWVuZ2luZS52MS5Qb21wZWlpT3B0aW9ucxINCgVwaGFzZRgEIAEoCRIMCgRzdGVwGAUgASgJEgwKBHR1cm4YBiABKAUSEgoKZmlyc3RfYWQ3ORgHIAEoCBIMCgRoYW5kGAggAygFEhIKCmhhbmRfc2l6ZXMYCSADKAUSEQoJZGVja19zaXplGAogASgFEhQKDGRpc2NhcmRfcGlsZRgLIAMoBRIyCgZwZW9wbGUYDCADKAsyIi5nYW1lZW5naW5lLnYxLlBvbXBlaWlTcXVhcmVQZW9wbGUSLAoEbGF2YRgNIAMoCzIeLmdhbWVlbmdpbmUudjEuUG9tcGVpaUxhdmFUaWxlEhcKD2Rpc2NhcmRlZF90aWxlcxgOIAMoCRIwCgNiYWcYDyADKAsyIy5nYW1lZW5naW5lLnYxLlBvbXBlaWlWaWV3LkJhZ0VudHJ5Eg4KBnN1cHBseRgQIAMoBRINCgVzYXZlZBgRIAMoBRIPCgd2b2xjYW5vGBIgAygFEgsKA2JveBgTIAMoBRIUCgxwZW5kaW5nX3RpbGUYFCABKAkSFgoOcmVsYXRpdmVzX2xlZnQYFSABKAUSGgoScmVsYXRpdmVzX2J1aWxkaW5nGBYgASgJEhYKDnJlbGF0aXZlc191c2VkGBcgAygJEhUKDWVydXB0aW9uX3NlYXQYGCABKAUSFQoNb3BlbmluZ190aWxlcxgZIAEoBRIyCgxsb25lX3NxdWFyZXMYGiADKAsyHC5nYW1lZW5naW5lLnYxLlBvbXBlaWlTcXVhcmUSEgoKbW92ZXNfbWFkZRgbIAEoBRI0Cg5maXJzdF9tb3ZlX2VuZBgcIAEoCzIcLmdhbWVlbmdpbmUudjEuUG9tcGVpaVNxdWFyZRIZChFmaXJzdF9tb3Zlcl9hbG9uZRgdIAEoCBoqCghCYWdFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAU6AjgBIpsBChFQb21wZWlpQ2FyZFBsYXllZBIMCgRzZWF0GAEgASgFEg4KBm51bWJlchgCIAEoBRIMCgR3aWxkGAMgASgIEiwKBnNxdWFyZRgEIAEoCzIcLmdhbWVlbmdpbmUudjEuUG9tcGVpaVNxdWFyZRIsCgZvcmlnaW4YBSABKAsyHC5nYW1lZW5naW5lLnYxLlBvbXBlaWlTcXVhcmUiRwoWUG9tcGVpaVJlbGF0aXZlc0Vhcm5lZBIMCgRzZWF0GAEgASgFEg0KBWNvdW50GAIgASgFEhAKCGJ1aWxkaW5nGAMgASgJIlMKFVBvbXBlaWlSZWxhdGl2ZVBsYWNlZBIMCgRzZWF0GAEgASgFEiwKBnNxdWFyZRgCIAEoCzIcLmdhbWVlbmdpbmUudjEuUG9tcGVpaVNxdWFyZSI5ChdQb21wZWlpUmVsYXRpdmVzU3RvcHBlZBIMCgRzZWF0GAEgASgFEhAKCHVucGxhY2VkGAIgASgFIiAKEFBvbXBlaWlDYXJkRHJhd24SDAoEc2VhdBgBIAEoBSIzChNQb21wZWlpQ2FyZFJlY2VpdmVkEgwKBHNlYXQYASABKAUSDgoGbnVtYmVyGAIgASgFIi8KEFBvbXBlaWlBZDc5RHJhd24SDAoEc2VhdBgBIAEoBRINCgVmaXJzdBgCIAEoCCIzChBQb21wZWlpT21lbkRyYXduEgwKBHNlYXQYASABKAUSEQoJZWZmZWN0aXZlGAIgASgIIl8KEVBvbXBlaWlPbWVuVmljdGltEgwKBHNlYXQYASABKAUSLAoGc3F1YXJlGAIgASgLMhwuZ2FtZWVuZ2luZS52MS5Qb21wZWlpU3F1YXJlEg4KBnZpY3RpbRgDIAEoBSI1ChdQb21wZWlpRXJ1cHRpb25EZWNsYXJlZBIMCgRzZWF0GAEgASgFEgwKBGhhbmQYAiADKAUiKgoLUG9tcGVpaUhhbmQSDAoEc2VhdBgBIAEoBRINCgVjYXJkcxgCIAMoBSJrCg9Qb21wZWlpRXJ1cHRpb24SDAoEc2VhdBgBIAEoBRIQCghkZWNsYXJlZBgCIAEoCBIpCgVoYW5kcxgDIAMoCzIaLmdhbWVlbmdpbmUudjEuUG9tcGVpaUhhbmQSDQoFYm94ZWQYBCADKAUiLgoQUG9tcGVpaVRpbGVEcmF3bhIMCgRzZWF0GAEgASgFEgwKBHRpbGUYAiABKAkiMgoUUG9tcGVpaVRpbGVEaXNjYXJkZWQSDAoEc2VhdBgBIAEoBRIMCgR0aWxlGAIgASgJIn0KEVBvbXBlaWlMYXZhUGxhY2VkEgwKBHNlYXQYASABKAUSLAoGc3F1YXJlGAIgASgLMhwuZ2FtZWVuZ2luZS52MS5Qb21wZWlpU3F1YXJlEg4KBnN5bWJvbBgDIAEoCRIMCgR0aWxlGAQgASgJEg4KBmtpbGxlZBgFIAMoBSJOCg1Qb21wZWlpQ3V0T2ZmEi0KB3NxdWFyZXMYASADKAsyHC5nYW1lZW5naW5lLnYxLlBvbXBlaWlTcXVhcmUSDgoGa2lsbGVkGAIgAygFIlYKElBvbXBlaWlUdXJuU3RhcnRlZBIMCgRzZWF0GAEgASgFEjIKDGxvbmVfc3F1YXJlcxgCIAMoCzIcLmdhbWVlbmdpbmUudjEuUG9tcGVpaVNxdWFyZSKRAQoSUG9tcGVpaVBlcnNvbk1vdmVkEgwKBHNlYXQYASABKAUSLAoGb3JpZ2luGAIgASgLMhwuZ2FtZWVuZ2luZS52MS5Qb21wZWlpU3F1YXJlEiwKBnRhcmdldBgDIAEoCzIcLmdhbWVlbmdpbmUudjEuUG9tcGVpaVNxdWFyZRIRCglhbGxvd2FuY2UYBCABKAUiYwoSUG9tcGVpaVBlcnNvblNhdmVkEgwKBHNlYXQYASABKAUSLAoGb3JpZ2luGAIgASgLMhwuZ2FtZWVuZ2luZS52MS5Qb21wZWlpU3F1YXJlEhEKCWFsbG93YW5jZRgDIAEoBSIdCg1Qb21wZWlpUGFzc2VkEgwKBHNlYXQYASABKAUiXAoPUG9tcGVpaUdhbWVPdmVyEg0KBXNhdmVkGAEgAygFEg8KB3ZvbGNhbm8YAiADKAUSDwoHd2lubmVycxgDIAMoBRIYChBmaW5hbF9jYXN1YWx0aWVzGAQgAygFItMJCgxQb21wZWlpRXZlbnQSNwoLY2FyZF9wbGF5ZWQYASABKAsyIC5nYW1lZW5naW5lLnYxLlBvbXBlaWlDYXJkUGxheWVkSAASQQoQcmVsYXRpdmVzX2Vhcm5lZBgCIAEoCzIlLmdhbWVlbmdpbmUudjEuUG9tcGVpaVJlbGF0aXZlc0Vhcm5lZEgAEj8KD3JlbGF0aXZlX3BsYWNlZBgDIAEoCzIkLmdhbWVlbmdpbmUudjEuUG9tcGVpaVJlbGF0aXZlUGxhY2VkSAASQwoRcmVsYXRpdmVzX3N0b3BwZWQYBCABKAsyJi5nYW1lZW5naW5lLnYxLlBvbXBlaWlSZWxhdGl2ZXNTdG9wcGVkSAASNQoKY2FyZF9kcmF3bhgFIAEoCzIfLmdhbWVlbmdpbmUudjEuUG9tcGVpaUNhcmREcmF3bkgAEjsKDWNhcmRfcmVjZWl2ZWQYBiABKAsyIi5nYW1lZW5naW5lLnYxLlBvbXBlaWlDYXJkUmVjZWl2ZWRIABI1CgphZDc5X2RyYXduGAcgASgLMh8uZ2FtZWVuZ2luZS52MS5Qb21wZWlpQWQ3OURyYXduSAASNQoKb21lbl9kcmF3bhgIIAEoCzIfLmdhbWVlbmdpbmUudjEuUG9tcGVpaU9tZW5EcmF3bkgAEjcKC29tZW5fdmljdGltGAkgASgLMiAuZ2FtZWVuZ2luZS52MS5Qb21wZWlpT21lblZpY3RpbUgAEkMKEWVydXB0aW9uX2RlY2xhcmVkGAogASgLMiYuZ2FtZWVuZ2luZS52MS5Qb21wZWlpRXJ1cHRpb25EZWNsYXJlZEgAEjIKCGVydXB0aW9uGAsgASgLMh4uZ2FtZWVuZ2luZS52MS5Qb21wZWlpRXJ1cHRpb25IABI1Cgp0aWxlX2RyYXduGAwgASgLMh8uZ2FtZWVuZ2luZS52MS5Qb21wZWlpVGlsZURyYXduSAASPQoOdGlsZV9kaXNjYXJkZWQYDSABKAsyIy5nYW1lZW5naW5lLnYxLlBvbXBlaWlUaWxlRGlzY2FyZGVkSAASNwoLbGF2YV9wbGFjZWQYDiABKAsyIC5nYW1lZW5naW5lLnYxLlBvbXBlaWlMYXZhUGxhY2VkSAASLwoHY3V0X29mZhgPIAEoCzIcLmdhbWVlbmdpbmUudjEuUG9tcGVpaUN1dE9mZkgAEjkKDHR1cm5fc3RhcnRlZBgQIAEoCzIhLmdhbWVlbmdpbmUudjEuUG9tcGVpaVR1cm5TdGFydGVkSAASOQoMcGVyc29uX21vdmVkGBEgASgLMiEuZ2FtZWVuZ2luZS52MS5Qb21wZWlpUGVyc29uTW92ZWRIABI5CgxwZXJzb25fc2F2ZWQYEiABKAsyIS5nYW1lZW5naW5lLnYxLlBvbXBlaWlQZXJzb25TYXZlZEgAEi4KBnBhc3NlZBgTIAEoCzIcLmdhbWVlbmdpbmUudjEuUG9tcGVpaVBhc3NlZEgAEjMKCWdhbWVfb3ZlchgUIAEoCzIeLmdhbWVlbmdpbmUudjEuUG9tcGVpaUdhbWVPdmVySAASLgoHcmVmZXJlZRhjIAEoCzIbLmdhbWVlbmdpbmUudjEuUmVmZXJlZUV2ZW50SABCBwoFZXZlbnQyyQUKDlBvbXBlaWlTZXJ2aWNlEmYKEUNyZWF0ZVBvbXBlaWlHYW1lEicuZ2FtZWVuZ2luZS52MS5DcmVhdGVQb21wZWlpR2FtZVJlcXVlc3QaKC5nYW1lZW5naW5lLnYxLkNyZWF0ZVBvbXBlaWlHYW1lUmVzcG9uc2USXQoOR2V0UG9tcGVpaVZpZXcSJC5nYW1lZW5naW5lLnYxLkdldFBvbXBlaWlWaWV3UmVxdWVzdBolLmdhbWVlbmdpbmUudjEuR2V0UG9tcGVpaVZpZXdSZXNwb25zZRJjChBMaXN0UG9tcGVpaU1vdmVzEiYuZ2FtZWVuZ2luZS52MS5MaXN0UG9tcGVpaU1vdmVzUmVxdWVzdBonLmdhbWVlbmdpbmUudjEuTGlzdFBvbXBlaWlNb3Zlc1Jlc3BvbnNlEmAKD01ha2VQb21wZWlpTW92ZRIlLmdhbWVlbmdpbmUudjEuTWFrZVBvbXBlaWlNb3ZlUmVxdWVzdBomLmdhbWVlbmdpbmUudjEuTWFrZVBvbXBlaWlNb3ZlUmVzcG9uc2USbgoTU3RyZWFtUG9tcGVpaUV2ZW50cxIpLmdhbWVlbmdpbmUudjEuU3RyZWFtUG9tcGVpaUV2ZW50c1JlcXVlc3QaKi5nYW1lZW5naW5lLnYxLlN0cmVhbVBvbXBlaWlFdmVudHNSZXNwb25zZTABEloKDUdldFBvbXBlaWlMb2cSIy5nYW1lZW5naW5lLnYxLkdldFBvbXBlaWlMb2dSZXF1ZXN0GiQuZ2FtZWVuZ2luZS52MS5HZXRQb21wZWlpTG9nUmVzcG9uc2USXQoOR2V0UG9tcGVpaUhpbnQSJC5nYW1lZW5naW5lLnYxLkdldFBvbXBlaWlIaW50UmVxdWVzdBolLmdhbWVlbmdpbmUudjEuR2V0UG9tcGVpaUhpbnRSZXNwb25zZWIGcHJvdG8z", [file_gameengine_v1_common]);
+  fileDesc("ChtnYW1lZW5naW5lL3YxL3BvbXBlaWkucHJvdG8SDWdhbWVlbmdpbmUudjEimAIKGENyZWF0ZVBvbXBlaWlHYW1lUmVxdWVzdBINCgVzZWF0cxgBIAEoBRIuCgdvcHRpb25zGAIgASgLMh0uZ2FtZWVuZ2luZS52MS5Qb21wZWlpT3B0aW9ucxIRCgRzZWVkGAMgASgESACIAQESLgoHcmVmZXJlZRgEIAEoCzIdLmdhbWVlbmdpbmUudjEuUmVmZXJlZU9wdGlvbnMSEgoKb3Blbl9zZWF0cxgUIAMoBRI2Cg5yZXNlcnZlZF9zZWF0cxgVIAMoCzIeLmdhbWVlbmdpbmUudjEuU2VhdFJlc2VydmF0aW9uEg8KB3ByaXZhdGUYFiABKAgSFAoMcGxheWVyX3Rva2VuGBcgASgJQgcKBV9zZWVkIpsBChlDcmVhdGVQb21wZWlpR2FtZVJlc3BvbnNlEg8KB2dhbWVfaWQYASABKAkSLQoLc2VhdF90b2tlbnMYAiADKAsyGC5nYW1lZW5naW5lLnYxLlNlYXRUb2tlbhIpCgZzdGF0dXMYAyABKAsyGS5nYW1lZW5naW5lLnYxLkdhbWVTdGF0dXMSEwoLaW52aXRlX2NvZGUYFCABKAkiNwoVR2V0UG9tcGVpaVZpZXdSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSDQoFdG9rZW4YAiABKAkibQoWR2V0UG9tcGVpaVZpZXdSZXNwb25zZRIpCgZzdGF0dXMYASABKAsyGS5nYW1lZW5naW5lLnYxLkdhbWVTdGF0dXMSKAoEdmlldxgCIAEoCzIaLmdhbWVlbmdpbmUudjEuUG9tcGVpaVZpZXciOQoXTGlzdFBvbXBlaWlNb3Zlc1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRINCgV0b2tlbhgCIAEoCSJwChhMaXN0UG9tcGVpaU1vdmVzUmVzcG9uc2USKQoGc3RhdHVzGAEgASgLMhkuZ2FtZWVuZ2luZS52MS5HYW1lU3RhdHVzEikKBW1vdmVzGAIgAygLMhouZ2FtZWVuZ2luZS52MS5Qb21wZWlpTW92ZSKVAQoWTWFrZVBvbXBlaWlNb3ZlUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEg0KBXRva2VuGAIgASgJEhgKEGV4cGVjdGVkX3ZlcnNpb24YAyABKA0SFwoPaWRlbXBvdGVuY3lfa2V5GAQgASgJEigKBG1vdmUYBSABKAsyGi5nYW1lZW5naW5lLnYxLlBvbXBlaWlNb3ZlIrQBChdNYWtlUG9tcGVpaU1vdmVSZXNwb25zZRIpCgZzdGF0dXMYASABKAsyGS5nYW1lZW5naW5lLnYxLkdhbWVTdGF0dXMSKwoGZXZlbnRzGAIgAygLMhsuZ2FtZWVuZ2luZS52MS5Qb21wZWlpRXZlbnQSEAoIcmVwbGF5ZWQYAyABKAgSLwoLbGVnYWxfbW92ZXMYFCADKAsyGi5nYW1lZW5naW5lLnYxLlBvbXBlaWlNb3ZlIjsKGVN0cmVhbVBvbXBlaWlTdGF0ZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRINCgV0b2tlbhgCIAEoCSKiAQoaU3RyZWFtUG9tcGVpaVN0YXRlUmVzcG9uc2USKQoGc3RhdHVzGAEgASgLMhkuZ2FtZWVuZ2luZS52MS5HYW1lU3RhdHVzEigKBHZpZXcYAiABKAsyGi5nYW1lZW5naW5lLnYxLlBvbXBlaWlWaWV3Ei8KC2xlZ2FsX21vdmVzGAMgAygLMhouZ2FtZWVuZ2luZS52MS5Qb21wZWlpTW92ZSJSChpTdHJlYW1Qb21wZWlpRXZlbnRzUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEg0KBXRva2VuGAIgASgJEhQKDGZyb21fdmVyc2lvbhgDIAEoDSJaChtTdHJlYW1Qb21wZWlpRXZlbnRzUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoDRIqCgVldmVudBgCIAEoCzIbLmdhbWVlbmdpbmUudjEuUG9tcGVpaUV2ZW50IjYKFEdldFBvbXBlaWlMb2dSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSDQoFdG9rZW4YAiABKAkigAEKD1BvbXBlaWlMb2dFbnRyeRIPCgd2ZXJzaW9uGAEgASgNEgwKBHNlYXQYAiABKAUSKAoEbW92ZRgDIAEoCzIaLmdhbWVlbmdpbmUudjEuUG9tcGVpaU1vdmUSEAoId2l0aGhlbGQYBCABKAgSEgoKYnlfcmVmZXJlZRgFIAEoCCKxAQoVR2V0UG9tcGVpaUxvZ1Jlc3BvbnNlEikKBnN0YXR1cxgBIAEoCzIZLmdhbWVlbmdpbmUudjEuR2FtZVN0YXR1cxIuCgdvcHRpb25zGAIgASgLMh0uZ2FtZWVuZ2luZS52MS5Qb21wZWlpT3B0aW9ucxIMCgRzZWVkGAMgASgEEi8KB2VudHJpZXMYBCADKAsyHi5nYW1lZW5naW5lLnYxLlBvbXBlaWlMb2dFbnRyeSJKChVHZXRQb21wZWlpSGludFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRINCgV0b2tlbhgCIAEoCRIRCglidWRnZXRfbXMYAyABKA0iWwoQUG9tcGVpaU1vdmVWYWx1ZRIoCgRtb3ZlGAEgASgLMhouZ2FtZWVuZ2luZS52MS5Qb21wZWlpTW92ZRINCgV2YWx1ZRgCIAEoARIOCgZ2aXNpdHMYAyABKA0ingEKFkdldFBvbXBlaWlIaW50UmVzcG9uc2USKQoGc3RhdHVzGAEgASgLMhkuZ2FtZWVuZ2luZS52MS5HYW1lU3RhdHVzEigKBGJlc3QYAiABKAsyGi5nYW1lZW5naW5lLnYxLlBvbXBlaWlNb3ZlEi8KBnZhbHVlcxgDIAMoCzIfLmdhbWVlbmdpbmUudjEuUG9tcGVpaU1vdmVWYWx1ZSLKAwoOUG9tcGVpaU9wdGlvbnMSFAoHZWRpdGlvbhgBIAEoCUgAiAEBEhwKD2R1YWxfdmVudF90aWxlcxgCIAEoCEgBiAEBEh4KEWJ1aWxkaW5nXzEwX3NwbGl0GAMgASgISAKIAQESJwoacmVsYXRpdmVzX29uZV9wZXJfYnVpbGRpbmcYBCABKAhIA4gBARIlChh3aWxkX2NhcmRfbW92ZXNfZXhpc3RpbmcYBSABKAhIBIgBARIZCgxvbWVuX3RhcmdldHMYBiABKAlIBYgBARIhChRsYXZhX29uX2ZvcmVpZ25fdmVudBgHIAEoCEgGiAEBEiEKFHZlbnRzX2Jsb2NrX21vdmVtZW50GAggASgISAeIAQFCCgoIX2VkaXRpb25CEgoQX2R1YWxfdmVudF90aWxlc0IUChJfYnVpbGRpbmdfMTBfc3BsaXRCHQobX3JlbGF0aXZlc19vbmVfcGVyX2J1aWxkaW5nQhsKGV93aWxkX2NhcmRfbW92ZXNfZXhpc3RpbmdCDwoNX29tZW5fdGFyZ2V0c0IXChVfbGF2YV9vbl9mb3JlaWduX3ZlbnRCFwoVX3ZlbnRzX2Jsb2NrX21vdmVtZW50IikKDVBvbXBlaWlTcXVhcmUSCwoDcm93GAEgASgFEgsKA2NvbBgCIAEoBSJ9Cg9Qb21wZWlpUGxheUNhcmQSDgoGbnVtYmVyGAEgASgFEiwKBnNxdWFyZRgCIAEoCzIcLmdhbWVlbmdpbmUudjEuUG9tcGVpaVNxdWFyZRIsCgZvcmlnaW4YAyABKAsyHC5nYW1lZW5naW5lLnYxLlBvbXBlaWlTcXVhcmUiRAoUUG9tcGVpaVBsYWNlUmVsYXRpdmUSLAoGc3F1YXJlGAEgASgLMhwuZ2FtZWVuZ2luZS52MS5Qb21wZWlpU3F1YXJlIhYKFFBvbXBlaWlTdG9wUmVsYXRpdmVzIk8KEVBvbXBlaWlPbWVuVGFyZ2V0EiwKBnNxdWFyZRgBIAEoCzIcLmdhbWVlbmdpbmUudjEuUG9tcGVpaVNxdWFyZRIMCgRzZWF0GAIgASgFIhgKFlBvbXBlaWlEZWNsYXJlRXJ1cHRpb24iUAoQUG9tcGVpaVBsYWNlTGF2YRIsCgZzcXVhcmUYASABKAsyHC5nYW1lZW5naW5lLnYxLlBvbXBlaWlTcXVhcmUSDgoGc3ltYm9sGAIgASgJIn4KEVBvbXBlaWlNb3ZlUGVyc29uEiwKBm9yaWdpbhgBIAEoCzIcLmdhbWVlbmdpbmUudjEuUG9tcGVpaVNxdWFyZRIsCgZ0YXJnZXQYAiABKAsyHC5nYW1lZW5naW5lLnYxLlBvbXBlaWlTcXVhcmUSDQoFbGVhdmUYAyABKAgiDQoLUG9tcGVpaVBhc3Mi4AMKC1BvbXBlaWlNb3ZlEjMKCXBsYXlfY2FyZBgBIAEoCzIeLmdhbWVlbmdpbmUudjEuUG9tcGVpaVBsYXlDYXJkSAASPQoOcGxhY2VfcmVsYXRpdmUYAiABKAsyIy5nYW1lZW5naW5lLnYxLlBvbXBlaWlQbGFjZVJlbGF0aXZlSAASPQoOc3RvcF9yZWxhdGl2ZXMYAyABKAsyIy5nYW1lZW5naW5lLnYxLlBvbXBlaWlTdG9wUmVsYXRpdmVzSAASNwoLb21lbl90YXJnZXQYBCABKAsyIC5nYW1lZW5naW5lLnYxLlBvbXBlaWlPbWVuVGFyZ2V0SAASQQoQZGVjbGFyZV9lcnVwdGlvbhgFIAEoCzIlLmdhbWVlbmdpbmUudjEuUG9tcGVpaURlY2xhcmVFcnVwdGlvbkgAEjUKCnBsYWNlX2xhdmEYBiABKAsyHy5nYW1lZW5naW5lLnYxLlBvbXBlaWlQbGFjZUxhdmFIABI3Cgttb3ZlX3BlcnNvbhgHIAEoCzIgLmdhbWVlbmdpbmUudjEuUG9tcGVpaU1vdmVQZXJzb25IABIqCgRwYXNzGAggASgLMhouZ2FtZWVuZ2luZS52MS5Qb21wZWlpUGFzc0gAQgYKBG1vdmUiUwoTUG9tcGVpaVNxdWFyZVBlb3BsZRIsCgZzcXVhcmUYASABKAsyHC5nYW1lZW5naW5lLnYxLlBvbXBlaWlTcXVhcmUSDgoGY291bnRzGAIgAygFIk8KD1BvbXBlaWlMYXZhVGlsZRIsCgZzcXVhcmUYASABKAsyHC5nYW1lZW5naW5lLnYxLlBvbXBlaWlTcXVhcmUSDgoGc3ltYm9sGAIgASgJIqcGCgtQb21wZWlpVmlldxIPCgdwbGF5ZXJzGAEgASgFEg4KBnZpZXdlchgCIAEoBRIuCgdvcHRpb25zGAMgASgLMh0uZ2FtZWVuZ2luZS52MS5Qb21wZWlpT3B0aW9ucxINCgVwaGFzZRgEIAEoCRIMCgRzdGVwGAUgASgJEgwKBHR1cm4YBiABKAUSEgoKZmlyc3RfYWQ3ORgHIAEoCBIMCgRoYW5kGAggAygFEhIKCmhhbmRfc2l6ZXMYCSADKAUSEQoJZGVja19zaXplGAogASgFEhQKDGRpc2NhcmRfcGlsZRgLIAMoBRIyCgZwZW9wbGUYDCADKAsyIi5nYW1lZW5naW5lLnYxLlBvbXBlaWlTcXVhcmVQZW9wbGUSLAoEbGF2YRgNIAMoCzIeLmdhbWVlbmdpbmUudjEuUG9tcGVpaUxhdmFUaWxlEhcKD2Rpc2NhcmRlZF90aWxlcxgOIAMoCRIwCgNiYWcYDyADKAsyIy5nYW1lZW5naW5lLnYxLlBvbXBlaWlWaWV3LkJhZ0VudHJ5Eg4KBnN1cHBseRgQIAMoBRINCgVzYXZlZBgRIAMoBRIPCgd2b2xjYW5vGBIgAygFEgsKA2JveBgTIAMoBRIUCgxwZW5kaW5nX3RpbGUYFCABKAkSFgoOcmVsYXRpdmVzX2xlZnQYFSABKAUSGgoScmVsYXRpdmVzX2J1aWxkaW5nGBYgASgJEhYKDnJlbGF0aXZlc191c2VkGBcgAygJEhUKDWVydXB0aW9uX3NlYXQYGCABKAUSFQoNb3BlbmluZ190aWxlcxgZIAEoBRIyCgxsb25lX3NxdWFyZXMYGiADKAsyHC5nYW1lZW5naW5lLnYxLlBvbXBlaWlTcXVhcmUSEgoKbW92ZXNfbWFkZRgbIAEoBRI0Cg5maXJzdF9tb3ZlX2VuZBgcIAEoCzIcLmdhbWVlbmdpbmUudjEuUG9tcGVpaVNxdWFyZRIZChFmaXJzdF9tb3Zlcl9hbG9uZRgdIAEoCBoqCghCYWdFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAU6AjgBIpsBChFQb21wZWlpQ2FyZFBsYXllZBIMCgRzZWF0GAEgASgFEg4KBm51bWJlchgCIAEoBRIMCgR3aWxkGAMgASgIEiwKBnNxdWFyZRgEIAEoCzIcLmdhbWVlbmdpbmUudjEuUG9tcGVpaVNxdWFyZRIsCgZvcmlnaW4YBSABKAsyHC5nYW1lZW5naW5lLnYxLlBvbXBlaWlTcXVhcmUiRwoWUG9tcGVpaVJlbGF0aXZlc0Vhcm5lZBIMCgRzZWF0GAEgASgFEg0KBWNvdW50GAIgASgFEhAKCGJ1aWxkaW5nGAMgASgJIlMKFVBvbXBlaWlSZWxhdGl2ZVBsYWNlZBIMCgRzZWF0GAEgASgFEiwKBnNxdWFyZRgCIAEoCzIcLmdhbWVlbmdpbmUudjEuUG9tcGVpaVNxdWFyZSI5ChdQb21wZWlpUmVsYXRpdmVzU3RvcHBlZBIMCgRzZWF0GAEgASgFEhAKCHVucGxhY2VkGAIgASgFIiAKEFBvbXBlaWlDYXJkRHJhd24SDAoEc2VhdBgBIAEoBSIzChNQb21wZWlpQ2FyZFJlY2VpdmVkEgwKBHNlYXQYASABKAUSDgoGbnVtYmVyGAIgASgFIi8KEFBvbXBlaWlBZDc5RHJhd24SDAoEc2VhdBgBIAEoBRINCgVmaXJzdBgCIAEoCCIzChBQb21wZWlpT21lbkRyYXduEgwKBHNlYXQYASABKAUSEQoJZWZmZWN0aXZlGAIgASgIIl8KEVBvbXBlaWlPbWVuVmljdGltEgwKBHNlYXQYASABKAUSLAoGc3F1YXJlGAIgASgLMhwuZ2FtZWVuZ2luZS52MS5Qb21wZWlpU3F1YXJlEg4KBnZpY3RpbRgDIAEoBSI1ChdQb21wZWlpRXJ1cHRpb25EZWNsYXJlZBIMCgRzZWF0GAEgASgFEgwKBGhhbmQYAiADKAUiKgoLUG9tcGVpaUhhbmQSDAoEc2VhdBgBIAEoBRINCgVjYXJkcxgCIAMoBSJrCg9Qb21wZWlpRXJ1cHRpb24SDAoEc2VhdBgBIAEoBRIQCghkZWNsYXJlZBgCIAEoCBIpCgVoYW5kcxgDIAMoCzIaLmdhbWVlbmdpbmUudjEuUG9tcGVpaUhhbmQSDQoFYm94ZWQYBCADKAUiLgoQUG9tcGVpaVRpbGVEcmF3bhIMCgRzZWF0GAEgASgFEgwKBHRpbGUYAiABKAkiMgoUUG9tcGVpaVRpbGVEaXNjYXJkZWQSDAoEc2VhdBgBIAEoBRIMCgR0aWxlGAIgASgJIn0KEVBvbXBlaWlMYXZhUGxhY2VkEgwKBHNlYXQYASABKAUSLAoGc3F1YXJlGAIgASgLMhwuZ2FtZWVuZ2luZS52MS5Qb21wZWlpU3F1YXJlEg4KBnN5bWJvbBgDIAEoCRIMCgR0aWxlGAQgASgJEg4KBmtpbGxlZBgFIAMoBSJOCg1Qb21wZWlpQ3V0T2ZmEi0KB3NxdWFyZXMYASADKAsyHC5nYW1lZW5naW5lLnYxLlBvbXBlaWlTcXVhcmUSDgoGa2lsbGVkGAIgAygFIlYKElBvbXBlaWlUdXJuU3RhcnRlZBIMCgRzZWF0GAEgASgFEjIKDGxvbmVfc3F1YXJlcxgCIAMoCzIcLmdhbWVlbmdpbmUudjEuUG9tcGVpaVNxdWFyZSKRAQoSUG9tcGVpaVBlcnNvbk1vdmVkEgwKBHNlYXQYASABKAUSLAoGb3JpZ2luGAIgASgLMhwuZ2FtZWVuZ2luZS52MS5Qb21wZWlpU3F1YXJlEiwKBnRhcmdldBgDIAEoCzIcLmdhbWVlbmdpbmUudjEuUG9tcGVpaVNxdWFyZRIRCglhbGxvd2FuY2UYBCABKAUiYwoSUG9tcGVpaVBlcnNvblNhdmVkEgwKBHNlYXQYASABKAUSLAoGb3JpZ2luGAIgASgLMhwuZ2FtZWVuZ2luZS52MS5Qb21wZWlpU3F1YXJlEhEKCWFsbG93YW5jZRgDIAEoBSIdCg1Qb21wZWlpUGFzc2VkEgwKBHNlYXQYASABKAUiXAoPUG9tcGVpaUdhbWVPdmVyEg0KBXNhdmVkGAEgAygFEg8KB3ZvbGNhbm8YAiADKAUSDwoHd2lubmVycxgDIAMoBRIYChBmaW5hbF9jYXN1YWx0aWVzGAQgAygFIocKCgxQb21wZWlpRXZlbnQSNwoLY2FyZF9wbGF5ZWQYASABKAsyIC5nYW1lZW5naW5lLnYxLlBvbXBlaWlDYXJkUGxheWVkSAASQQoQcmVsYXRpdmVzX2Vhcm5lZBgCIAEoCzIlLmdhbWVlbmdpbmUudjEuUG9tcGVpaVJlbGF0aXZlc0Vhcm5lZEgAEj8KD3JlbGF0aXZlX3BsYWNlZBgDIAEoCzIkLmdhbWVlbmdpbmUudjEuUG9tcGVpaVJlbGF0aXZlUGxhY2VkSAASQwoRcmVsYXRpdmVzX3N0b3BwZWQYBCABKAsyJi5nYW1lZW5naW5lLnYxLlBvbXBlaWlSZWxhdGl2ZXNTdG9wcGVkSAASNQoKY2FyZF9kcmF3bhgFIAEoCzIfLmdhbWVlbmdpbmUudjEuUG9tcGVpaUNhcmREcmF3bkgAEjsKDWNhcmRfcmVjZWl2ZWQYBiABKAsyIi5nYW1lZW5naW5lLnYxLlBvbXBlaWlDYXJkUmVjZWl2ZWRIABI1CgphZDc5X2RyYXduGAcgASgLMh8uZ2FtZWVuZ2luZS52MS5Qb21wZWlpQWQ3OURyYXduSAASNQoKb21lbl9kcmF3bhgIIAEoCzIfLmdhbWVlbmdpbmUudjEuUG9tcGVpaU9tZW5EcmF3bkgAEjcKC29tZW5fdmljdGltGAkgASgLMiAuZ2FtZWVuZ2luZS52MS5Qb21wZWlpT21lblZpY3RpbUgAEkMKEWVydXB0aW9uX2RlY2xhcmVkGAogASgLMiYuZ2FtZWVuZ2luZS52MS5Qb21wZWlpRXJ1cHRpb25EZWNsYXJlZEgAEjIKCGVydXB0aW9uGAsgASgLMh4uZ2FtZWVuZ2luZS52MS5Qb21wZWlpRXJ1cHRpb25IABI1Cgp0aWxlX2RyYXduGAwgASgLMh8uZ2FtZWVuZ2luZS52MS5Qb21wZWlpVGlsZURyYXduSAASPQoOdGlsZV9kaXNjYXJkZWQYDSABKAsyIy5nYW1lZW5naW5lLnYxLlBvbXBlaWlUaWxlRGlzY2FyZGVkSAASNwoLbGF2YV9wbGFjZWQYDiABKAsyIC5nYW1lZW5naW5lLnYxLlBvbXBlaWlMYXZhUGxhY2VkSAASLwoHY3V0X29mZhgPIAEoCzIcLmdhbWVlbmdpbmUudjEuUG9tcGVpaUN1dE9mZkgAEjkKDHR1cm5fc3RhcnRlZBgQIAEoCzIhLmdhbWVlbmdpbmUudjEuUG9tcGVpaVR1cm5TdGFydGVkSAASOQoMcGVyc29uX21vdmVkGBEgASgLMiEuZ2FtZWVuZ2luZS52MS5Qb21wZWlpUGVyc29uTW92ZWRIABI5CgxwZXJzb25fc2F2ZWQYEiABKAsyIS5nYW1lZW5naW5lLnYxLlBvbXBlaWlQZXJzb25TYXZlZEgAEi4KBnBhc3NlZBgTIAEoCzIcLmdhbWVlbmdpbmUudjEuUG9tcGVpaVBhc3NlZEgAEjMKCWdhbWVfb3ZlchgUIAEoCzIeLmdhbWVlbmdpbmUudjEuUG9tcGVpaUdhbWVPdmVySAASMgoMZ2FtZV9zdGFydGVkGGIgASgLMhouZ2FtZWVuZ2luZS52MS5HYW1lU3RhcnRlZEgAEi4KB3JlZmVyZWUYYyABKAsyGy5nYW1lZW5naW5lLnYxLlJlZmVyZWVFdmVudEgAQgcKBWV2ZW50MrYGCg5Qb21wZWlpU2VydmljZRJmChFDcmVhdGVQb21wZWlpR2FtZRInLmdhbWVlbmdpbmUudjEuQ3JlYXRlUG9tcGVpaUdhbWVSZXF1ZXN0GiguZ2FtZWVuZ2luZS52MS5DcmVhdGVQb21wZWlpR2FtZVJlc3BvbnNlEl0KDkdldFBvbXBlaWlWaWV3EiQuZ2FtZWVuZ2luZS52MS5HZXRQb21wZWlpVmlld1JlcXVlc3QaJS5nYW1lZW5naW5lLnYxLkdldFBvbXBlaWlWaWV3UmVzcG9uc2USYwoQTGlzdFBvbXBlaWlNb3ZlcxImLmdhbWVlbmdpbmUudjEuTGlzdFBvbXBlaWlNb3Zlc1JlcXVlc3QaJy5nYW1lZW5naW5lLnYxLkxpc3RQb21wZWlpTW92ZXNSZXNwb25zZRJgCg9NYWtlUG9tcGVpaU1vdmUSJS5nYW1lZW5naW5lLnYxLk1ha2VQb21wZWlpTW92ZVJlcXVlc3QaJi5nYW1lZW5naW5lLnYxLk1ha2VQb21wZWlpTW92ZVJlc3BvbnNlEm4KE1N0cmVhbVBvbXBlaWlFdmVudHMSKS5nYW1lZW5naW5lLnYxLlN0cmVhbVBvbXBlaWlFdmVudHNSZXF1ZXN0GiouZ2FtZWVuZ2luZS52MS5TdHJlYW1Qb21wZWlpRXZlbnRzUmVzcG9uc2UwARJaCg1HZXRQb21wZWlpTG9nEiMuZ2FtZWVuZ2luZS52MS5HZXRQb21wZWlpTG9nUmVxdWVzdBokLmdhbWVlbmdpbmUudjEuR2V0UG9tcGVpaUxvZ1Jlc3BvbnNlEl0KDkdldFBvbXBlaWlIaW50EiQuZ2FtZWVuZ2luZS52MS5HZXRQb21wZWlpSGludFJlcXVlc3QaJS5nYW1lZW5naW5lLnYxLkdldFBvbXBlaWlIaW50UmVzcG9uc2USawoSU3RyZWFtUG9tcGVpaVN0YXRlEiguZ2FtZWVuZ2luZS52MS5TdHJlYW1Qb21wZWlpU3RhdGVSZXF1ZXN0GikuZ2FtZWVuZ2luZS52MS5TdHJlYW1Qb21wZWlpU3RhdGVSZXNwb25zZTABYgZwcm90bzM", [file_gameengine_v1_common]);
 
 /**
  * @generated from message gameengine.v1.CreatePompeiiGameRequest
@@ -37,6 +37,35 @@ export type CreatePompeiiGameRequest = Message<"gameengine.v1.CreatePompeiiGameR
    * @generated from field: gameengine.v1.RefereeOptions referee = 4;
    */
   referee?: RefereeOptions | undefined;
+
+  /**
+   * Seats left free for LobbyService.JoinGame; the game waits until every seat is taken (LOBBY-1).
+   *
+   * @generated from field: repeated int32 open_seats = 20;
+   */
+  openSeats: number[];
+
+  /**
+   * Seats held for registered players, who get their seat token on their player stream.
+   *
+   * @generated from field: repeated gameengine.v1.SeatReservation reserved_seats = 21;
+   */
+  reservedSeats: SeatReservation[];
+
+  /**
+   * A private game is never listed; JoinGame needs the invite code of the response.
+   *
+   * @generated from field: bool private = 22;
+   */
+  private: boolean;
+
+  /**
+   * The creator's player token: needed when any seat is open or reserved (the per-player limit on
+   * waiting games counts it); the seats the creator keeps then belong to that player.
+   *
+   * @generated from field: string player_token = 23;
+   */
+  playerToken: string;
 };
 
 /**
@@ -47,6 +76,8 @@ export const CreatePompeiiGameRequestSchema: GenMessage<CreatePompeiiGameRequest
   messageDesc(file_gameengine_v1_pompeii, 0);
 
 /**
+ * seat_tokens holds the kept seats only (every seat when none is open or reserved).
+ *
  * @generated from message gameengine.v1.CreatePompeiiGameResponse
  */
 export type CreatePompeiiGameResponse = Message<"gameengine.v1.CreatePompeiiGameResponse"> & {
@@ -64,6 +95,13 @@ export type CreatePompeiiGameResponse = Message<"gameengine.v1.CreatePompeiiGame
    * @generated from field: gameengine.v1.GameStatus status = 3;
    */
   status?: GameStatus | undefined;
+
+  /**
+   * A private game's invite code, shown once (the server keeps a hash); empty for a public game.
+   *
+   * @generated from field: string invite_code = 20;
+   */
+  inviteCode: string;
 };
 
 /**
@@ -199,6 +237,8 @@ export const MakePompeiiMoveRequestSchema: GenMessage<MakePompeiiMoveRequest> = 
   messageDesc(file_gameengine_v1_pompeii, 6);
 
 /**
+ * legal_moves: the mover's legal moves after this move (empty when it must wait).
+ *
  * @generated from message gameengine.v1.MakePompeiiMoveResponse
  */
 export type MakePompeiiMoveResponse = Message<"gameengine.v1.MakePompeiiMoveResponse"> & {
@@ -216,6 +256,11 @@ export type MakePompeiiMoveResponse = Message<"gameengine.v1.MakePompeiiMoveResp
    * @generated from field: bool replayed = 3;
    */
   replayed: boolean;
+
+  /**
+   * @generated from field: repeated gameengine.v1.PompeiiMove legal_moves = 20;
+   */
+  legalMoves: PompeiiMove[];
 };
 
 /**
@@ -226,11 +271,59 @@ export const MakePompeiiMoveResponseSchema: GenMessage<MakePompeiiMoveResponse> 
   messageDesc(file_gameengine_v1_pompeii, 7);
 
 /**
- * from_version is exclusive: the stream sends the events of versions > from_version
- * (0 = the whole history, then live), each with the version of the move it belongs to;
- * pass the last version you have seen to resume. Referee events carry the version of the
- * move they follow. The stream ends when the game is over.
+ * token empty = spectator (status and public view only).
  *
+ * @generated from message gameengine.v1.StreamPompeiiStateRequest
+ */
+export type StreamPompeiiStateRequest = Message<"gameengine.v1.StreamPompeiiStateRequest"> & {
+  /**
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * @generated from field: string token = 2;
+   */
+  token: string;
+};
+
+/**
+ * Describes the message gameengine.v1.StreamPompeiiStateRequest.
+ * Use `create(StreamPompeiiStateRequestSchema)` to create a new message.
+ */
+export const StreamPompeiiStateRequestSchema: GenMessage<StreamPompeiiStateRequest> = /*@__PURE__*/
+  messageDesc(file_gameengine_v1_pompeii, 8);
+
+/**
+ * One state of the game as the caller may see it; legal_moves is empty for a spectator or a waiting seat.
+ *
+ * @generated from message gameengine.v1.StreamPompeiiStateResponse
+ */
+export type StreamPompeiiStateResponse = Message<"gameengine.v1.StreamPompeiiStateResponse"> & {
+  /**
+   * @generated from field: gameengine.v1.GameStatus status = 1;
+   */
+  status?: GameStatus | undefined;
+
+  /**
+   * @generated from field: gameengine.v1.PompeiiView view = 2;
+   */
+  view?: PompeiiView | undefined;
+
+  /**
+   * @generated from field: repeated gameengine.v1.PompeiiMove legal_moves = 3;
+   */
+  legalMoves: PompeiiMove[];
+};
+
+/**
+ * Describes the message gameengine.v1.StreamPompeiiStateResponse.
+ * Use `create(StreamPompeiiStateResponseSchema)` to create a new message.
+ */
+export const StreamPompeiiStateResponseSchema: GenMessage<StreamPompeiiStateResponse> = /*@__PURE__*/
+  messageDesc(file_gameengine_v1_pompeii, 9);
+
+/**
  * @generated from message gameengine.v1.StreamPompeiiEventsRequest
  */
 export type StreamPompeiiEventsRequest = Message<"gameengine.v1.StreamPompeiiEventsRequest"> & {
@@ -255,7 +348,7 @@ export type StreamPompeiiEventsRequest = Message<"gameengine.v1.StreamPompeiiEve
  * Use `create(StreamPompeiiEventsRequestSchema)` to create a new message.
  */
 export const StreamPompeiiEventsRequestSchema: GenMessage<StreamPompeiiEventsRequest> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 8);
+  messageDesc(file_gameengine_v1_pompeii, 10);
 
 /**
  * @generated from message gameengine.v1.StreamPompeiiEventsResponse
@@ -277,7 +370,7 @@ export type StreamPompeiiEventsResponse = Message<"gameengine.v1.StreamPompeiiEv
  * Use `create(StreamPompeiiEventsResponseSchema)` to create a new message.
  */
 export const StreamPompeiiEventsResponseSchema: GenMessage<StreamPompeiiEventsResponse> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 9);
+  messageDesc(file_gameengine_v1_pompeii, 11);
 
 /**
  * @generated from message gameengine.v1.GetPompeiiLogRequest
@@ -299,7 +392,7 @@ export type GetPompeiiLogRequest = Message<"gameengine.v1.GetPompeiiLogRequest">
  * Use `create(GetPompeiiLogRequestSchema)` to create a new message.
  */
 export const GetPompeiiLogRequestSchema: GenMessage<GetPompeiiLogRequest> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 10);
+  messageDesc(file_gameengine_v1_pompeii, 12);
 
 /**
  * @generated from message gameengine.v1.PompeiiLogEntry
@@ -336,7 +429,7 @@ export type PompeiiLogEntry = Message<"gameengine.v1.PompeiiLogEntry"> & {
  * Use `create(PompeiiLogEntrySchema)` to create a new message.
  */
 export const PompeiiLogEntrySchema: GenMessage<PompeiiLogEntry> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 11);
+  messageDesc(file_gameengine_v1_pompeii, 13);
 
 /**
  * @generated from message gameengine.v1.GetPompeiiLogResponse
@@ -368,7 +461,7 @@ export type GetPompeiiLogResponse = Message<"gameengine.v1.GetPompeiiLogResponse
  * Use `create(GetPompeiiLogResponseSchema)` to create a new message.
  */
 export const GetPompeiiLogResponseSchema: GenMessage<GetPompeiiLogResponse> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 12);
+  messageDesc(file_gameengine_v1_pompeii, 14);
 
 /**
  * @generated from message gameengine.v1.GetPompeiiHintRequest
@@ -395,7 +488,7 @@ export type GetPompeiiHintRequest = Message<"gameengine.v1.GetPompeiiHintRequest
  * Use `create(GetPompeiiHintRequestSchema)` to create a new message.
  */
 export const GetPompeiiHintRequestSchema: GenMessage<GetPompeiiHintRequest> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 13);
+  messageDesc(file_gameengine_v1_pompeii, 15);
 
 /**
  * @generated from message gameengine.v1.PompeiiMoveValue
@@ -422,7 +515,7 @@ export type PompeiiMoveValue = Message<"gameengine.v1.PompeiiMoveValue"> & {
  * Use `create(PompeiiMoveValueSchema)` to create a new message.
  */
 export const PompeiiMoveValueSchema: GenMessage<PompeiiMoveValue> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 14);
+  messageDesc(file_gameengine_v1_pompeii, 16);
 
 /**
  * @generated from message gameengine.v1.GetPompeiiHintResponse
@@ -449,7 +542,7 @@ export type GetPompeiiHintResponse = Message<"gameengine.v1.GetPompeiiHintRespon
  * Use `create(GetPompeiiHintResponseSchema)` to create a new message.
  */
 export const GetPompeiiHintResponseSchema: GenMessage<GetPompeiiHintResponse> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 15);
+  messageDesc(file_gameengine_v1_pompeii, 17);
 
 /**
  * Configuration flags of RULES.md section 10. Unset = the default in brackets.
@@ -519,7 +612,7 @@ export type PompeiiOptions = Message<"gameengine.v1.PompeiiOptions"> & {
  * Use `create(PompeiiOptionsSchema)` to create a new message.
  */
 export const PompeiiOptionsSchema: GenMessage<PompeiiOptions> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 16);
+  messageDesc(file_gameengine_v1_pompeii, 18);
 
 /**
  * A city square [row, col].
@@ -543,7 +636,7 @@ export type PompeiiSquare = Message<"gameengine.v1.PompeiiSquare"> & {
  * Use `create(PompeiiSquareSchema)` to create a new message.
  */
 export const PompeiiSquareSchema: GenMessage<PompeiiSquare> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 17);
+  messageDesc(file_gameengine_v1_pompeii, 19);
 
 /**
  * POM-21/22/37: play `number` from the hand. `square` is where the person goes; leave it unset when no
@@ -574,7 +667,7 @@ export type PompeiiPlayCard = Message<"gameengine.v1.PompeiiPlayCard"> & {
  * Use `create(PompeiiPlayCardSchema)` to create a new message.
  */
 export const PompeiiPlayCardSchema: GenMessage<PompeiiPlayCard> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 18);
+  messageDesc(file_gameengine_v1_pompeii, 20);
 
 /**
  * POM-35: put one relative on a free slot of `square`.
@@ -593,7 +686,7 @@ export type PompeiiPlaceRelative = Message<"gameengine.v1.PompeiiPlaceRelative">
  * Use `create(PompeiiPlaceRelativeSchema)` to create a new message.
  */
 export const PompeiiPlaceRelativeSchema: GenMessage<PompeiiPlaceRelative> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 19);
+  messageDesc(file_gameengine_v1_pompeii, 21);
 
 /**
  * POM-35: give up the remaining relatives of this turn.
@@ -608,7 +701,7 @@ export type PompeiiStopRelatives = Message<"gameengine.v1.PompeiiStopRelatives">
  * Use `create(PompeiiStopRelativesSchema)` to create a new message.
  */
 export const PompeiiStopRelativesSchema: GenMessage<PompeiiStopRelatives> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 20);
+  messageDesc(file_gameengine_v1_pompeii, 22);
 
 /**
  * POM-31: the Omen sends one of `seat`'s people on `square` to the volcano.
@@ -632,7 +725,7 @@ export type PompeiiOmenTarget = Message<"gameengine.v1.PompeiiOmenTarget"> & {
  * Use `create(PompeiiOmenTargetSchema)` to create a new message.
  */
 export const PompeiiOmenTargetSchema: GenMessage<PompeiiOmenTarget> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 21);
+  messageDesc(file_gameengine_v1_pompeii, 23);
 
 /**
  * POM-51: declare the eruption (any seat whose whole hand is wild, at any phase-1 decision).
@@ -647,7 +740,7 @@ export type PompeiiDeclareEruption = Message<"gameengine.v1.PompeiiDeclareErupti
  * Use `create(PompeiiDeclareEruptionSchema)` to create a new message.
  */
 export const PompeiiDeclareEruptionSchema: GenMessage<PompeiiDeclareEruption> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 22);
+  messageDesc(file_gameengine_v1_pompeii, 24);
 
 /**
  * POM-62/66: put the drawn tile on `square`. `symbol` is "" for a one-symbol tile and the chosen
@@ -672,7 +765,7 @@ export type PompeiiPlaceLava = Message<"gameengine.v1.PompeiiPlaceLava"> & {
  * Use `create(PompeiiPlaceLavaSchema)` to create a new message.
  */
 export const PompeiiPlaceLavaSchema: GenMessage<PompeiiPlaceLava> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 23);
+  messageDesc(file_gameengine_v1_pompeii, 25);
 
 /**
  * POM-71..74: move one person from `origin` to `target`, or set `leave` (and no target) to spend a
@@ -702,7 +795,7 @@ export type PompeiiMovePerson = Message<"gameengine.v1.PompeiiMovePerson"> & {
  * Use `create(PompeiiMovePersonSchema)` to create a new message.
  */
 export const PompeiiMovePersonSchema: GenMessage<PompeiiMovePerson> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 24);
+  messageDesc(file_gameengine_v1_pompeii, 26);
 
 /**
  * POM-75: pass this move.
@@ -717,7 +810,7 @@ export type PompeiiPass = Message<"gameengine.v1.PompeiiPass"> & {
  * Use `create(PompeiiPassSchema)` to create a new message.
  */
 export const PompeiiPassSchema: GenMessage<PompeiiPass> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 25);
+  messageDesc(file_gameengine_v1_pompeii, 27);
 
 /**
  * @generated from message gameengine.v1.PompeiiMove
@@ -782,7 +875,7 @@ export type PompeiiMove = Message<"gameengine.v1.PompeiiMove"> & {
  * Use `create(PompeiiMoveSchema)` to create a new message.
  */
 export const PompeiiMoveSchema: GenMessage<PompeiiMove> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 26);
+  messageDesc(file_gameengine_v1_pompeii, 28);
 
 /**
  * People on one square, counts indexed by seat.
@@ -806,7 +899,7 @@ export type PompeiiSquarePeople = Message<"gameengine.v1.PompeiiSquarePeople"> &
  * Use `create(PompeiiSquarePeopleSchema)` to create a new message.
  */
 export const PompeiiSquarePeopleSchema: GenMessage<PompeiiSquarePeople> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 27);
+  messageDesc(file_gameengine_v1_pompeii, 29);
 
 /**
  * A placed lava tile and the symbol it counts as.
@@ -830,7 +923,7 @@ export type PompeiiLavaTile = Message<"gameengine.v1.PompeiiLavaTile"> & {
  * Use `create(PompeiiLavaTileSchema)` to create a new message.
  */
 export const PompeiiLavaTileSchema: GenMessage<PompeiiLavaTile> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 28);
+  messageDesc(file_gameengine_v1_pompeii, 30);
 
 /**
  * What one seat (or a spectator) may know (POM-90).
@@ -1033,7 +1126,7 @@ export type PompeiiView = Message<"gameengine.v1.PompeiiView"> & {
  * Use `create(PompeiiViewSchema)` to create a new message.
  */
 export const PompeiiViewSchema: GenMessage<PompeiiView> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 29);
+  messageDesc(file_gameengine_v1_pompeii, 31);
 
 /**
  * @generated from message gameengine.v1.PompeiiCardPlayed
@@ -1076,7 +1169,7 @@ export type PompeiiCardPlayed = Message<"gameengine.v1.PompeiiCardPlayed"> & {
  * Use `create(PompeiiCardPlayedSchema)` to create a new message.
  */
 export const PompeiiCardPlayedSchema: GenMessage<PompeiiCardPlayed> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 30);
+  messageDesc(file_gameengine_v1_pompeii, 32);
 
 /**
  * @generated from message gameengine.v1.PompeiiRelativesEarned
@@ -1103,7 +1196,7 @@ export type PompeiiRelativesEarned = Message<"gameengine.v1.PompeiiRelativesEarn
  * Use `create(PompeiiRelativesEarnedSchema)` to create a new message.
  */
 export const PompeiiRelativesEarnedSchema: GenMessage<PompeiiRelativesEarned> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 31);
+  messageDesc(file_gameengine_v1_pompeii, 33);
 
 /**
  * @generated from message gameengine.v1.PompeiiRelativePlaced
@@ -1125,7 +1218,7 @@ export type PompeiiRelativePlaced = Message<"gameengine.v1.PompeiiRelativePlaced
  * Use `create(PompeiiRelativePlacedSchema)` to create a new message.
  */
 export const PompeiiRelativePlacedSchema: GenMessage<PompeiiRelativePlaced> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 32);
+  messageDesc(file_gameengine_v1_pompeii, 34);
 
 /**
  * @generated from message gameengine.v1.PompeiiRelativesStopped
@@ -1147,7 +1240,7 @@ export type PompeiiRelativesStopped = Message<"gameengine.v1.PompeiiRelativesSto
  * Use `create(PompeiiRelativesStoppedSchema)` to create a new message.
  */
 export const PompeiiRelativesStoppedSchema: GenMessage<PompeiiRelativesStopped> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 33);
+  messageDesc(file_gameengine_v1_pompeii, 35);
 
 /**
  * A seat drew a card (public; the card itself goes only to the drawer as card_received).
@@ -1166,7 +1259,7 @@ export type PompeiiCardDrawn = Message<"gameengine.v1.PompeiiCardDrawn"> & {
  * Use `create(PompeiiCardDrawnSchema)` to create a new message.
  */
 export const PompeiiCardDrawnSchema: GenMessage<PompeiiCardDrawn> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 34);
+  messageDesc(file_gameengine_v1_pompeii, 36);
 
 /**
  * Private to `seat`: the Pompeii card it drew.
@@ -1190,7 +1283,7 @@ export type PompeiiCardReceived = Message<"gameengine.v1.PompeiiCardReceived"> &
  * Use `create(PompeiiCardReceivedSchema)` to create a new message.
  */
 export const PompeiiCardReceivedSchema: GenMessage<PompeiiCardReceived> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 35);
+  messageDesc(file_gameengine_v1_pompeii, 37);
 
 /**
  * @generated from message gameengine.v1.PompeiiAd79Drawn
@@ -1212,7 +1305,7 @@ export type PompeiiAd79Drawn = Message<"gameengine.v1.PompeiiAd79Drawn"> & {
  * Use `create(PompeiiAd79DrawnSchema)` to create a new message.
  */
 export const PompeiiAd79DrawnSchema: GenMessage<PompeiiAd79Drawn> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 36);
+  messageDesc(file_gameengine_v1_pompeii, 38);
 
 /**
  * `effective` is false when the Omen is discarded with no effect (no eligible person, or POM-25).
@@ -1236,7 +1329,7 @@ export type PompeiiOmenDrawn = Message<"gameengine.v1.PompeiiOmenDrawn"> & {
  * Use `create(PompeiiOmenDrawnSchema)` to create a new message.
  */
 export const PompeiiOmenDrawnSchema: GenMessage<PompeiiOmenDrawn> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 37);
+  messageDesc(file_gameengine_v1_pompeii, 39);
 
 /**
  * @generated from message gameengine.v1.PompeiiOmenVictim
@@ -1263,7 +1356,7 @@ export type PompeiiOmenVictim = Message<"gameengine.v1.PompeiiOmenVictim"> & {
  * Use `create(PompeiiOmenVictimSchema)` to create a new message.
  */
 export const PompeiiOmenVictimSchema: GenMessage<PompeiiOmenVictim> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 38);
+  messageDesc(file_gameengine_v1_pompeii, 40);
 
 /**
  * @generated from message gameengine.v1.PompeiiEruptionDeclared
@@ -1285,7 +1378,7 @@ export type PompeiiEruptionDeclared = Message<"gameengine.v1.PompeiiEruptionDecl
  * Use `create(PompeiiEruptionDeclaredSchema)` to create a new message.
  */
 export const PompeiiEruptionDeclaredSchema: GenMessage<PompeiiEruptionDeclared> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 39);
+  messageDesc(file_gameengine_v1_pompeii, 41);
 
 /**
  * @generated from message gameengine.v1.PompeiiHand
@@ -1307,7 +1400,7 @@ export type PompeiiHand = Message<"gameengine.v1.PompeiiHand"> & {
  * Use `create(PompeiiHandSchema)` to create a new message.
  */
 export const PompeiiHandSchema: GenMessage<PompeiiHand> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 40);
+  messageDesc(file_gameengine_v1_pompeii, 42);
 
 /**
  * POM-52: phase 1 ends; every hand is shown and discarded, supplies go to the box.
@@ -1341,7 +1434,7 @@ export type PompeiiEruption = Message<"gameengine.v1.PompeiiEruption"> & {
  * Use `create(PompeiiEruptionSchema)` to create a new message.
  */
 export const PompeiiEruptionSchema: GenMessage<PompeiiEruption> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 41);
+  messageDesc(file_gameengine_v1_pompeii, 43);
 
 /**
  * @generated from message gameengine.v1.PompeiiTileDrawn
@@ -1363,7 +1456,7 @@ export type PompeiiTileDrawn = Message<"gameengine.v1.PompeiiTileDrawn"> & {
  * Use `create(PompeiiTileDrawnSchema)` to create a new message.
  */
 export const PompeiiTileDrawnSchema: GenMessage<PompeiiTileDrawn> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 42);
+  messageDesc(file_gameengine_v1_pompeii, 44);
 
 /**
  * @generated from message gameengine.v1.PompeiiTileDiscarded
@@ -1385,7 +1478,7 @@ export type PompeiiTileDiscarded = Message<"gameengine.v1.PompeiiTileDiscarded">
  * Use `create(PompeiiTileDiscardedSchema)` to create a new message.
  */
 export const PompeiiTileDiscardedSchema: GenMessage<PompeiiTileDiscarded> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 43);
+  messageDesc(file_gameengine_v1_pompeii, 45);
 
 /**
  * `killed` per seat on the covered square (POM-64).
@@ -1424,7 +1517,7 @@ export type PompeiiLavaPlaced = Message<"gameengine.v1.PompeiiLavaPlaced"> & {
  * Use `create(PompeiiLavaPlacedSchema)` to create a new message.
  */
 export const PompeiiLavaPlacedSchema: GenMessage<PompeiiLavaPlaced> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 44);
+  messageDesc(file_gameengine_v1_pompeii, 46);
 
 /**
  * POM-65: people on squares with no route to an open gate die.
@@ -1448,7 +1541,7 @@ export type PompeiiCutOff = Message<"gameengine.v1.PompeiiCutOff"> & {
  * Use `create(PompeiiCutOffSchema)` to create a new message.
  */
 export const PompeiiCutOffSchema: GenMessage<PompeiiCutOff> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 45);
+  messageDesc(file_gameengine_v1_pompeii, 47);
 
 /**
  * @generated from message gameengine.v1.PompeiiTurnStarted
@@ -1470,7 +1563,7 @@ export type PompeiiTurnStarted = Message<"gameengine.v1.PompeiiTurnStarted"> & {
  * Use `create(PompeiiTurnStartedSchema)` to create a new message.
  */
 export const PompeiiTurnStartedSchema: GenMessage<PompeiiTurnStarted> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 46);
+  messageDesc(file_gameengine_v1_pompeii, 48);
 
 /**
  * @generated from message gameengine.v1.PompeiiPersonMoved
@@ -1502,7 +1595,7 @@ export type PompeiiPersonMoved = Message<"gameengine.v1.PompeiiPersonMoved"> & {
  * Use `create(PompeiiPersonMovedSchema)` to create a new message.
  */
 export const PompeiiPersonMovedSchema: GenMessage<PompeiiPersonMoved> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 47);
+  messageDesc(file_gameengine_v1_pompeii, 49);
 
 /**
  * @generated from message gameengine.v1.PompeiiPersonSaved
@@ -1529,7 +1622,7 @@ export type PompeiiPersonSaved = Message<"gameengine.v1.PompeiiPersonSaved"> & {
  * Use `create(PompeiiPersonSavedSchema)` to create a new message.
  */
 export const PompeiiPersonSavedSchema: GenMessage<PompeiiPersonSaved> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 48);
+  messageDesc(file_gameengine_v1_pompeii, 50);
 
 /**
  * @generated from message gameengine.v1.PompeiiPassed
@@ -1546,7 +1639,7 @@ export type PompeiiPassed = Message<"gameengine.v1.PompeiiPassed"> & {
  * Use `create(PompeiiPassedSchema)` to create a new message.
  */
 export const PompeiiPassedSchema: GenMessage<PompeiiPassed> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 49);
+  messageDesc(file_gameengine_v1_pompeii, 51);
 
 /**
  * POM-80/83: final counts; final_casualties are the people left on the board at the last tile.
@@ -1580,7 +1673,7 @@ export type PompeiiGameOver = Message<"gameengine.v1.PompeiiGameOver"> & {
  * Use `create(PompeiiGameOverSchema)` to create a new message.
  */
 export const PompeiiGameOverSchema: GenMessage<PompeiiGameOver> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 50);
+  messageDesc(file_gameengine_v1_pompeii, 52);
 
 /**
  * @generated from message gameengine.v1.PompeiiEvent
@@ -1711,6 +1804,14 @@ export type PompeiiEvent = Message<"gameengine.v1.PompeiiEvent"> & {
     case: "gameOver";
   } | {
     /**
+     * The last open seat was taken (LobbyService): the game has begun; public.
+     *
+     * @generated from field: gameengine.v1.GameStarted game_started = 98;
+     */
+    value: GameStarted;
+    case: "gameStarted";
+  } | {
+    /**
      * @generated from field: gameengine.v1.RefereeEvent referee = 99;
      */
     value: RefereeEvent;
@@ -1723,7 +1824,7 @@ export type PompeiiEvent = Message<"gameengine.v1.PompeiiEvent"> & {
  * Use `create(PompeiiEventSchema)` to create a new message.
  */
 export const PompeiiEventSchema: GenMessage<PompeiiEvent> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_pompeii, 51);
+  messageDesc(file_gameengine_v1_pompeii, 53);
 
 /**
  * @generated from service gameengine.v1.PompeiiService
@@ -1784,6 +1885,17 @@ export const PompeiiService: GenService<{
     methodKind: "unary";
     input: typeof GetPompeiiHintRequestSchema;
     output: typeof GetPompeiiHintResponseSchema;
+  },
+  /**
+   * After every accepted change: the status, the caller's view and legal moves (spectator: status and
+   * public view). The first message is the state now; the stream ends after the game is over.
+   *
+   * @generated from rpc gameengine.v1.PompeiiService.StreamPompeiiState
+   */
+  streamPompeiiState: {
+    methodKind: "server_streaming";
+    input: typeof StreamPompeiiStateRequestSchema;
+    output: typeof StreamPompeiiStateResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_gameengine_v1_pompeii, 0);
