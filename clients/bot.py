@@ -2,12 +2,17 @@
 picks a move with a policy from engines.ai (random, greedy or ISMCTS) and sends it.
 
     python -m clients.bot --server 127.0.0.1:50051 --game pompeii --game-id ID --seat 0 --token T --policy mcts
+    python -m clients.bot --player-token T --join open --game pompeii --policy mcts
+
+The second form needs only a player token: it waits for open games in the lobby, joins them
+(`--join GAME_ID` joins that one) and plays each from its player stream's "your turn" events.
 """
 from __future__ import annotations
 
 import argparse
 import random
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -17,7 +22,7 @@ import structlog
 from engines.ai.policies import POLICIES, choose
 from engines.registry import GAME_IDS
 
-from .sdk import Client, Refused, SeatClient
+from .sdk import Client, PlayerClient, Refused, SeatClient
 
 log = structlog.get_logger("gameengine.bot")
 
@@ -66,13 +71,96 @@ class Bot:
         return self.seat.status().outcome
 
 
+@dataclass
+class LobbyBot:
+    """Joins open games of one game type and plays every seat it holds from the player stream."""
+    player: PlayerClient
+    client: Client
+    make_bot: object  # SeatClient -> Bot
+    join: str = "open"  # "open" = any open game, else one game id
+    max_seats: int = 1  # seats held at once
+    games: int = 0  # stop after this many games are over; 0 = never
+    poll_s: float = 0.5
+    seats: dict = field(default_factory=dict)  # game id -> Bot
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _stop: threading.Event = field(default_factory=threading.Event)
+
+    def _take(self, game_id: str, seat: int, token: str) -> None:
+        with self._lock:
+            self.seats[game_id] = self.make_bot(self.client.seat(game_id, seat, token))
+
+    def join_once(self) -> bool:
+        """Join one open game if a seat is free for us; True when joined."""
+        me = self.player.player_id
+        candidates = [self.join] if self.join != "open" else [
+            g.game_id for g in self.player.open_games(self.client.game)
+            if all(h.player_id != me for h in g.seat_holders)]
+        for game_id in candidates:
+            if game_id in self.seats:
+                continue
+            try:
+                joined = self.player.join(game_id)
+            except Refused as e:
+                log.info("join_refused", game_id=game_id, rule=e.rule, message=e.message)
+                continue
+            self._take(joined.game_id, joined.seat, joined.seat_token)
+            log.info("joined", game_id=joined.game_id, seat=joined.seat)
+            return True
+        return False
+
+    def _joiner(self) -> None:
+        while not self._stop.is_set():
+            try:
+                if len(self.seats) < self.max_seats and (self.join == "open" or self.join not in self.seats):
+                    self.join_once()
+            except Refused as e:
+                log.warning("lobby_unavailable", message=e.message)
+            self._stop.wait(self.poll_s)
+
+    def run(self) -> list[dict]:
+        """Play until `games` games are over; returns their outcomes."""
+        me = self.player.me()
+        self.player.player_id = me.player.player_id
+        for s in me.seats:  # seats held from before (a restart of the bot): a fresh token for each
+            if s.game == self.client.game:
+                joined = self.player.join(s.game_id, seat=s.seat)
+                self._take(s.game_id, s.seat, joined.seat_token)
+        threading.Thread(target=self._joiner, name="lobby-joiner", daemon=True).start()
+        outcomes = []
+        try:
+            for event in self.player.events():
+                if event.game != self.client.game:
+                    continue
+                if event.kind == "seat_assigned" and event.seat_token:  # a seat reserved for us
+                    self._take(event.game_id, event.seat, event.seat_token)
+                bot = self.seats.get(event.game_id)
+                if bot is None:
+                    continue
+                if event.kind == "your_turn":
+                    if bot.seat.last is None or event.status.version >= bot.seat.last.version:
+                        bot.step()
+                elif event.kind == "game_over":
+                    with self._lock:
+                        self.seats.pop(event.game_id, None)
+                    outcomes.append(event.outcome)
+                    log.info("game_over", game_id=event.game_id, outcome=event.outcome)
+                    if self.games and len(outcomes) >= self.games:
+                        return outcomes
+        finally:
+            self._stop.set()
+        return outcomes
+
+
 def parse_args(argv=None):
     p = argparse.ArgumentParser(prog="python -m clients.bot", description=__doc__.split("\n\n")[0])
     p.add_argument("--server", default="127.0.0.1:50051")
     p.add_argument("--game", required=True)
-    p.add_argument("--game-id", required=True)
-    p.add_argument("--seat", type=int, required=True)
-    p.add_argument("--token", required=True)
+    p.add_argument("--game-id", help="play this seat (with --seat and --token)")
+    p.add_argument("--seat", type=int)
+    p.add_argument("--token")
+    p.add_argument("--player-token", help="a registered player's token: join games from the lobby instead")
+    p.add_argument("--join", default="open", help='"open" (any open game of --game) or a game id')
+    p.add_argument("--games", type=int, default=0, help="with --player-token: stop after this many games (0 = never)")
     p.add_argument("--policy", default="mcts")
     p.add_argument("--think-ms", type=float, default=None, help="time budget per move (mcts)")
     p.add_argument("--iterations", type=int, default=None, help="iteration budget per move (mcts)")
@@ -90,8 +178,21 @@ def main(argv=None) -> int:
         return 2
     client = Client(args.server, args.game)
     think = args.think_ms if args.think_ms is not None or args.iterations else 100
-    bot = Bot(client.seat(args.game_id, args.seat, args.token), args.policy, think, args.iterations,
-              random.Random(args.seed))
+    rng = random.Random(args.seed)
+    if args.player_token:
+        lobby = LobbyBot(PlayerClient(args.server, args.player_token), client,
+                         lambda seat: Bot(seat, args.policy, think, args.iterations, rng), args.join, games=args.games)
+        try:
+            for outcome in lobby.run():
+                print(f"game over: {outcome}", flush=True)
+        except Refused as e:
+            print(f"refused: {e.rule or e.code.name}: {e.message}", file=sys.stderr)
+            return 1
+        return 0
+    if args.game_id is None or args.seat is None or args.token is None:
+        print("give --game-id, --seat and --token, or --player-token", file=sys.stderr)
+        return 2
+    bot = Bot(client.seat(args.game_id, args.seat, args.token), args.policy, think, args.iterations, rng)
     try:
         outcome = bot.play()
     except Refused as e:

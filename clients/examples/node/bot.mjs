@@ -1,0 +1,127 @@
+// A bot written against nothing but protos/gameengine/v1/*.proto (no generated code, no SDK):
+// it registers a player, finds an open game in the lobby, joins it, and plays a random legal move
+// whenever its player stream says "your turn", until "game over". Then it prints the outcome.
+//
+//   cd clients/examples/node && npm ci
+//   node bot.mjs --server 127.0.0.1:50051 --game pompeii [--name node-bot] [--join GAME_ID]
+//
+// Output: one JSON line per event of interest; the last is {"game_over": {...}}. Exit code 0 when
+// the game was played to its end.
+import { randomBytes, randomInt } from "node:crypto";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+import grpc from "@grpc/grpc-js";
+import protoLoader from "@grpc/proto-loader";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const PROTOS = path.resolve(here, "../../../protos");
+const PREFIX = { pompeii: "Pompeii", eruption: "Eruption", citadels: "Citadels", smallworld: "SmallWorld" };
+
+function args(argv) {
+  const out = { server: "127.0.0.1:50051", game: "pompeii", name: `node-bot-${randomBytes(3).toString("hex")}`,
+    join: "open", timeout: 600 };
+  for (let i = 0; i < argv.length; i += 2) out[argv[i].replace(/^--/, "")] = argv[i + 1];
+  return out;
+}
+
+const opts = args(process.argv.slice(2));
+const P = PREFIX[opts.game];
+if (!P) {
+  console.error(`unknown game ${opts.game}; choose from ${Object.keys(PREFIX).join(", ")}`);
+  process.exit(2);
+}
+const definition = protoLoader.loadSync(
+  ["gameengine/v1/player.proto", "gameengine/v1/lobby.proto", `gameengine/v1/${opts.game}.proto`],
+  { includeDirs: [PROTOS], keepCase: true, longs: String, enums: String, defaults: true, oneofs: true });
+const v1 = grpc.loadPackageDefinition(definition).gameengine.v1;
+const creds = grpc.credentials.createInsecure();
+const players = new v1.PlayerService(opts.server, creds);
+const lobby = new v1.LobbyService(opts.server, creds);
+const game = new v1[`${P}Service`](opts.server, creds);
+
+const call = (client, method, request) => new Promise((resolve, reject) =>
+  client[method](request, { deadline: Date.now() + 30_000 }, (err, reply) => (err ? reject(err) : resolve(reply))));
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const say = (obj) => console.log(JSON.stringify(obj));
+
+async function joinOpenGame(token, playerId) {
+  for (;;) {
+    const ids = [];
+    if (opts.join !== "open") ids.push(opts.join);
+    else {
+      const page = await call(lobby, "ListOpenGames", { game: opts.game, page_size: 100 });
+      for (const g of page.games) if (!g.seat_holders.some((h) => h.player_id === playerId)) ids.push(g.game_id);
+    }
+    for (const game_id of ids) {
+      try {
+        return await call(lobby, "JoinGame", { game_id, player_token: token });
+      } catch (err) {
+        say({ join_refused: game_id, code: err.code, details: err.details }); // taken meanwhile: try the next
+      }
+    }
+    await sleep(300);
+  }
+}
+
+async function playTurn(seat, turn) {
+  // the stream said it is our turn at turn.status.version; take the moves as of now and play one
+  const listed = await call(game, `List${P}Moves`, { game_id: seat.game_id, token: seat.seat_token });
+  if (listed.moves.length === 0 || listed.status.version !== turn.status.version) return;
+  const move = listed.moves[randomInt(listed.moves.length)];
+  try {
+    const reply = await call(game, `Make${P}Move`, { game_id: seat.game_id, token: seat.seat_token,
+      expected_version: listed.status.version, idempotency_key: randomBytes(8).toString("hex"), move });
+    seat.moves += 1;
+    seat.version = reply.status.version;
+  } catch (err) {
+    if (err.code !== grpc.status.ABORTED) throw err; // ABORTED: someone moved first; a new turn event follows
+  }
+}
+
+async function main() {
+  const registered = await call(players, "RegisterPlayer", { name: opts.name });
+  const token = registered.player_token;
+  say({ registered: registered.player.name, player_id: registered.player.player_id });
+  const joined = await joinOpenGame(token, registered.player.player_id);
+  const seat = { game_id: joined.game_id, seat: joined.seat, seat_token: joined.seat_token, moves: 0, version: -1 };
+  say({ joined: seat.game_id, seat: seat.seat });
+
+  let cursor = "0";
+  let queue = Promise.resolve();
+  const done = new Promise((resolve, reject) => {
+    const open = () => {
+      const stream = players.StreamPlayerEvents({ player_token: token, cursor });
+      stream.on("data", (msg) => {
+        cursor = msg.cursor;
+        const body = msg[msg.event];
+        if (!body || body.game_id !== seat.game_id) return;
+        if (msg.event === "your_turn") {
+          if (Number(body.status.version) >= seat.version) queue = queue.then(() => playTurn(seat, body)).catch(reject);
+        } else if (msg.event === "game_over") {
+          stream.cancel();
+          queue.then(() => resolve(body.outcome));
+        } else {
+          say({ [msg.event]: seat.game_id });
+        }
+      });
+      stream.on("error", (err) => {
+        if (err.code === grpc.status.CANCELLED) return;
+        if (err.code === grpc.status.UNAVAILABLE) return void setTimeout(open, 500); // resume from the cursor
+        reject(err);
+      });
+    };
+    open();
+  });
+  const timer = setTimeout(() => { console.error("timed out"); process.exit(1); }, Number(opts.timeout) * 1000);
+  const outcome = await done;
+  clearTimeout(timer);
+  say({ game_over: { game_id: seat.game_id, seat: seat.seat, moves: seat.moves, ranks: outcome.ranks,
+    scores: outcome.scores, winners: outcome.winners } });
+  players.close(); lobby.close(); game.close();
+}
+
+main().catch((err) => {
+  console.error(`failed: ${err.code ?? ""} ${err.details ?? err.message}`);
+  process.exit(1);
+});
