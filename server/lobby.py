@@ -11,7 +11,6 @@ import asyncio
 import base64
 import dataclasses
 import hmac
-import re
 import secrets
 import time
 from typing import Any
@@ -21,8 +20,8 @@ import structlog
 from engines.core import Event
 from gameengine.v1 import common_pb2, lobby_pb2, lobby_pb2_grpc
 
-from . import auth
-from .errors import Exhausted, Illegal, InvalidArgument, NotFound, PermissionDenied, Unauthenticated
+from . import auth, player_stream
+from .errors import Exhausted, Illegal, InvalidArgument, PermissionDenied, Unauthenticated
 from .participation import OPEN, Seating, SeatingChanged, seating_of
 
 log = structlog.get_logger("gameengine.lobby")
@@ -123,7 +122,7 @@ def created(core, referee, rec) -> None:
     if not waiting(rec):
         referee.on_create(rec)
     if seating_of(rec) is not None:
-        core.store._notify(rec.game_id)
+        player_stream.sync(core, rec.game_id)
 
 
 # ---- joining and leaving -------------------------------------------------------
@@ -131,11 +130,12 @@ def _change(core, referee, rec, seating: Seating, hashes: dict[int, str]) -> Non
     """One journaled seating change; the start of the game when no seat is open any more."""
     store = core.store
     start = seating.waiting and not seating.open_seats()
+    events = ()
     if start:
         seating = dataclasses.replace(seating, started=True)
-    store.write(rec, "seating", SeatingChanged(seating, hashes))
+        events = (Event("game_started", {"seat_holders": holders(store.players, seating)}),)
+    store.write(rec, "seating", SeatingChanged(seating, hashes, events))
     if start:
-        store.write(rec, "events", [Event("game_started", {"seat_holders": holders(store.players, seating)})])
         referee.on_create(rec)  # clocks run from the start, not from the creation
         log.info("game_started", game_id=rec.game_id, game=rec.game)
 

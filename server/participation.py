@@ -49,9 +49,11 @@ class Seating:
 
 @dataclass(frozen=True)
 class SeatingChanged:
-    """kind "seating": the game's new Seating and the seat token hashes that change with it."""
+    """kind "seating": the game's new Seating, the seat token hashes that change with it, and the
+    public events it makes (game_started), so a start is one record."""
     seating: Seating
     token_hashes: dict[int, str] = field(default_factory=dict)
+    events: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,7 @@ def apply_seating(store, rec, change: SeatingChanged) -> None:
                                                token_pending=list(change.seating.token_pending))
     for seat, digest in change.token_hashes.items():
         rec.token_hashes[seat] = digest
+    rec.events.extend((rec.version, e) for e in change.events)
 
 
 @dataclass

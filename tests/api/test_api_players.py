@@ -14,7 +14,7 @@ from google.protobuf import json_format
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-from clients.sdk import Client, PlayerClient, Refused
+from clients.sdk import Client
 from gameengine.v1 import (common_pb2, common_pb2_grpc, lobby_pb2, lobby_pb2_grpc, player_pb2, player_pb2_grpc,
                            pompeii_pb2, pompeii_pb2_grpc)
 
