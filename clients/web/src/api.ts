@@ -1,5 +1,5 @@
 // A small typed client over the generated protobuf-es descriptors and Connect (connect-web).
-// Copy this file to start a frontend: every game's service has the same seven RPCs (TEMPLATE.md),
+// Copy this file to start a frontend: every game's service has the same RPCs (TEMPLATE.md),
 // so one class serves all games; a game whose descriptors are not in this bundle yet falls back
 // to plain Connect-JSON calls with fetch (and polling instead of the event stream).
 import { create, fromJson, toJson, type DescMessage, type DescService, type JsonValue } from "@bufbuild/protobuf";
@@ -93,7 +93,7 @@ export class GameApi {
 
   view(gameId: string, token: string) { return this.call("GetXView", { gameId, token }); }
   moves(gameId: string, token: string) { return this.call("ListXMoves", { gameId, token }); }
-  create(seats: number, referee?: Json) { return this.call("CreateXGame", { seats, referee }); }
+  create(seats: number, referee?: Json, seating?: Json) { return this.call("CreateXGame", { seats, referee, ...seating }); }
   move(gameId: string, token: string, expectedVersion: number, move: Json) {
     return this.call("MakeXMove", { gameId, token, expectedVersion, idempotencyKey: key(), move });
   }

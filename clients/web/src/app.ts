@@ -4,6 +4,7 @@
 // except in RPC bodies).
 import { GameApi, label, listGames, Refusal, type GameType, type Json } from "./api";
 import { DATA_FILES, generic, RENDERERS, SEAT_COLOURS } from "./boards";
+import { createFields, initLobby, refreshOpen } from "./lobby";
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
@@ -101,7 +102,8 @@ class Session {
       if (idx.length === 1) void this.play(idx[0]);
       else { this.filter = idx; this.drawMoves(); }
     }));
-    const outcome = s.over ? ` · over: winners ${(s.outcome?.winners ?? []).map((w: number) => `seat ${w}`).join(", ")}` : "";
+    const outcome = s.over ? ` · over: winners ${(s.outcome?.winners ?? []).map((w: number) => `seat ${w}`).join(", ")}`
+      : s.waiting ? ` · <b id="waiting">waiting for players</b>: ${(s.seatHolders ?? []).map((h: Json) => `seat ${h.seat ?? 0} ${h.state === "open" ? "open" : h.playerName}`).join(", ")}` : "";
     $("status").innerHTML = `version <b id="version">${s.version ?? 0}</b> · to move ${s.toMove >= 0 ? `<span style="color:${SEAT_COLOURS[s.toMove]}">seat ${s.toMove}</span>` : "—"}`
       + ` · you are ${s.callerSeat >= 0 ? `<b style="color:${SEAT_COLOURS[s.callerSeat]}">seat ${s.callerSeat}</b>` : "a spectator"}${outcome}`;
     this.drawMoves();
@@ -189,11 +191,12 @@ async function createGame() {
   // demo: every seat is on a short clock and the referee plays a random legal move when it runs out
   const referee = demo ? { timeBankMs: 1, incrementMs: 700, timeoutPolicy: "TIMEOUT_POLICY_RANDOM" } : undefined;
   try {
-    const res = await new GameApi(type).create(seats, referee);
+    const res = await new GameApi(type).create(seats, referee, createFields());
     const tokens: Json[] = res.seatTokens ?? [];
     $("created").innerHTML = `created <b>${res.gameId}</b>: <a href="#game=${type.game}&id=${res.gameId}">watch</a> · `
       + tokens.map((t) => `<a href="#game=${type.game}&id=${res.gameId}&token=${encodeURIComponent(t.token)}">play seat ${t.seat ?? 0}</a>`).join(" · ");
     await refreshList();
+    await refreshOpen();
   } catch (e) {
     $("error").textContent = String((e as Error).message);
   }
@@ -210,6 +213,7 @@ async function main() {
     location.hash = p.toString();
   };
   $("create").onclick = () => void createGame();
+  initLobby();
   window.addEventListener("hashchange", () => void open());
   await refreshList();
   setInterval(() => void refreshList(), 5000);

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file gameengine/v1/common.proto.
  */
 export const file_gameengine_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChpnYW1lZW5naW5lL3YxL2NvbW1vbi5wcm90bxINZ2FtZWVuZ2luZS52MSIoCglTZWF0VG9rZW4SDAoEc2VhdBgBIAEoBRINCgV0b2tlbhgCIAEoCSJiCgdPdXRjb21lEg4KBnNjb3JlcxgBIAMoARINCgVyYW5rcxgCIAMoBRIPCgd3aW5uZXJzGAMgAygFEhMKC2FkanVkaWNhdGVkGAQgASgIEhIKCmNvbmZpZGVuY2UYBSABKAEiugIKCkdhbWVTdGF0dXMSDwoHZ2FtZV9pZBgBIAEoCRIMCgRnYW1lGAIgASgJEg0KBXNlYXRzGAMgASgFEg8KB3ZlcnNpb24YBCABKA0SFAoMc2VhdHNfdG9fYWN0GAUgAygFEg8KB3RvX21vdmUYBiABKAUSDAoEb3ZlchgHIAEoCBInCgdvdXRjb21lGAggASgLMhYuZ2FtZWVuZ2luZS52MS5PdXRjb21lEhMKC2NhbGxlcl9zZWF0GAkgASgFEhQKDHRpbWVfYmFua19tcxgKIAMoBRIRCglmb3JmZWl0ZWQYCyADKAUSDwoHd2FpdGluZxgUIAEoCBIvCgxzZWF0X2hvbGRlcnMYFSADKAsyGS5nYW1lZW5naW5lLnYxLlNlYXRIb2xkZXISDwoHZXhwaXJlZBgWIAEoCCJRCgpTZWF0SG9sZGVyEgwKBHNlYXQYASABKAUSDQoFc3RhdGUYAiABKAkSEQoJcGxheWVyX2lkGAMgASgJEhMKC3BsYXllcl9uYW1lGAQgASgJIjIKD1NlYXRSZXNlcnZhdGlvbhIMCgRzZWF0GAEgASgFEhEKCXBsYXllcl9pZBgCIAEoCSI+CgtHYW1lU3RhcnRlZBIvCgxzZWF0X2hvbGRlcnMYASADKAsyGS5nYW1lZW5naW5lLnYxLlNlYXRIb2xkZXIiLgoNUnVsZVZpb2xhdGlvbhIMCgRydWxlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkihQEKDlJlZmVyZWVPcHRpb25zEhQKDHRpbWVfYmFua19tcxgBIAEoDRIUCgxpbmNyZW1lbnRfbXMYAiABKA0SNAoOdGltZW91dF9wb2xpY3kYAyABKA4yHC5nYW1lZW5naW5lLnYxLlRpbWVvdXRQb2xpY3kSEQoJbWF4X21vdmVzGAQgASgNIjwKDFJlZmVyZWVFdmVudBIOCgZhY3Rpb24YASABKAkSDAoEc2VhdBgCIAEoBRIOCgZyZWFzb24YAyABKAkiWgoVQWRqdWRpY2F0ZUdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSDgoGdG9rZW5zGAIgAygJEg4KBnJlYXNvbhgDIAEoCRIQCghyb2xsb3V0cxgEIAEoDSJDChZBZGp1ZGljYXRlR2FtZVJlc3BvbnNlEikKBnN0YXR1cxgBIAEoCzIZLmdhbWVlbmdpbmUudjEuR2FtZVN0YXR1cyIWChRMaXN0R2FtZVR5cGVzUmVxdWVzdCI+CghHYW1lVHlwZRIMCgRnYW1lGAEgASgJEhEKCW1pbl9zZWF0cxgCIAEoBRIRCgltYXhfc2VhdHMYAyABKAUiRAoVTGlzdEdhbWVUeXBlc1Jlc3BvbnNlEisKCmdhbWVfdHlwZXMYASADKAsyFy5nYW1lZW5naW5lLnYxLkdhbWVUeXBlIjYKFEdldEdhbWVTdGF0dXNSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSDQoFdG9rZW4YAiABKAkiQgoVR2V0R2FtZVN0YXR1c1Jlc3BvbnNlEikKBnN0YXR1cxgBIAEoCzIZLmdhbWVlbmdpbmUudjEuR2FtZVN0YXR1cyqDAQoNVGltZW91dFBvbGljeRIeChpUSU1FT1VUX1BPTElDWV9VTlNQRUNJRklFRBAAEhsKF1RJTUVPVVRfUE9MSUNZX0FVVE9QTEFZEAESGQoVVElNRU9VVF9QT0xJQ1lfUkFORE9NEAISGgoWVElNRU9VVF9QT0xJQ1lfRk9SRkVJVBADMqQCCgtHYW1lU2VydmljZRJaCg1MaXN0R2FtZVR5cGVzEiMuZ2FtZWVuZ2luZS52MS5MaXN0R2FtZVR5cGVzUmVxdWVzdBokLmdhbWVlbmdpbmUudjEuTGlzdEdhbWVUeXBlc1Jlc3BvbnNlEloKDUdldEdhbWVTdGF0dXMSIy5nYW1lZW5naW5lLnYxLkdldEdhbWVTdGF0dXNSZXF1ZXN0GiQuZ2FtZWVuZ2luZS52MS5HZXRHYW1lU3RhdHVzUmVzcG9uc2USXQoOQWRqdWRpY2F0ZUdhbWUSJC5nYW1lZW5naW5lLnYxLkFkanVkaWNhdGVHYW1lUmVxdWVzdBolLmdhbWVlbmdpbmUudjEuQWRqdWRpY2F0ZUdhbWVSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("ChpnYW1lZW5naW5lL3YxL2NvbW1vbi5wcm90bxINZ2FtZWVuZ2luZS52MSIoCglTZWF0VG9rZW4SDAoEc2VhdBgBIAEoBRINCgV0b2tlbhgCIAEoCSJiCgdPdXRjb21lEg4KBnNjb3JlcxgBIAMoARINCgVyYW5rcxgCIAMoBRIPCgd3aW5uZXJzGAMgAygFEhMKC2FkanVkaWNhdGVkGAQgASgIEhIKCmNvbmZpZGVuY2UYBSABKAEiugIKCkdhbWVTdGF0dXMSDwoHZ2FtZV9pZBgBIAEoCRIMCgRnYW1lGAIgASgJEg0KBXNlYXRzGAMgASgFEg8KB3ZlcnNpb24YBCABKA0SFAoMc2VhdHNfdG9fYWN0GAUgAygFEg8KB3RvX21vdmUYBiABKAUSDAoEb3ZlchgHIAEoCBInCgdvdXRjb21lGAggASgLMhYuZ2FtZWVuZ2luZS52MS5PdXRjb21lEhMKC2NhbGxlcl9zZWF0GAkgASgFEhQKDHRpbWVfYmFua19tcxgKIAMoBRIRCglmb3JmZWl0ZWQYCyADKAUSDwoHd2FpdGluZxgUIAEoCBIvCgxzZWF0X2hvbGRlcnMYFSADKAsyGS5nYW1lZW5naW5lLnYxLlNlYXRIb2xkZXISDwoHZXhwaXJlZBgWIAEoCCJRCgpTZWF0SG9sZGVyEgwKBHNlYXQYASABKAUSDQoFc3RhdGUYAiABKAkSEQoJcGxheWVyX2lkGAMgASgJEhMKC3BsYXllcl9uYW1lGAQgASgJIjIKD1NlYXRSZXNlcnZhdGlvbhIMCgRzZWF0GAEgASgFEhEKCXBsYXllcl9pZBgCIAEoCSI+CgtHYW1lU3RhcnRlZBIvCgxzZWF0X2hvbGRlcnMYASADKAsyGS5nYW1lZW5naW5lLnYxLlNlYXRIb2xkZXIihQEKDlJlZmVyZWVPcHRpb25zEhQKDHRpbWVfYmFua19tcxgBIAEoDRIUCgxpbmNyZW1lbnRfbXMYAiABKA0SNAoOdGltZW91dF9wb2xpY3kYAyABKA4yHC5nYW1lZW5naW5lLnYxLlRpbWVvdXRQb2xpY3kSEQoJbWF4X21vdmVzGAQgASgNIjwKDFJlZmVyZWVFdmVudBIOCgZhY3Rpb24YASABKAkSDAoEc2VhdBgCIAEoBRIOCgZyZWFzb24YAyABKAkiWgoVQWRqdWRpY2F0ZUdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSDgoGdG9rZW5zGAIgAygJEg4KBnJlYXNvbhgDIAEoCRIQCghyb2xsb3V0cxgEIAEoDSJDChZBZGp1ZGljYXRlR2FtZVJlc3BvbnNlEikKBnN0YXR1cxgBIAEoCzIZLmdhbWVlbmdpbmUudjEuR2FtZVN0YXR1cyIWChRMaXN0R2FtZVR5cGVzUmVxdWVzdCJtCghHYW1lVHlwZRIMCgRnYW1lGAEgASgJEhEKCW1pbl9zZWF0cxgCIAEoBRIRCgltYXhfc2VhdHMYAyABKAUSLQoLc2VhdF9yYW5nZXMYBCADKAsyGC5nYW1lZW5naW5lLnYxLlNlYXRSYW5nZSJCCglTZWF0UmFuZ2USDwoHb3B0aW9ucxgBIAMoCRIRCgltaW5fc2VhdHMYAiABKAUSEQoJbWF4X3NlYXRzGAMgASgFIkQKFUxpc3RHYW1lVHlwZXNSZXNwb25zZRIrCgpnYW1lX3R5cGVzGAEgAygLMhcuZ2FtZWVuZ2luZS52MS5HYW1lVHlwZSI2ChRHZXRHYW1lU3RhdHVzUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEg0KBXRva2VuGAIgASgJIkIKFUdldEdhbWVTdGF0dXNSZXNwb25zZRIpCgZzdGF0dXMYASABKAsyGS5nYW1lZW5naW5lLnYxLkdhbWVTdGF0dXMqgwEKDVRpbWVvdXRQb2xpY3kSHgoaVElNRU9VVF9QT0xJQ1lfVU5TUEVDSUZJRUQQABIbChdUSU1FT1VUX1BPTElDWV9BVVRPUExBWRABEhkKFVRJTUVPVVRfUE9MSUNZX1JBTkRPTRACEhoKFlRJTUVPVVRfUE9MSUNZX0ZPUkZFSVQQAzKkAgoLR2FtZVNlcnZpY2USWgoNTGlzdEdhbWVUeXBlcxIjLmdhbWVlbmdpbmUudjEuTGlzdEdhbWVUeXBlc1JlcXVlc3QaJC5nYW1lZW5naW5lLnYxLkxpc3RHYW1lVHlwZXNSZXNwb25zZRJaCg1HZXRHYW1lU3RhdHVzEiMuZ2FtZWVuZ2luZS52MS5HZXRHYW1lU3RhdHVzUmVxdWVzdBokLmdhbWVlbmdpbmUudjEuR2V0R2FtZVN0YXR1c1Jlc3BvbnNlEl0KDkFkanVkaWNhdGVHYW1lEiQuZ2FtZWVuZ2luZS52MS5BZGp1ZGljYXRlR2FtZVJlcXVlc3QaJS5nYW1lZW5naW5lLnYxLkFkanVkaWNhdGVHYW1lUmVzcG9uc2ViBnByb3RvMw");
 
 /**
  * A seat's bearer token, minted once at creation. The server keeps only its hash.
@@ -43,6 +43,19 @@ export const SeatTokenSchema: GenMessage<SeatToken> = /*@__PURE__*/
  */
 export type Outcome = Message<"gameengine.v1.Outcome"> & {
   /**
+   * Per seat, the game's own score; higher is better, but ranks (not scores) decide,
+   * because each game breaks ties its own way:
+   *   pompeii:    people saved (POM-83; ties: fewer people in the volcano).
+   *   eruption:   290 minus the final temperature (ERU-154: the lowest temperature
+   *               wins; ties: the tie-break value of ERU-155/156).
+   *   citadels:   points: districts + five-colour bonus + completion bonus (CIT-72..75;
+   *               ties by option tiebreak, CIT-76).
+   *   smallworld: victory coins (SW-113; ties: race tokens on the map, SW-114, NEC-29);
+   *               a Necromancer instant victory (NEC-28) ranks him first alone
+   *               whatever the coins.
+   * When adjudicated is true: each seat's mean rollout reward in 0..1
+   * (0.9 x its share of the win + 0.1 x its place), not game points.
+   *
    * @generated from field: repeated double scores = 1;
    */
   scores: number[];
@@ -272,31 +285,6 @@ export const GameStartedSchema: GenMessage<GameStarted> = /*@__PURE__*/
   messageDesc(file_gameengine_v1_common, 5);
 
 /**
- * Placed in google.rpc.Status details of a FAILED_PRECONDITION refusal, next to
- * google.rpc.ErrorInfo (reason = rule id, domain = "gameengine").
- *
- * @generated from message gameengine.v1.RuleViolation
- */
-export type RuleViolation = Message<"gameengine.v1.RuleViolation"> & {
-  /**
-   * @generated from field: string rule = 1;
-   */
-  rule: string;
-
-  /**
-   * @generated from field: string message = 2;
-   */
-  message: string;
-};
-
-/**
- * Describes the message gameengine.v1.RuleViolation.
- * Use `create(RuleViolationSchema)` to create a new message.
- */
-export const RuleViolationSchema: GenMessage<RuleViolation> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_common, 6);
-
-/**
  * Turn clocks and the referee's timeout policy, set at creation (all games).
  *
  * @generated from message gameengine.v1.RefereeOptions
@@ -334,7 +322,7 @@ export type RefereeOptions = Message<"gameengine.v1.RefereeOptions"> & {
  * Use `create(RefereeOptionsSchema)` to create a new message.
  */
 export const RefereeOptionsSchema: GenMessage<RefereeOptions> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_common, 7);
+  messageDesc(file_gameengine_v1_common, 6);
 
 /**
  * An action the referee took, carried in every game's event stream.
@@ -365,7 +353,7 @@ export type RefereeEvent = Message<"gameengine.v1.RefereeEvent"> & {
  * Use `create(RefereeEventSchema)` to create a new message.
  */
 export const RefereeEventSchema: GenMessage<RefereeEvent> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_common, 8);
+  messageDesc(file_gameengine_v1_common, 7);
 
 /**
  * @generated from message gameengine.v1.AdjudicateGameRequest
@@ -399,7 +387,7 @@ export type AdjudicateGameRequest = Message<"gameengine.v1.AdjudicateGameRequest
  * Use `create(AdjudicateGameRequestSchema)` to create a new message.
  */
 export const AdjudicateGameRequestSchema: GenMessage<AdjudicateGameRequest> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_common, 9);
+  messageDesc(file_gameengine_v1_common, 8);
 
 /**
  * @generated from message gameengine.v1.AdjudicateGameResponse
@@ -416,7 +404,7 @@ export type AdjudicateGameResponse = Message<"gameengine.v1.AdjudicateGameRespon
  * Use `create(AdjudicateGameResponseSchema)` to create a new message.
  */
 export const AdjudicateGameResponseSchema: GenMessage<AdjudicateGameResponse> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_common, 10);
+  messageDesc(file_gameengine_v1_common, 9);
 
 /**
  * @generated from message gameengine.v1.ListGameTypesRequest
@@ -429,7 +417,7 @@ export type ListGameTypesRequest = Message<"gameengine.v1.ListGameTypesRequest">
  * Use `create(ListGameTypesRequestSchema)` to create a new message.
  */
 export const ListGameTypesRequestSchema: GenMessage<ListGameTypesRequest> = /*@__PURE__*/
-  messageDesc(file_gameengine_v1_common, 11);
+  messageDesc(file_gameengine_v1_common, 10);
 
 /**
  * @generated from message gameengine.v1.GameType
@@ -439,6 +427,47 @@ export type GameType = Message<"gameengine.v1.GameType"> & {
    * @generated from field: string game = 1;
    */
   game: string;
+
+  /**
+   * The fewest and most seats under any options (the union of seat_ranges).
+   *
+   * @generated from field: int32 min_seats = 2;
+   */
+  minSeats: number;
+
+  /**
+   * @generated from field: int32 max_seats = 3;
+   */
+  maxSeats: number;
+
+  /**
+   * The seats each set of options takes; the first range is the base game's.
+   *
+   * @generated from field: repeated gameengine.v1.SeatRange seat_ranges = 4;
+   */
+  seatRanges: SeatRange[];
+};
+
+/**
+ * Describes the message gameengine.v1.GameType.
+ * Use `create(GameTypeSchema)` to create a new message.
+ */
+export const GameTypeSchema: GenMessage<GameType> = /*@__PURE__*/
+  messageDesc(file_gameengine_v1_common, 11);
+
+/**
+ * A seat range and the options that select it, e.g. Small World 2..5, and with
+ * options ["necromancer=true"] 3..6 (the Necromancer is a seat, NEC-2).
+ *
+ * @generated from message gameengine.v1.SeatRange
+ */
+export type SeatRange = Message<"gameengine.v1.SeatRange"> & {
+  /**
+   * Options (name=value, as in the game's options message) this range needs; empty for the base game.
+   *
+   * @generated from field: repeated string options = 1;
+   */
+  options: string[];
 
   /**
    * @generated from field: int32 min_seats = 2;
@@ -452,10 +481,10 @@ export type GameType = Message<"gameengine.v1.GameType"> & {
 };
 
 /**
- * Describes the message gameengine.v1.GameType.
- * Use `create(GameTypeSchema)` to create a new message.
+ * Describes the message gameengine.v1.SeatRange.
+ * Use `create(SeatRangeSchema)` to create a new message.
  */
-export const GameTypeSchema: GenMessage<GameType> = /*@__PURE__*/
+export const SeatRangeSchema: GenMessage<SeatRange> = /*@__PURE__*/
   messageDesc(file_gameengine_v1_common, 12);
 
 /**
@@ -562,7 +591,7 @@ export const TimeoutPolicySchema: GenEnum<TimeoutPolicy> = /*@__PURE__*/
  */
 export const GameService: GenService<{
   /**
-   * Which games this server hosts and their seat ranges.
+   * Which games this server hosts and their seat ranges (per option set).
    *
    * @generated from rpc gameengine.v1.GameService.ListGameTypes
    */

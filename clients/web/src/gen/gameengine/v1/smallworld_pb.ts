@@ -326,6 +326,11 @@ export const StreamSmallWorldStateResponseSchema: GenMessage<StreamSmallWorldSta
   messageDesc(file_gameengine_v1_smallworld, 9);
 
 /**
+ * from_version is exclusive: the stream sends the events of versions > from_version
+ * (0 = the whole history, then live), each with the version of the move it belongs to;
+ * pass the last version you have seen to resume. Referee events carry the version of the
+ * move they follow. The stream ends when the game is over.
+ *
  * @generated from message gameengine.v1.StreamSmallWorldEventsRequest
  */
 export type StreamSmallWorldEventsRequest = Message<"gameengine.v1.StreamSmallWorldEventsRequest"> & {
