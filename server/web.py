@@ -178,10 +178,12 @@ async def _files(files: StaticFiles, scope, receive, send) -> None:
 
 def live_games(core, wanted: list[str], limit: int = 200) -> list[dict[str, Any]]:
     """Spectator-level list for the page's game picker: ids, game, seats, version, over.
-    (Spectating a game id is public by design: a spectator only ever gets public views.)"""
+    (Spectating a game id is public by design: a spectator only ever gets public views.)
+    Private lobby games are never listed (LOBBY-6)."""
     games = []
     for rec in list(core.store.games.values())[-limit:]:
-        if rec.game in wanted:
+        seating = rec.extra.get("seating")
+        if rec.game in wanted and not (seating is not None and seating.private):
             games.append({"game_id": rec.game_id, "game": rec.game, "seats": rec.seats,
                           "version": rec.version, "over": core.is_over(rec)})
     games.sort(key=lambda g: (g["over"], g["game_id"]))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import urllib.request
 
 from clients.sdk import Client, PlayerClient
 from gameengine.v1 import common_pb2
@@ -39,3 +40,13 @@ def test_register_join_an_open_seat_and_play_from_the_page(web_server):
     assert "waiting for players" in result["waiting"] and "carol-web" in result["waiting"]
     assert result["v1"] > result["v0"] and result["hash_has_token"] and "player" in result["mode"]
     assert not result["console"], result["console"]
+
+
+def test_LOBBY_6_private_games_are_not_in_the_pages_live_list(web_server):
+    alice = PlayerClient.register(web_server.target, "alice-private")
+    client = Client(web_server.target, "pompeii")
+    private_id, _ = client.create(3, open_seats=[1, 2], private=True, player_token=alice.token)
+    public_id, _ = client.create(3, open_seats=[1, 2], player_token=alice.token)
+    with urllib.request.urlopen(f"{web_server.base}/api/games", timeout=10) as r:
+        listed = {g["game_id"] for g in json.loads(r.read())["games"]}
+    assert public_id in listed and private_id not in listed
