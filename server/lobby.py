@@ -249,10 +249,21 @@ def expire(core, now: float) -> int:
     return len(due)
 
 
+def restart_clocks(core, referee) -> None:
+    """After recovery: a game whose start was journaled but whose clock was not (a crash between
+    the two writes) gets its clock now."""
+    for rec in list(core.store.games.values()):
+        seating = seating_of(rec)
+        if (seating is not None and seating.started and rec.referee.get("time_bank_ms")
+                and "clock" not in rec.extra and not core.is_over(rec)):
+            referee.on_create(rec)
+
+
 def forget_expired(store) -> None:
     for game_id in [g for g, rec in store.games.items() if (s := seating_of(rec)) is not None and s.expired]:
         del store.games[game_id]
         store.locks.pop(game_id, None)
+        store.players.forget_game(game_id)
 
 
 async def expiry_loop(core, ttl_s: float) -> None:

@@ -42,6 +42,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     store.listeners.append(player_stream.listener(core))
     player_stream.sync_all(core)  # what a crash kept from the player streams (idempotent)
     lobby.forget_expired(store)
+    lobby.restart_clocks(core, referee)
 
     server = grpc.aio.server(options=[
         ("grpc.max_receive_message_length", cfg.max_message_bytes),

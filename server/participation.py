@@ -113,6 +113,7 @@ class Players:
         self.by_name: dict[str, str] = {}
         self.by_hash: dict[str, str] = {}
         self.signals: dict[str, Any] = {}  # player id -> asyncio.Event (not persisted)
+        self.seated: dict[str, set[str]] = {}  # game id -> players with progress in it (derived)
 
     def __getstate__(self):
         return {"by_id": self.by_id, "by_name": self.by_name, "by_hash": self.by_hash}
@@ -120,6 +121,17 @@ class Players:
     def __setstate__(self, state):
         self.__dict__.update(state)
         self.signals = {}
+        self.seated = {}
+        for player in self.by_id.values():
+            for game_id, _ in player.progress:
+                self.seated.setdefault(game_id, set()).add(player.player_id)
+
+    def forget_game(self, game_id: str) -> None:
+        """The game left the store (evicted): what its players were told is no longer needed."""
+        for pid in self.seated.pop(game_id, ()):
+            progress = self.by_id[pid].progress
+            for key in [k for k in progress if k[0] == game_id]:
+                del progress[key]
 
     def authenticate(self, token: str) -> Player | None:
         pid = self.by_hash.get(auth.token_hash(token)) if token else None
@@ -144,5 +156,6 @@ class Players:
             player.last_cursor = record.cursor
             key, value = record.progress
             player.progress.setdefault((record.game_id, record.seat), {})[key] = value
+            self.seated.setdefault(record.game_id, set()).add(player.player_id)
             return 1
         raise ValueError(f"unknown player record {type(record).__name__}")

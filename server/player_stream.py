@@ -61,6 +61,7 @@ def sync(core, game_id: str) -> int:
     """Journal the missing events of one game's players; wake their streams."""
     rec = core.store.games.get(game_id)
     if rec is None:
+        core.store.players.forget_game(game_id)
         return 0
     return _notify_all(core, due(core, rec))
 

@@ -93,6 +93,12 @@ def test_register_and_get_player_token_shown_once(stubs):
         assert reg.player_token not in str(got)
 
 
+def test_PLAYER_5_get_player_names_exactly_one_existing_player(stubs):
+    refused(stubs[0].GetPlayer, player_pb2.GetPlayerRequest(), grpc.StatusCode.INVALID_ARGUMENT, "PLAYER-5")
+    refused(stubs[0].GetPlayer, player_pb2.GetPlayerRequest(player_id="p-0000000000000000"), grpc.StatusCode.NOT_FOUND,
+            "PLAYER-5")
+
+
 @pytest.mark.parametrize("bad", ["", "x" * 33, "has space", "émile", "a/b", "tab\t"])
 def test_PLAYER_1_bad_names_are_invalid_argument_and_register_nothing(stubs, bad):
     refused(stubs[0].RegisterPlayer, player_pb2.RegisterPlayerRequest(name=bad), grpc.StatusCode.INVALID_ARGUMENT,
