@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file gameengine/v1/common.proto.
  */
 export const file_gameengine_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChpnYW1lZW5naW5lL3YxL2NvbW1vbi5wcm90bxINZ2FtZWVuZ2luZS52MSIoCglTZWF0VG9rZW4SDAoEc2VhdBgBIAEoBRINCgV0b2tlbhgCIAEoCSJiCgdPdXRjb21lEg4KBnNjb3JlcxgBIAMoARINCgVyYW5rcxgCIAMoBRIPCgd3aW5uZXJzGAMgAygFEhMKC2FkanVkaWNhdGVkGAQgASgIEhIKCmNvbmZpZGVuY2UYBSABKAEiugIKCkdhbWVTdGF0dXMSDwoHZ2FtZV9pZBgBIAEoCRIMCgRnYW1lGAIgASgJEg0KBXNlYXRzGAMgASgFEg8KB3ZlcnNpb24YBCABKA0SFAoMc2VhdHNfdG9fYWN0GAUgAygFEg8KB3RvX21vdmUYBiABKAUSDAoEb3ZlchgHIAEoCBInCgdvdXRjb21lGAggASgLMhYuZ2FtZWVuZ2luZS52MS5PdXRjb21lEhMKC2NhbGxlcl9zZWF0GAkgASgFEhQKDHRpbWVfYmFua19tcxgKIAMoBRIRCglmb3JmZWl0ZWQYCyADKAUSDwoHd2FpdGluZxgUIAEoCBIvCgxzZWF0X2hvbGRlcnMYFSADKAsyGS5nYW1lZW5naW5lLnYxLlNlYXRIb2xkZXISDwoHZXhwaXJlZBgWIAEoCCJRCgpTZWF0SG9sZGVyEgwKBHNlYXQYASABKAUSDQoFc3RhdGUYAiABKAkSEQoJcGxheWVyX2lkGAMgASgJEhMKC3BsYXllcl9uYW1lGAQgASgJIjIKD1NlYXRSZXNlcnZhdGlvbhIMCgRzZWF0GAEgASgFEhEKCXBsYXllcl9pZBgCIAEoCSI+CgtHYW1lU3RhcnRlZBIvCgxzZWF0X2hvbGRlcnMYASADKAsyGS5nYW1lZW5naW5lLnYxLlNlYXRIb2xkZXIihQEKDlJlZmVyZWVPcHRpb25zEhQKDHRpbWVfYmFua19tcxgBIAEoDRIUCgxpbmNyZW1lbnRfbXMYAiABKA0SNAoOdGltZW91dF9wb2xpY3kYAyABKA4yHC5nYW1lZW5naW5lLnYxLlRpbWVvdXRQb2xpY3kSEQoJbWF4X21vdmVzGAQgASgNIjwKDFJlZmVyZWVFdmVudBIOCgZhY3Rpb24YASABKAkSDAoEc2VhdBgCIAEoBRIOCgZyZWFzb24YAyABKAkiWgoVQWRqdWRpY2F0ZUdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSDgoGdG9rZW5zGAIgAygJEg4KBnJlYXNvbhgDIAEoCRIQCghyb2xsb3V0cxgEIAEoDSJDChZBZGp1ZGljYXRlR2FtZVJlc3BvbnNlEikKBnN0YXR1cxgBIAEoCzIZLmdhbWVlbmdpbmUudjEuR2FtZVN0YXR1cyIWChRMaXN0R2FtZVR5cGVzUmVxdWVzdCJtCghHYW1lVHlwZRIMCgRnYW1lGAEgASgJEhEKCW1pbl9zZWF0cxgCIAEoBRIRCgltYXhfc2VhdHMYAyABKAUSLQoLc2VhdF9yYW5nZXMYBCADKAsyGC5nYW1lZW5naW5lLnYxLlNlYXRSYW5nZSJCCglTZWF0UmFuZ2USDwoHb3B0aW9ucxgBIAMoCRIRCgltaW5fc2VhdHMYAiABKAUSEQoJbWF4X3NlYXRzGAMgASgFIkQKFUxpc3RHYW1lVHlwZXNSZXNwb25zZRIrCgpnYW1lX3R5cGVzGAEgAygLMhcuZ2FtZWVuZ2luZS52MS5HYW1lVHlwZSI2ChRHZXRHYW1lU3RhdHVzUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEg0KBXRva2VuGAIgASgJIkIKFUdldEdhbWVTdGF0dXNSZXNwb25zZRIpCgZzdGF0dXMYASABKAsyGS5nYW1lZW5naW5lLnYxLkdhbWVTdGF0dXMqgwEKDVRpbWVvdXRQb2xpY3kSHgoaVElNRU9VVF9QT0xJQ1lfVU5TUEVDSUZJRUQQABIbChdUSU1FT1VUX1BPTElDWV9BVVRPUExBWRABEhkKFVRJTUVPVVRfUE9MSUNZX1JBTkRPTRACEhoKFlRJTUVPVVRfUE9MSUNZX0ZPUkZFSVQQAzKkAgoLR2FtZVNlcnZpY2USWgoNTGlzdEdhbWVUeXBlcxIjLmdhbWVlbmdpbmUudjEuTGlzdEdhbWVUeXBlc1JlcXVlc3QaJC5nYW1lZW5naW5lLnYxLkxpc3RHYW1lVHlwZXNSZXNwb25zZRJaCg1HZXRHYW1lU3RhdHVzEiMuZ2FtZWVuZ2luZS52MS5HZXRHYW1lU3RhdHVzUmVxdWVzdBokLmdhbWVlbmdpbmUudjEuR2V0R2FtZVN0YXR1c1Jlc3BvbnNlEl0KDkFkanVkaWNhdGVHYW1lEiQuZ2FtZWVuZ2luZS52MS5BZGp1ZGljYXRlR2FtZVJlcXVlc3QaJS5nYW1lZW5naW5lLnYxLkFkanVkaWNhdGVHYW1lUmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("ChpnYW1lZW5naW5lL3YxL2NvbW1vbi5wcm90bxINZ2FtZWVuZ2luZS52MSIoCglTZWF0VG9rZW4SDAoEc2VhdBgBIAEoBRINCgV0b2tlbhgCIAEoCSJiCgdPdXRjb21lEg4KBnNjb3JlcxgBIAMoARINCgVyYW5rcxgCIAMoBRIPCgd3aW5uZXJzGAMgAygFEhMKC2FkanVkaWNhdGVkGAQgASgIEhIKCmNvbmZpZGVuY2UYBSABKAEiqQIKCkdhbWVTdGF0dXMSDwoHZ2FtZV9pZBgBIAEoCRIMCgRnYW1lGAIgASgJEg0KBXNlYXRzGAMgASgFEg8KB3ZlcnNpb24YBCABKA0SFAoMc2VhdHNfdG9fYWN0GAUgAygFEg8KB3RvX21vdmUYBiABKAUSDAoEb3ZlchgHIAEoCBInCgdvdXRjb21lGAggASgLMhYuZ2FtZWVuZ2luZS52MS5PdXRjb21lEhMKC2NhbGxlcl9zZWF0GAkgASgFEhQKDHRpbWVfYmFua19tcxgKIAMoBRIRCglmb3JmZWl0ZWQYCyADKAUSDwoHd2FpdGluZxgUIAEoCBIvCgxzZWF0X2hvbGRlcnMYFSADKAsyGS5nYW1lZW5naW5lLnYxLlNlYXRIb2xkZXIiUQoKU2VhdEhvbGRlchIMCgRzZWF0GAEgASgFEg0KBXN0YXRlGAIgASgJEhEKCXBsYXllcl9pZBgDIAEoCRITCgtwbGF5ZXJfbmFtZRgEIAEoCSIyCg9TZWF0UmVzZXJ2YXRpb24SDAoEc2VhdBgBIAEoBRIRCglwbGF5ZXJfaWQYAiABKAkiPgoLR2FtZVN0YXJ0ZWQSLwoMc2VhdF9ob2xkZXJzGAEgAygLMhkuZ2FtZWVuZ2luZS52MS5TZWF0SG9sZGVyIoUBCg5SZWZlcmVlT3B0aW9ucxIUCgx0aW1lX2JhbmtfbXMYASABKA0SFAoMaW5jcmVtZW50X21zGAIgASgNEjQKDnRpbWVvdXRfcG9saWN5GAMgASgOMhwuZ2FtZWVuZ2luZS52MS5UaW1lb3V0UG9saWN5EhEKCW1heF9tb3ZlcxgEIAEoDSI8CgxSZWZlcmVlRXZlbnQSDgoGYWN0aW9uGAEgASgJEgwKBHNlYXQYAiABKAUSDgoGcmVhc29uGAMgASgJIloKFUFkanVkaWNhdGVHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEg4KBnRva2VucxgCIAMoCRIOCgZyZWFzb24YAyABKAkSEAoIcm9sbG91dHMYBCABKA0iQwoWQWRqdWRpY2F0ZUdhbWVSZXNwb25zZRIpCgZzdGF0dXMYASABKAsyGS5nYW1lZW5naW5lLnYxLkdhbWVTdGF0dXMiFgoUTGlzdEdhbWVUeXBlc1JlcXVlc3QibQoIR2FtZVR5cGUSDAoEZ2FtZRgBIAEoCRIRCgltaW5fc2VhdHMYAiABKAUSEQoJbWF4X3NlYXRzGAMgASgFEi0KC3NlYXRfcmFuZ2VzGAQgAygLMhguZ2FtZWVuZ2luZS52MS5TZWF0UmFuZ2UiQgoJU2VhdFJhbmdlEg8KB29wdGlvbnMYASADKAkSEQoJbWluX3NlYXRzGAIgASgFEhEKCW1heF9zZWF0cxgDIAEoBSJEChVMaXN0R2FtZVR5cGVzUmVzcG9uc2USKwoKZ2FtZV90eXBlcxgBIAMoCzIXLmdhbWVlbmdpbmUudjEuR2FtZVR5cGUiNgoUR2V0R2FtZVN0YXR1c1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRINCgV0b2tlbhgCIAEoCSJCChVHZXRHYW1lU3RhdHVzUmVzcG9uc2USKQoGc3RhdHVzGAEgASgLMhkuZ2FtZWVuZ2luZS52MS5HYW1lU3RhdHVzKoMBCg1UaW1lb3V0UG9saWN5Eh4KGlRJTUVPVVRfUE9MSUNZX1VOU1BFQ0lGSUVEEAASGwoXVElNRU9VVF9QT0xJQ1lfQVVUT1BMQVkQARIZChVUSU1FT1VUX1BPTElDWV9SQU5ET00QAhIaChZUSU1FT1VUX1BPTElDWV9GT1JGRUlUEAMypAIKC0dhbWVTZXJ2aWNlEloKDUxpc3RHYW1lVHlwZXMSIy5nYW1lZW5naW5lLnYxLkxpc3RHYW1lVHlwZXNSZXF1ZXN0GiQuZ2FtZWVuZ2luZS52MS5MaXN0R2FtZVR5cGVzUmVzcG9uc2USWgoNR2V0R2FtZVN0YXR1cxIjLmdhbWVlbmdpbmUudjEuR2V0R2FtZVN0YXR1c1JlcXVlc3QaJC5nYW1lZW5naW5lLnYxLkdldEdhbWVTdGF0dXNSZXNwb25zZRJdCg5BZGp1ZGljYXRlR2FtZRIkLmdhbWVlbmdpbmUudjEuQWRqdWRpY2F0ZUdhbWVSZXF1ZXN0GiUuZ2FtZWVuZ2luZS52MS5BZGp1ZGljYXRlR2FtZVJlc3BvbnNlYgZwcm90bzM");
 
 /**
  * A seat's bearer token, minted once at creation. The server keeps only its hash.
@@ -184,13 +184,6 @@ export type GameStatus = Message<"gameengine.v1.GameStatus"> & {
    * @generated from field: repeated gameengine.v1.SeatHolder seat_holders = 21;
    */
   seatHolders: SeatHolder[];
-
-  /**
-   * A waiting game nobody completed within GE_LOBBY_WAITING_TTL_S: it never starts (LOBBY-9).
-   *
-   * @generated from field: bool expired = 22;
-   */
-  expired: boolean;
 };
 
 /**
@@ -207,13 +200,15 @@ export const GameStatusSchema: GenMessage<GameStatus> = /*@__PURE__*/
  */
 export type SeatHolder = Message<"gameengine.v1.SeatHolder"> & {
   /**
+   * The seat number (0-based).
+   *
    * @generated from field: int32 seat = 1;
    */
   seat: number;
 
   /**
-   * "open" (free for LobbyService.JoinGame), "kept" (the creator holds its token and registered no
-   * player), or "player" (a registered player sits there, or it is reserved for one).
+   * "open" (free for LobbyService.JoinGame) or "player" (a registered player sits there, or it is
+   * reserved for one; the creator's kept seats are the creator's).
    *
    * @generated from field: string state = 2;
    */
@@ -248,11 +243,15 @@ export const SeatHolderSchema: GenMessage<SeatHolder> = /*@__PURE__*/
  */
 export type SeatReservation = Message<"gameengine.v1.SeatReservation"> & {
   /**
+   * The seat held.
+   *
    * @generated from field: int32 seat = 1;
    */
   seat: number;
 
   /**
+   * For this registered player (Player.player_id).
+   *
    * @generated from field: string player_id = 2;
    */
   playerId: string;
@@ -272,6 +271,8 @@ export const SeatReservationSchema: GenMessage<SeatReservation> = /*@__PURE__*/
  */
 export type GameStarted = Message<"gameengine.v1.GameStarted"> & {
   /**
+   * Who sits where as the game starts.
+   *
    * @generated from field: repeated gameengine.v1.SeatHolder seat_holders = 1;
    */
   seatHolders: SeatHolder[];

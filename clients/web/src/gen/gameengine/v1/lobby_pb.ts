@@ -52,16 +52,22 @@ export const ListOpenGamesRequestSchema: GenMessage<ListOpenGamesRequest> = /*@_
  */
 export type OpenGame = Message<"gameengine.v1.OpenGame"> & {
   /**
+   * The game to join (JoinGameRequest.game_id).
+   *
    * @generated from field: string game_id = 1;
    */
   gameId: string;
 
   /**
+   * Its game type: "pompeii", "eruption", "citadels" or "smallworld".
+   *
    * @generated from field: string game = 2;
    */
   game: string;
 
   /**
+   * Number of seats of the game.
+   *
    * @generated from field: int32 seats = 3;
    */
   seats: number;
@@ -107,6 +113,8 @@ export const OpenGameSchema: GenMessage<OpenGame> = /*@__PURE__*/
  */
 export type ListOpenGamesResponse = Message<"gameengine.v1.ListOpenGamesResponse"> & {
   /**
+   * At most page_size games, oldest first.
+   *
    * @generated from field: repeated gameengine.v1.OpenGame games = 1;
    */
   games: OpenGame[];
@@ -131,11 +139,15 @@ export const ListOpenGamesResponseSchema: GenMessage<ListOpenGamesResponse> = /*
  */
 export type JoinGameRequest = Message<"gameengine.v1.JoinGameRequest"> & {
   /**
+   * The waiting game (at most 64 characters).
+   *
    * @generated from field: string game_id = 1;
    */
   gameId: string;
 
   /**
+   * The joining player's token (RegisterPlayerResponse.player_token).
+   *
    * @generated from field: string player_token = 2;
    */
   playerToken: string;
@@ -167,16 +179,22 @@ export const JoinGameRequestSchema: GenMessage<JoinGameRequest> = /*@__PURE__*/
  */
 export type JoinGameResponse = Message<"gameengine.v1.JoinGameResponse"> & {
   /**
+   * The game joined.
+   *
    * @generated from field: string game_id = 1;
    */
   gameId: string;
 
   /**
+   * Its game type, i.e. which service (PompeiiService, ...) takes the seat token.
+   *
    * @generated from field: string game = 2;
    */
   game: string;
 
   /**
+   * The seat taken.
+   *
    * @generated from field: int32 seat = 3;
    */
   seat: number;
@@ -189,6 +207,8 @@ export type JoinGameResponse = Message<"gameengine.v1.JoinGameResponse"> & {
   seatToken: string;
 
   /**
+   * The game's status as that seat sees it (waiting until the last seat is taken).
+   *
    * @generated from field: gameengine.v1.GameStatus status = 5;
    */
   status?: GameStatus | undefined;
@@ -206,11 +226,15 @@ export const JoinGameResponseSchema: GenMessage<JoinGameResponse> = /*@__PURE__*
  */
 export type LeaveGameRequest = Message<"gameengine.v1.LeaveGameRequest"> & {
   /**
+   * The waiting game.
+   *
    * @generated from field: string game_id = 1;
    */
   gameId: string;
 
   /**
+   * The leaving player's token.
+   *
    * @generated from field: string player_token = 2;
    */
   playerToken: string;
@@ -235,6 +259,8 @@ export const LeaveGameRequestSchema: GenMessage<LeaveGameRequest> = /*@__PURE__*
  */
 export type LeaveGameResponse = Message<"gameengine.v1.LeaveGameResponse"> & {
   /**
+   * The game's status (spectator level) with the seat open again.
+   *
    * @generated from field: gameengine.v1.GameStatus status = 1;
    */
   status?: GameStatus | undefined;

@@ -45,6 +45,8 @@ export const PlayerSchema: GenMessage<Player> = /*@__PURE__*/
  */
 export type RegisterPlayerRequest = Message<"gameengine.v1.RegisterPlayerRequest"> & {
   /**
+   * The wanted name: 1-32 characters from A-Z a-z 0-9 _ - . (PLAYER-1), not taken (PLAYER-2).
+   *
    * @generated from field: string name = 1;
    */
   name: string;
@@ -62,6 +64,8 @@ export const RegisterPlayerRequestSchema: GenMessage<RegisterPlayerRequest> = /*
  */
 export type RegisterPlayerResponse = Message<"gameengine.v1.RegisterPlayerResponse"> & {
   /**
+   * The new player's id and name.
+   *
    * @generated from field: gameengine.v1.Player player = 1;
    */
   player?: Player | undefined;
@@ -92,12 +96,16 @@ export type GetPlayerRequest = Message<"gameengine.v1.GetPlayerRequest"> & {
    */
   who: {
     /**
+     * A player's id (Player.player_id).
+     *
      * @generated from field: string player_id = 1;
      */
     value: string;
     case: "playerId";
   } | {
     /**
+     * A player's name.
+     *
      * @generated from field: string name = 2;
      */
     value: string;
@@ -127,16 +135,22 @@ export const GetPlayerRequestSchema: GenMessage<GetPlayerRequest> = /*@__PURE__*
  */
 export type PlayerSeat = Message<"gameengine.v1.PlayerSeat"> & {
   /**
+   * The game.
+   *
    * @generated from field: string game_id = 1;
    */
   gameId: string;
 
   /**
+   * Its game type.
+   *
    * @generated from field: string game = 2;
    */
   game: string;
 
   /**
+   * The seat the player holds (JoinGame on it issues a fresh seat token).
+   *
    * @generated from field: int32 seat = 3;
    */
   seat: number;
@@ -161,11 +175,15 @@ export const PlayerSeatSchema: GenMessage<PlayerSeat> = /*@__PURE__*/
  */
 export type GetPlayerResponse = Message<"gameengine.v1.GetPlayerResponse"> & {
   /**
+   * The player's id and name (never its token).
+   *
    * @generated from field: gameengine.v1.Player player = 1;
    */
   player?: Player | undefined;
 
   /**
+   * Only when asked by player_token: the seats it holds in games that are not over.
+   *
    * @generated from field: repeated gameengine.v1.PlayerSeat seats = 2;
    */
   seats: PlayerSeat[];
@@ -183,6 +201,8 @@ export const GetPlayerResponseSchema: GenMessage<GetPlayerResponse> = /*@__PURE_
  */
 export type StreamPlayerEventsRequest = Message<"gameengine.v1.StreamPlayerEventsRequest"> & {
   /**
+   * The player whose events these are.
+   *
    * @generated from field: string player_token = 1;
    */
   playerToken: string;
@@ -216,6 +236,8 @@ export type StreamPlayerEventsResponse = Message<"gameengine.v1.StreamPlayerEven
   cursor: bigint;
 
   /**
+   * What happened; each kind names the game and the player's seat in it.
+   *
    * @generated from oneof gameengine.v1.StreamPlayerEventsResponse.event
    */
   event: {
@@ -259,16 +281,22 @@ export const StreamPlayerEventsResponseSchema: GenMessage<StreamPlayerEventsResp
  */
 export type PlayerSeatAssigned = Message<"gameengine.v1.PlayerSeatAssigned"> & {
   /**
+   * The game.
+   *
    * @generated from field: string game_id = 1;
    */
   gameId: string;
 
   /**
+   * Its game type, i.e. which service takes the seat token.
+   *
    * @generated from field: string game = 2;
    */
   game: string;
 
   /**
+   * The player's seat in it.
+   *
    * @generated from field: int32 seat = 3;
    */
   seat: number;
@@ -297,16 +325,22 @@ export const PlayerSeatAssignedSchema: GenMessage<PlayerSeatAssigned> = /*@__PUR
  */
 export type PlayerGameStarted = Message<"gameengine.v1.PlayerGameStarted"> & {
   /**
+   * The game.
+   *
    * @generated from field: string game_id = 1;
    */
   gameId: string;
 
   /**
+   * Its game type, i.e. which service takes the seat token.
+   *
    * @generated from field: string game = 2;
    */
   game: string;
 
   /**
+   * The player's seat in it.
+   *
    * @generated from field: int32 seat = 3;
    */
   seat: number;
@@ -326,16 +360,22 @@ export const PlayerGameStartedSchema: GenMessage<PlayerGameStarted> = /*@__PURE_
  */
 export type PlayerYourTurn = Message<"gameengine.v1.PlayerYourTurn"> & {
   /**
+   * The game.
+   *
    * @generated from field: string game_id = 1;
    */
   gameId: string;
 
   /**
+   * Its game type, i.e. which service takes the seat token.
+   *
    * @generated from field: string game = 2;
    */
   game: string;
 
   /**
+   * The player's seat in it.
+   *
    * @generated from field: int32 seat = 3;
    */
   seat: number;
@@ -362,21 +402,29 @@ export const PlayerYourTurnSchema: GenMessage<PlayerYourTurn> = /*@__PURE__*/
  */
 export type PlayerGameOver = Message<"gameengine.v1.PlayerGameOver"> & {
   /**
+   * The game.
+   *
    * @generated from field: string game_id = 1;
    */
   gameId: string;
 
   /**
+   * Its game type, i.e. which service takes the seat token.
+   *
    * @generated from field: string game = 2;
    */
   game: string;
 
   /**
+   * The player's seat in it.
+   *
    * @generated from field: int32 seat = 3;
    */
   seat: number;
 
   /**
+   * The result; empty when the game expired before it started (LOBBY-9).
+   *
    * @generated from field: gameengine.v1.Outcome outcome = 4;
    */
   outcome?: Outcome | undefined;
