@@ -50,13 +50,14 @@ DEFAULTS = {
     "necro_rejected_return": True,  # ED-29
     "necro_multi_purchase": True,  # ED-30
     "necro_price_plus_one": False,  # ED-31
-    "necro_win_check": "immediate",  # ED-32
+    "necro_win_check": "own_turn",  # ED-32, NEC-28: step d of his own turn (seed 004)
     "necro_island_redeploy": False,  # ED-33
     "necro_lake_conquerable": False,  # ED-34
     "necro_powers_active": True,  # ED-35
     "necro_generic_souls": True,  # ED-36
     "necro_summon_optional": False,  # ED-37
     "elves_decline_to_well": True,  # ED-38
+    "elves_decline_all_to_well": True,  # ED-46, NEC-12: the flipped Elves too (seed 004)
     "sorcerer_victim_to_well": True,  # ED-39
     "well_removal_order": "lifo",  # ED-40
     "necro_ghosts_removed": 0,  # ED-41
@@ -653,6 +654,12 @@ def go_into_decline(st, seat, ev, stout=False):
     st.supply[x] += st.aside[x]  # NEC-11: Amazon set-aside tokens to the supply
     st.aside[x] = 0
     if x == D.ELVES and st.necro >= 0 and opt(st, "elves_decline_to_well"):  # NEC-12
+        if opt(st, "elves_decline_all_to_well"):  # ED-46: none stays on the map
+            for r in regions_of(st, x):
+                out += st.cnt[r]
+                st.occ[r] = NONE
+                st.cnt[r] = 0
+                clear_region(st, r, -1)
         st.well.extend([x] * out)
     else:
         st.supply[x] += out
@@ -1315,6 +1322,10 @@ def diagnose(st, seat, move):
     t = type(move)
     base = (PHASE_RULE.get(ph, "SW-50"), f"{t.__name__} is not a legal move in phase {ph}")
     if t is PickCombo:
+        if ph == "necro_setup":
+            return ("NEC-4", "the Necromancer first chooses one of his six drawn powers")
+        if seat == st.necro:
+            return ("NEC-8", "the Necromancer never picks combos")
         if ph not in ("pick", "start"):
             return ("SW-47", "a combo may be picked only without an active race")
         if not 0 <= move.position < len(st.row):

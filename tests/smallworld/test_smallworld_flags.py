@@ -23,17 +23,17 @@ ALTERNATIVES = [
     ("conversion_counts_as_conquest", False), ("immunity_vs_own_races", False), ("sorcerer_range", "borders"),
     ("wiped_race_may_pick", True), ("lair_on_conquest", False), ("tritons_water_discount", True),
     ("necromancer_seat", "0"), ("necro_rejected_return", False), ("necro_multi_purchase", False),
-    ("necro_price_plus_one", True), ("necro_win_check", "own_turn"), ("necro_island_redeploy", True),
+    ("necro_price_plus_one", True), ("necro_win_check", "immediate"), ("necro_island_redeploy", True),
     ("necro_lake_conquerable", True), ("necro_powers_active", False), ("necro_summon_optional", True),
     ("elves_decline_to_well", False), ("sorcerer_victim_to_well", False), ("well_removal_order", "fifo"),
     ("necro_ghosts_removed", 1), ("necro_reserve_public", False), ("necro_tiebreak_island", True),
-    ("diplomat_may_name_necromancer", True),
+    ("diplomat_may_name_necromancer", True), ("elves_decline_all_to_well", False),
 ]
 
 
 @pytest.mark.parametrize("flag,value", ALTERNATIVES, ids=[a for a, _ in ALTERNATIVES])
 def test_alternative_values_play_legal_games(flag, value):
-    necro = flag.startswith("necro") or flag in ("elves_decline_to_well", "sorcerer_victim_to_well",
+    necro = flag.startswith("necro") or flag in ("elves_decline_to_well", "elves_decline_all_to_well", "sorcerer_victim_to_well",
                                                  "well_removal_order", "diplomat_may_name_necromancer")
     seats = 6 if flag.startswith("map5p") and necro else 5 if flag.startswith("map5p") else 4
     opts = {flag: value, "necromancer": necro} if necro else {flag: value}

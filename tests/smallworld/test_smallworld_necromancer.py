@@ -11,7 +11,7 @@ from engines.smallworld import GAME
 from engines.smallworld import data as D
 from engines.smallworld import rules as R
 from engines.smallworld.moves import (BuyGhost, BuyPower, ChoosePower, Conquer, Convert, Decline, Deploy,
-                                      EndConquest, EndPurchases, Expand, NameAlly, Pass)
+                                      EndConquest, EndPurchases, Expand, NameAlly, Pass, PickCombo)
 from gameengine.codecs.smallworld import CODEC
 
 from .sw_helpers import conquest_turn, fresh, give, invariants, kinds, lost_tribe, place, play, random_game, start_turn
@@ -94,6 +94,16 @@ def test_NEC_4_power_draw_and_choice():
     refused(st, st.necro, ChoosePower("spirit"), "NEC-4")
 
 
+def test_NEC_8_NEC_4_necromancer_never_picks_combos():
+    st = GAME.new_state(4, {"necromancer": True}, 3)
+    refused(st, st.necro, PickCombo(0), "NEC-4")  # setup: he chooses a drawn power first
+    play(st, st.necro, ChoosePower(D.power_key(st.necro_reserve[0])))
+    st = nec(4)
+    st.coins[3] = 0
+    start_turn(st, 3)
+    refused(st, 3, PickCombo(0), "NEC-8")
+
+
 def test_NEC_6_handicap():
     st = GAME.new_state(4, {"necromancer": True, "necro_ghosts_removed": 2}, 1)
     assert st.ghost_reserve == 11 and not invariants(st)
@@ -174,33 +184,45 @@ def test_WX_18_necromancer_scoring_and_summoning():
     assert len(st.well) == 1 and st.island == 1
 
 
-def test_WX_19_instant_victory():
+def wx19():
+    """WX-19: all but one Ghost placed, 3 tokens in the Well; seat 0's Humans can conquer a Lost Tribe."""
     st = nec(4)
     ghosts(st, {1: 2, 2: 2, 3: 2, 4: 2, 5: 1}, island=4)
     assert st.ghost_reserve == 1
     well_tokens(st, "ratmen", 3)
     h = give(st, 0, "humans", hand=8, regions={8: 1})
     lost_tribe(st, 7)
-    slow = GAME.clone(st)
-    slow.options = dict(st.options, necro_win_check="own_turn")
     conquest_turn(st, 0, h)
     play(st, 0, Conquer(7))
+    return st
+
+
+def test_WX_19_instant_victory():
+    st = wx19()
+    st.options = dict(st.options, necro_win_check="immediate")  # ED-32 alternative
     ev = finish_turn(st, 0)
     assert kinds(ev, "necromancer_victory") and GAME.is_over(st)
     out = GAME.outcome(st)
     assert out.winners == (3,) and out.detail["necromancer_victory"]
     assert st.round == 1  # at once, long before round N
-    conquest_turn(slow, 0, h)
-    play(slow, 0, Conquer(7))
-    finish_turn(slow, 0)
-    assert not GAME.is_over(slow) and slow.island == 5
-    slow.coins[3] = 0
-    start_turn(slow, 3)  # his next turn: the check of step D (ED-32 own_turn)
-    while not GAME.is_over(slow) and slow.cur == 3:
-        seat = GAME.seats_to_act(slow)[0]
-        moves = GAME.legal_moves(slow, seat)
-        play(slow, seat, EndConquest() if EndConquest() in moves else moves[0])
-    assert slow.necro_won and GAME.is_over(slow)
+
+
+def test_NEC_28_instant_win_checked_in_own_turn():
+    # Seed 004, 二.2 d: the check is step d of the Necromancer's own turn, so the others still play theirs.
+    st = wx19()
+    ev = finish_turn(st, 0)
+    assert not kinds(ev, "necromancer_victory") and not GAME.is_over(st)
+    assert R.necro_complete(st) and st.island == 5 and st.cur == 1
+    for seat in (1, 2):
+        st.coins[seat] = 0
+        finish_turn(st, seat)  # seats 1 and 2 play round 1 to its end
+    assert st.cur == 3 and not GAME.is_over(st)
+    while not GAME.is_over(st) and st.cur == 3:
+        seat = GAME.seats_to_act(st)[0]
+        moves = GAME.legal_moves(st, seat)
+        play(st, seat, EndPurchases() if EndPurchases() in moves else EndConquest() if EndConquest() in moves
+             else Pass() if Pass() in moves else moves[0])
+    assert st.necro_won and GAME.is_over(st) and GAME.outcome(st).winners == (3,)
 
 
 def test_WX_20_decline_in_necromancer_island():
@@ -209,11 +231,24 @@ def test_WX_20_decline_in_necromancer_island():
     start_turn(st, 0)
     play(st, 0, Decline())
     assert st.supply[o] == D.BOX[o] - 5 and not st.well
-    st = nec(4)
+    st = nec(4, elves_decline_all_to_well=False)  # ED-46 alternative: the flipped Elves stay
     e = give(st, 0, "elves", regions={1: 4, 2: 1, 3: 1, 4: 1, 5: 1})
     start_turn(st, 0)
     play(st, 0, Decline())
     assert st.well.count(e) == 3 and st.supply[e] == D.BOX[e] - 8 and not invariants(st)
+
+
+def test_NEC_12_all_elves_to_the_well_on_decline():
+    # Seed 004, 三.2: when the Elves decline, every Elf token goes to the Soul Well; none stays on the map.
+    st = nec(4)
+    e = give(st, 0, "elves", regions={1: 4, 2: 1, 3: 1, 4: 1, 5: 1})
+    start_turn(st, 0)
+    ev = play(st, 0, Decline())
+    assert R.on_map(st, e) == 0 and st.owner[e] == -1 and e not in st.declines[0]
+    assert all(st.occ[r] == D.NO_RACE for r in (1, 2, 3, 4, 5))
+    # all 8 Elves went in; the end-of-turn conversion (NEC-16) turned them into 2 Ghosts on the Island
+    converted = [t for c in kinds(ev, "well_converted") for t in c.data["tokens"]]
+    assert converted == ["elves"] * 8 and not st.well and st.island == 3 and not invariants(st)
 
 
 def test_WX_21_necromancer_entry():

@@ -70,8 +70,8 @@ def test_invalid_options(seats, opts, rule):
 def test_default_options_are_the_rules_defaults():
     o = GAME.default_options()
     assert o["public_coins"] is False and o["combo_row_size"] == 6 and o["tie_policy"] == "shared"
-    assert o["necromancer"] is False and o["necro_win_check"] == "immediate"
-    assert len(o) == 46
+    assert o["necromancer"] is False and o["necro_win_check"] == "own_turn"  # NEC-28 (seed 004): own turn
+    assert len(o) == 47 and o["elves_decline_all_to_well"] is True  # ED-46 added for NEC-12
 
 
 def test_ED_2_short_combo_row():
