@@ -146,7 +146,8 @@ class GameCore:
                referee: dict[str, Any], seating=None) -> tuple[GameRecord, list[str]]:
         engine = registry.game(game)
         if not engine.min_seats <= seats <= engine.max_seats:
-            raise InvalidArgument(f"{game} takes {engine.min_seats} to {engine.max_seats} seats, not {seats}")
+            raise InvalidArgument(f"{game} takes {engine.min_seats} to {engine.max_seats} seats, not {seats}",
+                                  rule=getattr(engine, "seats_rule", None))
         if seed is not None and not 0 <= seed <= MAX_SEED:
             raise InvalidArgument("seed must be in 0..2^63-1")
         try:

@@ -13,6 +13,7 @@ class CitadelsGame:
     game_id = "citadels"
     min_seats = 2
     max_seats = 7
+    seats_rule = "CIT-15"  # the rule a bad seat count breaks
 
     def default_options(self) -> dict[str, Any]:
         return dict(rules.DEFAULT_OPTIONS)

@@ -124,6 +124,7 @@ class EruptionGame:
     game_id = "eruption"
     min_seats = 2
     max_seats = 6
+    seats_rule = "ERU-1"  # the rule a bad seat count breaks
 
     def default_options(self):
         return R.default_options()

@@ -18,6 +18,7 @@ class PompeiiGame:
     game_id = "pompeii"
     min_seats = 2
     max_seats = 4
+    seats_rule = "POM-10"  # the rule a bad seat count breaks
 
     def default_options(self) -> dict:
         return dict(rules.DEFAULT_OPTIONS)

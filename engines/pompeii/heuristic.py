@@ -151,7 +151,7 @@ def _lava_scorer(state, seat):
 
 def _escape(state, seat, moves, rng):
     dist = gate_distance(state)
-    best, best_score = Pass(), 0.0
+    best, best_score = (Pass(), 0.0) if Pass() in moves else (None, float("-inf"))  # POM-75
     for m in moves:
         if not isinstance(m, MovePerson):
             continue

@@ -29,6 +29,9 @@ DEFAULT_OPTIONS = {
     "omen_targets": "opponents",
     "lava_on_foreign_vent": False,
     "vents_block_movement": False,
+    "wild_card_neutral_buildings": False,  # POM-33: the seeds fill neutral buildings by relatives only
+    "wild_placement_compulsory": False,  # POM-37: both seeds say a wild placement *may* be made
+    "pass_anytime": False,  # POM-75: the seeds make both moves compulsory while one is possible
 }
 _CHOICES = {"edition": ("2006", "2013"), "omen_targets": ("opponents", "any")}
 OPENING_TILES = 6  # POM-61
@@ -125,6 +128,13 @@ def all_free_cells(state: PompeiiState) -> list[int]:
     return free_cells(state, range(len(layout(state).buildings)))
 
 
+def wild_cells(state: PompeiiState) -> list[int]:
+    """POM-37: free slots a wild card may fill; POM-33: not a neutral building (seeds 000, 001)."""
+    lay = layout(state)
+    neutral = state.options["wild_card_neutral_buildings"]
+    return free_cells(state, [b for b, bd in enumerate(lay.buildings) if bd.number or neutral])
+
+
 def can_declare(state: PompeiiState, seat: int) -> bool:
     """POM-51: phase 1 and the whole hand is wild."""
     hand = state.hands[seat]
@@ -156,18 +166,19 @@ def card_moves(state: PompeiiState, seat: int) -> list[PlayCard]:
         if is_wild(state, n):
             if state.options["wild_card_moves_existing"]:  # POM-37 flag: move own person or decline
                 out.append(PlayCard(n))
-                free = all_free_cells(state)
+                free = wild_cells(state)
                 for o in B.CITY:
                     if state.count(o, seat):
                         out.extend(PlayCard(n, B.square(t), B.square(o)) for t in free
                                    if lay.building_at[t] != lay.building_at[o])
                 continue
-            cells = all_free_cells(state) if supply else []  # POM-37
+            cells = wild_cells(state) if supply else []  # POM-37
+            optional = not state.options["wild_placement_compulsory"]
         else:
             cells = free_cells(state, lay.by_number[n]) if supply else []  # POM-22
-        if cells:
-            out.extend(PlayCard(n, B.square(c)) for c in cells)
-        else:
+            optional = False
+        out.extend(PlayCard(n, B.square(c)) for c in cells)
+        if optional or not cells:
             out.append(PlayCard(n))
     return out
 
@@ -271,7 +282,8 @@ def person_moves(state: PompeiiState, seat: int) -> list:
         out.extend(MovePerson(origin, sqs[t]) for t in sorted(dist) if t != o)
         if can_leave(state, dist, allowance):
             out.append(MovePerson(origin, None))
-    out.append(Pass())
+    if not out or state.options["pass_anytime"]:  # POM-75: a pass only when no move is possible
+        out.append(Pass())
     return out
 
 
@@ -358,17 +370,22 @@ def _play_card(state, seat, move: PlayCard, events):
         if origin is not None:
             if not state.count(origin, seat):
                 raise IllegalMove("POM-37", f"Seat {seat} has nobody on {list(move.origin)}.")
-            if free_slots(state, target) <= 0 or lay.building_at[target] == lay.building_at[origin]:
+            if target in all_free_cells(state) and target not in wild_cells(state):
+                raise IllegalMove("POM-33", "Neutral buildings are filled only by relatives, never by a card.")
+            if target not in wild_cells(state) or lay.building_at[target] == lay.building_at[origin]:
                 raise IllegalMove("POM-37", "The person must go to a free slot in another building.")
     else:
         if origin is not None:
             raise IllegalMove("POM-22" if not wild else "POM-37", "Only a wild card with wild_card_moves_existing moves a person.")
-        cells = (all_free_cells(state) if wild else free_cells(state, lay.by_number[n])) if state.supply[seat] else []
+        cells = (wild_cells(state) if wild else free_cells(state, lay.by_number[n])) if state.supply[seat] else []
         if not cells and target is not None:
             raise IllegalMove("POM-37" if wild else "POM-22", "No placement is possible; the card is played with no square.")
-        if cells and target not in cells:
+        declined = target is None and wild and not state.options["wild_placement_compulsory"]
+        if cells and target not in cells and not declined:
+            if wild and target in all_free_cells(state):
+                raise IllegalMove("POM-33", "Neutral buildings are filled only by relatives, never by a card.")
             rule = "POM-37" if wild else "POM-22"
-            where = "any free slot" if wild else f"a free slot of a building numbered {n}"
+            where = "a free slot of a numbered building" if wild else f"a free slot of a building numbered {n}"
             raise IllegalMove(rule, f"The person must go on {where}.")
         if target is not None and not wild and state.first_ad79:
             relatives = building_people(state, lay.building_at[target])  # POM-32: before the placement
@@ -690,6 +707,8 @@ def _pass(state, seat, move, events):
     if state.phase != ESCAPE:
         raise IllegalMove("POM-75", "Passing is a phase-2 move.")
     _require_turn(state, seat, (FIRST_MOVE, SECOND_MOVE), "POM-75", "pass")
+    if Pass() not in person_moves(state, seat):
+        raise IllegalMove("POM-75", "Both moves must be made, by two different people, while a move is possible.")
     events.append(Event("passed", {"seat": seat}))
     if state.moves_made == 0:
         state.first_end = -1

@@ -18,6 +18,7 @@ class SmallWorld:
     min_seats = 2
     max_seats = 6  # 5 players + the Necromancer (NEC-2)
     seat_ranges = tuple(SeatRange({"necromancer": nec} if nec else {}, *R.SEATS[nec]) for nec in (False, True))
+    seats_rule = "SW-20"  # the rule a bad seat count breaks
 
     def default_options(self):
         return dict(R.DEFAULTS)

@@ -125,12 +125,41 @@ def w5_position(**options):
 def test_POM_37_W5_wild_card_places_anywhere():
     s = w5_position()
     assert rules.is_wild(s, 7)
-    legal = squares([m for m in GAME.legal_moves(s, RED) if m.number == 7])
-    assert (3, 7) in legal and (2, 8) in legal and (4, 5) not in legal
-    events = GAME.apply(s, RED, PlayCard(7, (3, 7)))
+    legal = [m for m in GAME.legal_moves(s, RED) if m.number == 7]
+    placements = squares([m for m in legal if m.square])
+    assert (2, 8) in placements and (4, 5) not in placements
+    assert (3, 7) not in placements  # POM-33: a neutral building, filled only by relatives
+    assert PlayCard(7) in legal  # POM-37: a wild placement may be declined
+    events = GAME.apply(s, RED, PlayCard(7, (2, 8)))
     assert events[0].data["wild"] is True
     assert not [e for e in events if e.kind == "relatives_earned"]  # no relatives for a wild placement
-    assert count(s, (3, 7), RED) == 1 and s.turn == BLACK
+    assert count(s, (2, 8), RED) == 1 and s.turn == BLACK
+
+
+def test_POM_33_wild_card_never_into_a_neutral_building():
+    # Seed 000: 「中立建筑无法通过打出手牌来放置人物标志物，而只能是通过亲属效应来放置」;
+    # seed 001: 「中立建築沒有對應的龐貝卡，只能靠「親屬」才能放置村民」.
+    s = w5_position()
+    lay = rules.layout(s)
+    legal = [m for m in GAME.legal_moves(s, RED) if m.number == 7 and m.square]
+    assert legal and all(lay.buildings[lay.building_at[B.index(m.square)]].number for m in legal)
+    refused(s, RED, PlayCard(7, (3, 7)), "POM-33")
+    s = w5_position(wild_card_moves_existing=True)
+    refused(s, RED, PlayCard(7, (3, 7), (1, 0)), "POM-33")
+    s = w5_position(wild_card_neutral_buildings=True)  # the earlier reading, as an option
+    GAME.apply(s, RED, PlayCard(7, (3, 7)))
+    assert count(s, (3, 7), RED) == 1
+
+
+def test_POM_37_wild_placement_may_be_declined():
+    # Seed 001: 「玩家可以放置村民到任意建築物」 (may); seed 000 calls the card a chance (「让此玩家有机会」).
+    s = w5_position()
+    supply = s.supply[RED]
+    GAME.apply(s, RED, PlayCard(7))
+    assert s.supply[RED] == supply and s.turn == BLACK and 7 in s.discard
+    s = w5_position(wild_placement_compulsory=True)
+    assert PlayCard(7) not in GAME.legal_moves(s, RED)
+    refused(s, RED, PlayCard(7), "POM-37")
 
 
 def test_POM_37_W5_wild_card_moves_existing():
@@ -139,10 +168,10 @@ def test_POM_37_W5_wild_card_moves_existing():
     legal = [m for m in GAME.legal_moves(s, RED) if m.number == 7]
     assert PlayCard(7) in legal  # decline
     assert all(m.origin == (1, 0) for m in legal if m.square)
-    refused(s, RED, PlayCard(7, (3, 7)), "POM-37")  # no new piece with this flag
+    refused(s, RED, PlayCard(7, (2, 8)), "POM-37")  # no new piece with this flag
     refused(s, RED, PlayCard(7, (1, 1), (1, 0)), "POM-37")  # same building B1
-    GAME.apply(s, RED, PlayCard(7, (3, 7), (1, 0)))
-    assert count(s, (3, 7), RED) == 1 and count(s, (1, 0), RED) == 0 and s.supply[RED] == supply
+    GAME.apply(s, RED, PlayCard(7, (2, 8), (1, 0)))
+    assert count(s, (2, 8), RED) == 1 and count(s, (1, 0), RED) == 0 and s.supply[RED] == supply
 
 
 def test_POM_36_W5_omen_frees_a_slot():
@@ -381,7 +410,7 @@ def test_POM_65_W14_vents_and_cut_off(block):
 
 
 def w15_position(volcano1=13):
-    s = escape_position(3, turn=2, tile="scroll")
+    s = escape_position(3, turn=2, tile="scroll", pass_anytime=True)  # POM-75: W-15's seat 2 passes
     s.bag = [0] * len(s.bag)  # the 45th tile is the pending one
     s.saved = [11, 11, 9]
     s.volcano = [13, volcano1, 5]

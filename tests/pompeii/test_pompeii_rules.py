@@ -136,7 +136,9 @@ def test_POM_37_wild_with_empty_supply_or_full_board():
     assert PlayCard(7) in GAME.legal_moves(s, 0)
     refused(s, 0, PlayCard(7, (0, 1)), "POM-37")
     s.supply[0] = 5
-    refused(s, 0, PlayCard(7), "POM-37")  # compulsory when possible
+    assert PlayCard(7) in GAME.legal_moves(s, 0)  # POM-37: the seeds' "may"
+    s.options = dict(s.options, wild_placement_compulsory=True)
+    refused(s, 0, PlayCard(7), "POM-37")  # compulsory when possible, with the option
 
 
 def test_POM_50_second_ad79_in_omen_chain():
@@ -187,7 +189,7 @@ def test_POM_61_nobody_moves_during_opening():
 
 
 def test_POM_63_tile_without_square_is_discarded():
-    s = escape_position(2, turn=1, step=SECOND_MOVE)
+    s = escape_position(2, turn=1, step=SECOND_MOVE, pass_anytime=True)  # POM-75: seat 1 passes
     cover(s, (0, 7), "scroll")
     cover(s, (0, 6), "coin")
     cover(s, (1, 7), "coin")
@@ -268,8 +270,31 @@ def test_POM_72_vents(block):
     assert ((3, 4) in targets) is not block
 
 
-def test_POM_75_pass_then_any_person():
+def test_POM_75_pass_only_when_no_move_is_possible():
+    # Seed 000: 「玩家在此阶段必须移动不同的2个标志物」; seed 001: 「必須移動2個不同的村民」.
     s = escape_position(2, turn=0, step=FIRST_MOVE)
+    put(s, (3, 5), 0)
+    put(s, (3, 0), 1)
+    start_moves(s)
+    assert Pass() not in GAME.legal_moves(s, 0)
+    refused(s, 0, Pass(), "POM-75")
+    GAME.apply(s, 0, MovePerson((3, 5), (2, 5)))  # movement points need not all be used
+    assert s.step == SECOND_MOVE and Pass() not in GAME.legal_moves(s, 0)  # the lone person moves again (POM-74)
+    refused(s, 0, Pass(), "POM-75")
+    s = escape_position(2, turn=0, step=FIRST_MOVE)
+    put(s, (3, 5), 0)
+    put(s, (3, 0), 1)
+    for square in ((2, 5), (4, 5), (3, 4), (3, 6)):
+        cover(s, square, "scroll")
+    start_moves(s)
+    # walled in (a position the cut-off rule POM-65 normally prevents): no move, so the pass is legal
+    assert GAME.legal_moves(s, 0) == [Pass()]
+    GAME.apply(s, 0, Pass())
+    assert s.step == SECOND_MOVE and GAME.legal_moves(s, 0) == [Pass()]
+
+
+def test_POM_75_pass_then_any_person():
+    s = escape_position(2, turn=0, step=FIRST_MOVE, pass_anytime=True)  # the earlier reading, as an option
     put(s, (3, 5), 0)
     put(s, (3, 0), 1)
     start_moves(s)
