@@ -26,6 +26,9 @@ FLAGS = {
     "eruption_award_timing": ("immediate", ("immediate", "own_damage_step")),
     "eruption_tiles_per_turn": ("all", ("all", "one")),
     "cards_for_unoccupied_villages": (True, (True, False)),
+    "cards_act_on_eruption_tiles": (False, (True, False)),  # ERU-66: the seed's cards name lava tiles
+    "eruption_tile_draws_cards": (False, (True, False)),  # ERU-64(3): the seed draws for lava tiles only
+    "new_flows_per_edge": (False, (True, False)),  # ERU-124: the seed counts added flows
 }
 
 PHASES = ("eruption", "placement", "extra_placement", "cards", "quake", "walls", "over")
@@ -242,6 +245,14 @@ def eruption_cells(st):
     return {c for c, (t, _) in st.board.items() if t >= B.ERUPTION_IDS[0]}
 
 
+def card_tiles(st):
+    """ERU-66: the tiles Quake, Aftershock and Sinkhole may act on. Seed 002 names lava tiles (岩漿板塊),
+    not eruption tiles (爆發板塊); `cards_act_on_eruption_tiles` lets them act on both."""
+    if st.options["cards_act_on_eruption_tiles"]:
+        return sorted(st.board)
+    return sorted(c for c, (t, _) in st.board.items() if t < B.ERUPTION_IDS[0])
+
+
 def all_linked(lava, sources):
     """ERU-21: every tile of `lava` reaches the volcano or an eruption tile in `sources`."""
     seen = set()
@@ -326,14 +337,14 @@ def sinkhole_targets(st):
                     low[parent] = low[u]
                 if parent is not None and low[u] >= disc[parent]:
                     cut.add(parent)
-    return sorted(c for c in lava if c not in cut)
+    return [c for c in card_tiles(st) if c not in cut]
 
 
 def sinkhole_targets_slow(st):
     """ERU-121 by definition (one search per tile); the reference for tests."""
     sources = eruption_cells(st)
     out = []
-    for c in sorted(st.board):
+    for c in card_tiles(st):
         lava = dict(st.lava)
         del lava[c]
         if all_linked(lava, sources - {c}):
@@ -344,7 +355,7 @@ def sinkhole_targets_slow(st):
 def aftershock_turns(st):
     """ERU-119: (cell, new rotation) pairs that keep rule 2 on every constrained edge."""
     out = []
-    for c in sorted(st.board):
+    for c in card_tiles(st):
         tile, r0 = st.board[c]
         li, co = constraints(st, c)
         masks = B.MASK_OF_TILE[tile]
@@ -359,7 +370,7 @@ def quake_replacements(st, tile, first_only=False):
     masks = B.MASK_OF_TILE[tile]
     sources = eruption_cells(st)
     out = []
-    for c in sorted(st.board):
+    for c in card_tiles(st):
         li, co = constraints(st, c)
         if not li:
             continue
@@ -751,7 +762,7 @@ def place_eruption(st, seat, k, s, events):
     events.append(Event("eruption_placed", {"seat": seat, "number": k + 1, "x": s[0], "y": s[1]}))
     if s in B.AWARD:
         gain_wall(st, seat, B.AWARD[s], "award_space", events)
-    cards = B.POPCOUNT[63 & flow_mask(st, s)]
+    cards = B.POPCOUNT[63 & flow_mask(st, s)] if st.options["eruption_tile_draws_cards"] else 0  # ERU-64(3)
     if cards:
         draw_cards(st, seat, cards, "flow", events)
     order = [(seat + i) % st.n for i in range(1, st.n)]
@@ -775,8 +786,12 @@ def start_quake(st, events):
 
 
 def new_flow_cards(st, seat, s, old_mask, new_mask, events):
-    """ERU-124."""
-    cards = B.POPCOUNT[new_mask & ~old_mask & flow_mask(st, s)]
+    """ERU-124: by default the flows added (seed 002: 「因為只有新增一條」), or each new lava edge."""
+    flows = flow_mask(st, s)
+    if st.options["new_flows_per_edge"]:
+        cards = B.POPCOUNT[new_mask & ~old_mask & flows]
+    else:
+        cards = max(0, B.POPCOUNT[new_mask & flows] - B.POPCOUNT[old_mask & flows])
     if cards:
         draw_cards(st, seat, cards, "new_flow", events)
 
@@ -829,6 +844,7 @@ def check_move(st, seat, move):
             raise IllegalMove("ERU-123", f"the quake tile is {st.quake_tile}")
         if not _cell(move.cell) or move.cell not in st.board:
             raise IllegalMove("ERU-123", "a quake replaces a tile on the board")
+        _need_card_tile(st, move.cell, "Quake")
         if not isinstance(move.rotation, int) or not 0 <= move.rotation <= 5:
             raise IllegalMove("ERU-12", "orientation must be 0..5")
         if (move.cell, move.rotation) not in quake_replacements(st, move.tile):
@@ -912,6 +928,7 @@ def _check_cards_move(st, seat, move):
         _need_card(st, seat, "aftershock")
         if not _cell(move.cell) or move.cell not in st.board:
             raise IllegalMove("ERU-119", "Aftershock turns a tile on the board")
+        _need_card_tile(st, move.cell, "Aftershock")
         tile, r0 = st.board[move.cell]
         if not isinstance(move.rotation, int) or not 0 <= move.rotation <= 5 or move.rotation == r0:
             raise IllegalMove("ERU-119", "turn the tile by 60 to 300 degrees (a new orientation 0..5)")
@@ -924,6 +941,7 @@ def _check_cards_move(st, seat, move):
         _need_card(st, seat, "sinkhole")
         if not _cell(move.cell) or move.cell not in st.board:
             raise IllegalMove("ERU-121", "Sinkhole removes a tile on the board")
+        _need_card_tile(st, move.cell, "Sinkhole")
         lava = dict(st.lava)
         del lava[move.cell]
         if not all_linked(lava, eruption_cells(st) - {move.cell}):
@@ -934,10 +952,15 @@ def _check_cards_move(st, seat, move):
             raise IllegalMove("ERU-122", "there is no wall on that position")
     elif t is PlayQuake:
         _need_card(st, seat, "quake")
-        if not st.stack or not st.board:
-            raise IllegalMove("ERU-115", "Quake needs a non-empty stack and a tile on the board")
+        if not st.stack or not card_tiles(st):
+            raise IllegalMove("ERU-115", "Quake needs a non-empty stack and a lava tile on the board")
     else:
         raise IllegalMove("ERU-40", f"unknown move {move!r}")
+
+
+def _need_card_tile(st, cell, card):
+    if cell not in card_tiles(st):
+        raise IllegalMove("ERU-66", f"{card} acts on lava tiles, not on an eruption tile")
 
 
 def _check_relocate(st, seat, steps):
@@ -1064,7 +1087,7 @@ def _cards_moves(st, seat):
         elif k == "volcanic_bomb":
             out += [PlayVolcanicBomb(s, e) for s, e in sorted(st.walls)]
         elif k == "quake":
-            if st.stack and st.board:
+            if st.stack and card_tiles(st):
                 out.append(PlayQuake())
     return out
 

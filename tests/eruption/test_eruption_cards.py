@@ -97,8 +97,11 @@ def test_ERU_122_volcanic_bomb_any_wall():
 
 
 def test_ERU_123_quake_no_fit_no_effect():
-    # a lone eruption tile far from the volcano: no tile can replace it (no other source)
+    # a lone eruption tile far from the volcano: no tile can replace it (no other source); with only an
+    # eruption tile on the board, Quake has no target at all by default (ERU-66)
     st = make_state(tiles=[("T7", (2, 4), 1)], hands=[["quake"], []])
+    refused(st, 0, PlayQuake(), "ERU-115")
+    st = make_state(tiles=[("T7", (2, 4), 1)], hands=[["quake"], []], options={"cards_act_on_eruption_tiles": True})
     stack = sorted(st.stack)
     events = GAME.apply(st, 0, PlayQuake())
     assert of_kind(events, "quake_no_effect") and st.phase == "cards"

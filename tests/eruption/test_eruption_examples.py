@@ -140,7 +140,8 @@ def test_ERU_64_EX5_eruption_tile():
 
 @pytest.mark.parametrize("flag,cards", [(True, 2), (False, 0)])
 def test_ERU_76_EX5_eruption_on_empty_board_draws_for_flows(flag, cards):
-    st = make_state(options={"cards_for_unoccupied_villages": flag},
+    # EX-5's two cards need eruption_tile_draws_cards: by default an eruption tile draws none (ERU-64(3))
+    st = make_state(options={"cards_for_unoccupied_villages": flag, "eruption_tile_draws_cards": True},
                     eruptions=[(1, "held", 0)], phase="eruption")
     assert (2, 4) in R.eruption_spaces(st)
     before = len(st.hands[0])
@@ -206,12 +207,11 @@ def test_ERU_121_EX8_sinkhole_and_sources():
     refused(st, 0, PlaySinkhole((4, 4)), "ERU-121")
     # an eruption tile on (3,2) links (4,2) to a second source
     st = make_state(tiles=EX8_TILES, eruptions=[(1, "held", 0)], phase="eruption",
-                    hands=[["sinkhole"], []])
-    hand = len(st.hands[0])
+                    hands=[["sinkhole"], []], options={"cards_act_on_eruption_tiles": True})
     GAME.apply(st, 0, PlaceEruption(1, (3, 2)))
-    assert len(st.hands[0]) == hand + 1  # the flow at (3,2):NE
     st.phase = "cards"
     assert set(R.sinkhole_targets(st)) == {(4, 2), (4, 3), (4, 4), (3, 2)}
+    assert R.sinkhole_targets(st) == R.sinkhole_targets_slow(st)
     for cell in [(4, 3), (4, 4), (3, 2)]:
         s2 = st.clone()
         GAME.apply(s2, 0, PlaySinkhole(cell))
@@ -220,7 +220,8 @@ def test_ERU_121_EX8_sinkhole_and_sources():
 
 
 def test_ERU_123_EX8_quake_replaces_eruption_tile():
-    st = make_state(tiles=EX8_TILES + [("T7", (3, 2), 1)], hands=[["quake"], []])
+    st = make_state(tiles=EX8_TILES + [("T7", (3, 2), 1)], hands=[["quake"], []],
+                    options={"cards_act_on_eruption_tiles": True})  # ERU-66: not by default
     put_on_top(st, "T1")
     GAME.apply(st, 0, PlayQuake())
     assert QuakeReplace(st.quake_tile, (3, 2), 5) in GAME.legal_moves(st, 0)
@@ -356,3 +357,42 @@ def test_ERU_155_EX13_tiebreak():
     st.lava = {}
     st.board = {}
     assert GAME.outcome(st).winners == (0, 1)
+
+
+def test_ERU_66_quake_aftershock_sinkhole_act_on_lava_tiles_only():
+    # Seed 002's card table: 「替換圖板上任一岩漿板塊」, 「可將圖板上任一岩漿板塊旋轉方向」, 「可移除圖板上任一岩漿板塊」
+    # name lava tiles (岩漿板塊), which the text keeps apart from eruption tiles (爆發板塊).
+    tiles = EX8_TILES + [("T7", (3, 2), 1)]
+    st = make_state(tiles=tiles, hands=[["sinkhole", "aftershock", "quake"], []])
+    moves = GAME.legal_moves(st, 0)
+    assert PlaySinkhole((3, 2)) not in moves and (3, 2) not in R.sinkhole_targets_slow(st)
+    assert not [m for m in moves if isinstance(m, PlayAftershock) and m.cell == (3, 2)]
+    refused(st, 0, PlaySinkhole((3, 2)), "ERU-66")
+    refused(st, 0, PlayAftershock((3, 2), 2), "ERU-66")
+    assert set(R.sinkhole_targets(st)) == {(4, 2), (4, 3), (4, 4)}
+    put_on_top(st, "T1")
+    GAME.apply(st, 0, PlayQuake())
+    assert all(m.cell != (3, 2) for m in GAME.legal_moves(st, 0))
+    refused(st, 0, QuakeReplace(st.quake_tile, (3, 2), 5), "ERU-66")
+
+
+def test_ERU_64_eruption_tile_draws_no_cards():
+    # Seed 002 grants cards when a lava tile (岩漿板塊) flows into a village (「若將岩漿板塊銜接到村莊…就可以
+    # 抽取一張功能卡」); its eruption-tile paragraph deals +30 to the others and names no draw.
+    st = make_state(eruptions=[(1, "held", 0)], phase="eruption")
+    before = len(st.hands[0])
+    events = GAME.apply(st, 0, PlaceEruption(1, (2, 4)))  # EX-5: two flows into village 5
+    assert len(st.hands[0]) == before and not of_kind(events, "cards_drawn")
+    assert st.temps[1] == 30
+
+
+def test_ERU_124_a_moved_flow_earns_no_card():
+    # Seed 002: one flow before, two after the Quake or Aftershock → one card, 「因為只有新增一條」:
+    # the card counts flows added, so a flow that only moves from one entry edge to another earns none.
+    st = make_state(tiles=EX8_TILES, hands=[["aftershock"], []])
+    assert R.flows_into(st, 0) == [((4, 2), 0)]
+    GAME.apply(st, 0, PlayAftershock((4, 2), 4))  # the flow moves from (4,2):N to (4,2):NE
+    assert R.flows_into(st, 0) == [((4, 2), 1)] and st.hands[0] == []
+    st = make_state(tiles=EX8_TILES, hands=[["aftershock"], []], options={"new_flows_per_edge": True})
+    GAME.apply(st, 0, PlayAftershock((4, 2), 4))
+    assert len(st.hands[0]) == 1  # the earlier per-edge count, as an option
