@@ -93,7 +93,7 @@ def choose(s, seat: int, rng: random.Random):
         if len(s.hands[other]) > len(s.hands[seat]) + 1:
             return MagicSwap(other)
         bad = tuple(c for c in s.hands[seat] if _card_value(s, seat, c) < 0)
-        if bad and MagicRedraw(bad) in moves:
+        if bad and any(isinstance(mv, MagicRedraw) for mv in moves):  # the template allows any subset
             return MagicRedraw(bad)
     if Laboratory in kinds:
         bad = [m for m in moves if isinstance(m, Laboratory) and _card_value(s, seat, m.card) < 0]

@@ -53,6 +53,9 @@ class MagicSwap(NamedTuple):          # CIT-48 swap with a seat
 
 class MagicRedraw(NamedTuple):        # CIT-48 cards to the bottom, in this order
     cards: tuple
+    # True marks the listed template: any 1..len(cards) of `cards`, in any order, is legal; the
+    # template applied as it stands redraws all of them.
+    any_subset: bool = False
 
 
 class Laboratory(NamedTuple):         # CIT-60

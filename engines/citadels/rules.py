@@ -467,12 +467,7 @@ def _main_moves(s: CitadelsState, seat: int) -> list:
     if s.builds < build_limit(rank) and (s.action_taken or s.opts["action_order"] == "any"):
         gold = s.gold[seat]
         built = {DISTRICT[c] for c in s.cities[seat]}
-        names = set()
-        for c in hand:
-            name = DISTRICT[c]
-            if COST[c] <= gold and name not in built and name not in names:
-                names.add(name)  # one BUILD per district name: copies are interchangeable
-                out.append(Build(c))
+        out.extend(Build(c) for c in hand if COST[c] <= gold and DISTRICT[c] not in built)  # every copy
     if rank in INCOME_RANKS and not s.income_taken:
         out.append(CollectIncome())
     if not s.power_used:
@@ -483,14 +478,12 @@ def _main_moves(s: CitadelsState, seat: int) -> list:
         elif rank == MAGICIAN:
             out.extend(MagicSwap(p) for p in range(s.n) if p != seat)
             out.extend(MagicRedraw(c) for c in redraw_listing(hand))
+            if hand:
+                out.append(MagicRedraw(tuple(hand), True))
     if rank == WARLORD and s.opts["warlord_timing"] == "any_time" and not s.warlord_used:
         out.extend(WarlordDestroy(o, c) for o, c, _ in warlord_targets(s, seat))
     if hand and not s.lab_used and owns(s, seat, "laboratory"):
-        names = set()
-        for c in hand:
-            if DISTRICT[c] not in names:
-                names.add(DISTRICT[c])
-                out.append(Laboratory(c))
+        out.extend(Laboratory(c) for c in hand)  # every copy
     if not s.smithy_used and s.gold[seat] >= 2 and s.deck and owns(s, seat, "smithy"):
         out.append(Smithy())
     if s.action_taken:
@@ -499,14 +492,11 @@ def _main_moves(s: CitadelsState, seat: int) -> list:
 
 
 def redraw_listing(hand: list) -> list:
-    """MAGIC_REDRAW choices listed (in hand order). Any subset in any order is legal;
-    above REDRAW_FULL_LISTING cards only singletons, pairs, all-but-one and the whole
-    hand are listed, to keep the branching factor sane."""
+    """MAGIC_REDRAW subsets listed besides the template (which stands for every subset in any
+    order): all proper subsets up to REDRAW_FULL_LISTING cards, above that singletons, pairs and
+    all-but-one, to keep the search's branching factor sane."""
     h = len(hand)
-    if h <= REDRAW_FULL_LISTING:
-        sizes = range(1, h + 1)
-    else:
-        sizes = (1, 2, h - 1, h)
+    sizes = range(1, h) if h <= REDRAW_FULL_LISTING else (1, 2, h - 1)
     return [combo for k in sizes for combo in combinations(hand, k)]
 
 

@@ -215,18 +215,18 @@ def test_clone_is_independent(n):
 
 
 def canonical_listed(move, legal):
-    """legal_moves lists one BUILD/LABORATORY per district name, KEEP_CARDS with an explicit
-    return order and MAGIC_REDRAW in hand order; the equivalent forms are accepted too."""
+    """Every accepted move is listed (issue 24 item 7): BUILD and LABORATORY per card, KEEP_CARDS
+    for every kept set and return order (the kept cards in any order, the empty order = draw order),
+    MAGIC_REDRAW through the template (any subset of its cards, in any order)."""
     from engines.citadels import moves as m
-    from engines.citadels.cards import DISTRICT
+    if move in legal:
+        return True
     for other in legal:
         if type(other) is not type(move):
             continue
-        if isinstance(move, (m.Build, m.Laboratory)) and DISTRICT[other.card] == DISTRICT[move.card]:
+        if isinstance(move, m.KeepCards) and set(other.kept) == set(move.kept):  # hand order is no choice
             return True
-        if isinstance(move, m.KeepCards) and set(other.kept) == set(move.kept):
-            return True
-        if isinstance(move, m.MagicRedraw):
+        if isinstance(move, m.MagicRedraw) and other.any_subset and set(move.cards) <= set(other.cards):
             return True
     return False
 

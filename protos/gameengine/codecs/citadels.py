@@ -20,7 +20,7 @@ _MOVES = {
     m.Assassinate: ("assassinate", [("rank", False)]),
     m.Rob: ("rob", [("rank", False)]),
     m.MagicSwap: ("magic_swap", [("player", False)]),
-    m.MagicRedraw: ("magic_redraw", [("cards", True)]),
+    m.MagicRedraw: ("magic_redraw", [("cards", True), ("any_subset", False)]),
     m.Laboratory: ("laboratory", [("card", False)]),
     m.Smithy: ("smithy", []),
     m.WarlordDestroy: ("warlord_destroy", [("player", False), ("card", False)]),
@@ -66,7 +66,7 @@ class CitadelsCodec(Codec):
         values = []
         for field, repeated in fields:
             value = getattr(sub, field)
-            values.append(tuple(value) if repeated else int(value))
+            values.append(tuple(value) if repeated else value if isinstance(value, bool) else int(value))
         if cls is m.MagicRedraw and not values[0]:
             raise MalformedMove("magic_redraw needs at least one card")
         if cls is m.KeepCards and not values[0]:
