@@ -140,6 +140,10 @@ class Game(Protocol):
     def move_is_private(self, move: Move) -> bool:
         """True when other seats' logs must withhold this move (e.g. a secret pick)."""
 
+    def log_revealed_after_end(self, state: Any) -> bool:
+        """True when, after the end, the seats' logs show every move and the seed (a game option);
+        by default private moves stay withheld and the seed, which reproduces every secret, too."""
+
     def to_move(self, state: Any) -> int | None:
         """The seat whose turn it is (for clocks and UIs); None when over."""
 

@@ -127,15 +127,19 @@ class GameCore:
                 yield i, version, event
 
     def log(self, rec: GameRecord, seat: int | None) -> list[dict[str, Any]]:
-        """The move log; another seat's private move is withheld until the game ends."""
+        """The move log; another seat's private move is withheld, after the end too unless revealed."""
         engine = rec.engine
-        over = self.is_over(rec)
+        reveal = self.log_revealed(rec, seat)
         entries = []
         for version, entry in enumerate(rec.log, start=1):
-            hidden = not over and entry.seat != seat and engine.move_is_private(entry.move)
+            hidden = not reveal and entry.seat != seat and engine.move_is_private(entry.move)
             entries.append({"version": version, "seat": entry.seat, "move": None if hidden else entry.move,
                             "withheld": hidden, "by_referee": bool(entry.by_referee)})
         return entries
+
+    def log_revealed(self, rec: GameRecord, seat: int | None) -> bool:
+        """After the end a game option may show the seats every move and the seed (never spectators)."""
+        return seat is not None and self.is_over(rec) and rec.engine.log_revealed_after_end(rec.state)
 
     def is_over(self, rec: GameRecord) -> bool:
         """Finished by its rules, or stopped and scored by the referee."""

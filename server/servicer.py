@@ -202,7 +202,6 @@ def make_servicer(codec: Codec, core: GameCore, referee) -> tuple[object, Callab
             async def body():
                 rec = core.record(request.game_id, game)
                 seat = fields["seat"] = core.seat(rec, request.token)
-                over = core.is_over(rec)
                 entries = []
                 for e in core.log(rec, seat):
                     entry = getattr(pb, f"{P}LogEntry")(version=e["version"], seat=e["seat"],
@@ -212,7 +211,7 @@ def make_servicer(codec: Codec, core: GameCore, referee) -> tuple[object, Callab
                     entries.append(entry)
                 return getattr(pb, f"Get{P}LogResponse")(
                     status=status_proto(core.status(rec, seat)), options=codec.options_to_proto(rec.options),
-                    seed=rec.seed if over else 0, entries=entries)
+                    seed=rec.seed if core.log_revealed(rec, seat) else 0, entries=entries)
             return await guarded(f"Get{P}Log", context, body, fields)
 
         async def hint(self, request, context):

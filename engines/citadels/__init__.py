@@ -49,6 +49,9 @@ class CitadelsGame:
     def move_is_private(self, move) -> bool:
         return isinstance(move, PRIVATE_MOVES)  # CIT-10/11: secret picks, kept and discarded cards
 
+    def log_revealed_after_end(self, state) -> bool:
+        return bool(state.opts["reveal_log_after_end"])  # CIT-11: withheld moves and the seed stay withheld after the end by default
+
     def to_move(self, state):
         return rules.to_move(state)
 

@@ -42,6 +42,7 @@ DEFAULT_OPTIONS = {
     "king_may_be_face_up": False,
     "initial_crown": "random",
     "allow_void_targets": False,
+    "reveal_log_after_end": False,  # CIT-10/CIT-11: secrets stay secret after the end unless the group agrees
 }
 _ENUMS = {
     "warlord_timing": ("end_of_turn", "any_time"),
@@ -49,12 +50,12 @@ _ENUMS = {
     "destroyed_district_to": ("deck_bottom", "discard"),
     "action_order": ("any", "action_first"),
 }
-_BOOLS = ("murdered_king_gets_crown", "king_may_be_face_up", "allow_void_targets")
+_BOOLS = ("murdered_king_gets_crown", "king_may_be_face_up", "allow_void_targets", "reveal_log_after_end")
 _FLAG_RULES = {
     "city_complete_size": "CIT-8", "murdered_king_gets_crown": "CIT-33", "warlord_timing": "CIT-53",
     "gold_supply": "CIT-5", "tiebreak": "CIT-76", "destroyed_district_to": "CIT-56",
     "action_order": "CIT-37", "king_may_be_face_up": "CIT-21", "initial_crown": "CIT-17",
-    "allow_void_targets": "CIT-46",
+    "allow_void_targets": "CIT-46", "reveal_log_after_end": "CIT-11",
 }
 
 STARTING_GOLD = CONSTANTS["starting_gold"]

@@ -166,6 +166,9 @@ class EruptionGame:
     def move_is_private(self, move):
         return False  # every Eruption move is public (used cards go face up, ERU-34)
 
+    def log_revealed_after_end(self, st) -> bool:
+        return bool(st.options["reveal_log_after_end"])  # ERU-33: the seed shows the tiles removed at a burnout
+
     def to_move(self, st):
         return None if st.phase == "over" else st.active
 

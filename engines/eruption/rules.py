@@ -29,6 +29,7 @@ FLAGS = {
     "cards_act_on_eruption_tiles": (False, (True, False)),  # ERU-66: the seed's cards name lava tiles
     "eruption_tile_draws_cards": (False, (True, False)),  # ERU-64(3): the seed draws for lava tiles only
     "new_flows_per_edge": (False, (True, False)),  # ERU-124: the seed counts added flows
+    "reveal_log_after_end": (False, (True, False)),  # ERU-33: burnout tiles stay unseen, so does the seed
 }
 
 PHASES = ("eruption", "placement", "extra_placement", "cards", "quake", "walls", "over")

@@ -53,6 +53,9 @@ class PompeiiGame:
     def move_is_private(self, move) -> bool:
         return False  # POM-91: every accepted action is public
 
+    def log_revealed_after_end(self, state) -> bool:
+        return bool(state.options["reveal_log_after_end"])  # POM-90 over POM-93: the seed reveals the unused piles, hidden for ever
+
     def to_move(self, state):
         return None if state.phase == OVER else state.turn
 

@@ -32,6 +32,7 @@ DEFAULT_OPTIONS = {
     "wild_card_neutral_buildings": False,  # POM-33: the seeds fill neutral buildings by relatives only
     "wild_placement_compulsory": False,  # POM-37: both seeds say a wild placement *may* be made
     "pass_anytime": False,  # POM-75: the seeds make both moves compulsory while one is possible
+    "reveal_log_after_end": False,  # POM-90: the unused piles stay hidden, so does the seed (POM-93)
 }
 _CHOICES = {"edition": ("2006", "2013"), "omen_targets": ("opponents", "any")}
 OPENING_TILES = 6  # POM-61

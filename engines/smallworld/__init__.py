@@ -57,6 +57,9 @@ class SmallWorld:
     def move_is_private(self, move):
         return False  # every Small World move is public (SW-120)
 
+    def log_revealed_after_end(self, state) -> bool:
+        return bool(state.options["reveal_log_after_end"])  # ED-47: the seed would show the order of the undrawn decks
+
     def to_move(self, state):
         return None if state.over else state.cur
 

@@ -58,6 +58,7 @@ DEFAULTS = {
     "necro_summon_optional": False,  # ED-37
     "elves_decline_to_well": True,  # ED-38
     "elves_decline_all_to_well": True,  # ED-46, NEC-12: the flipped Elves too (seed 004)
+    "reveal_log_after_end": False,  # ED-47: the seed would show the undrawn decks
     "sorcerer_victim_to_well": True,  # ED-39
     "well_removal_order": "lifo",  # ED-40
     "necro_ghosts_removed": 0,  # ED-41

@@ -31,14 +31,15 @@ def play_random_over_rpc(client: Client, game_id: str, tokens: list[str], rng: r
 @pytest.mark.parametrize("game,n", CASES)
 def test_full_game_over_rpc_and_replay(server, game, n):
     client = Client(server.target, game)
-    game_id, tokens = client.create(n, seed=1000 + n)
+    # reveal_log_after_end: the seats' logs show every move and the seed after the end (CIT-11, POM-90)
+    game_id, tokens = client.create(n, options={"reveal_log_after_end": True}, seed=1000 + n)
     assert len(tokens) == n and len(set(tokens)) == n
     status = play_random_over_rpc(client, game_id, tokens, random.Random(n))
     assert status.over
     assert len(status.outcome["ranks"]) == n
     assert status.outcome["winners"], "somebody wins or shares the win"
     # The log plus the seed (revealed at the end) replays to the same result.
-    log = client.spectator(game_id).log()
+    log = client.seat(game_id, 0, tokens[0]).log()
     assert len(log.entries) == status.version and log.seed == 1000 + n
     assert not any(e.withheld for e in log.entries)
     engine = registry.game(game)

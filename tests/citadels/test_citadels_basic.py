@@ -49,4 +49,5 @@ def test_flag_defaults_match_section_15():
         "gold_supply": "unlimited", "tiebreak": "district_points_then_gold",
         "destroyed_district_to": "deck_bottom", "action_order": "any", "king_may_be_face_up": False,
         "initial_crown": "random", "allow_void_targets": False,
+        "reveal_log_after_end": False,  # CIT-11: secrets stay withheld after the end (issue 24 item 8)
     }

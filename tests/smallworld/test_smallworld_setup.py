@@ -71,7 +71,7 @@ def test_default_options_are_the_rules_defaults():
     o = GAME.default_options()
     assert o["public_coins"] is False and o["combo_row_size"] == 6 and o["tie_policy"] == "shared"
     assert o["necromancer"] is False and o["necro_win_check"] == "own_turn"  # NEC-28 (seed 004): own turn
-    assert len(o) == 47 and o["elves_decline_all_to_well"] is True  # ED-46 added for NEC-12
+    assert len(o) == 48 and o["elves_decline_all_to_well"] is True  # ED-46 (NEC-12), ED-47 (log) added
 
 
 def test_ED_2_short_combo_row():
