@@ -51,7 +51,7 @@ DEFAULTS = {
     "necro_multi_purchase": True,  # ED-30
     "necro_price_plus_one": False,  # ED-31
     "necro_win_check": "own_turn",  # ED-32, NEC-28: step d of his own turn (seed 004)
-    "necro_island_redeploy": False,  # ED-33
+    "necro_island_redeploy": True,  # ED-33, NEC-15: seed 004 「可將」 (may): the Island is always a target
     "necro_lake_conquerable": False,  # ED-34
     "necro_powers_active": True,  # ED-35
     "necro_generic_souls": True,  # ED-36

@@ -23,7 +23,7 @@ ALTERNATIVES = [
     ("conversion_counts_as_conquest", False), ("immunity_vs_own_races", False), ("sorcerer_range", "borders"),
     ("wiped_race_may_pick", True), ("lair_on_conquest", False), ("tritons_water_discount", True),
     ("necromancer_seat", "0"), ("necro_rejected_return", False), ("necro_multi_purchase", False),
-    ("necro_price_plus_one", True), ("necro_win_check", "immediate"), ("necro_island_redeploy", True),
+    ("necro_price_plus_one", True), ("necro_win_check", "immediate"), ("necro_island_redeploy", False),
     ("necro_lake_conquerable", True), ("necro_powers_active", False), ("necro_summon_optional", True),
     ("elves_decline_to_well", False), ("sorcerer_victim_to_well", False), ("well_removal_order", "fifo"),
     ("necro_ghosts_removed", 1), ("necro_reserve_public", False), ("necro_tiebreak_island", True),

@@ -317,6 +317,26 @@ def test_NEC_23_ghosts_redeploy_and_conquer():
     assert st.cnt[8] == 3 and st.island == 0
 
 
+def test_NEC_15_ghosts_may_stay_on_the_island():
+    # Seed 004, 二.1 c: 「死靈術士可將手中的鬼魂重新分配到他的鬼魂仍然佔領的領地上」 — he *may* redeploy them;
+    # those he does not place stay on the Island (ED-33 necro_island_redeploy, now true by default).
+    def redeploying(**opts):
+        st = nec(4, **opts)
+        ghosts(st, {9: 1}, island=3)
+        st.coins[3] = 0
+        start_turn(st, 3)
+        play(st, 3, Conquer(8), EndConquest())
+        assert st.phase == "redeploy" and st.hand[G] == 2
+        return st
+
+    st = redeploying()
+    assert Deploy(-1, 2) in GAME.legal_moves(st, 3)
+    play(st, 3, Deploy(-1, 2))
+    assert st.island == 2 and st.cnt[8] == 1
+    st = redeploying(necro_island_redeploy=False)  # the earlier reading: the Island only with no region
+    assert not [m for m in GAME.legal_moves(st, 3) if isinstance(m, Deploy) and m.region == -1]
+
+
 def test_NEC_28_instant_victory_in_random_games():
     wins = 0
     for seed in range(150):
