@@ -1,4 +1,4 @@
-"""Citadels (classic base game, 2-7 players) rules engine. See rules/citadels/RULES.md."""
+"""Citadels (classic base game, 2-7 players) rules engine. See docs/rules/citadels.md."""
 from __future__ import annotations
 
 import random

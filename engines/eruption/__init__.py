@@ -1,4 +1,4 @@
-"""Eruption (Stratus Games, 2011), 2-6 players: rules engine. See shared/rules/eruption/RULES.md."""
+"""Eruption (Stratus Games, 2011), 2-6 players: rules engine. See docs/rules/eruption.md."""
 from .game import GAME, EruptionGame
 from .moves import *  # noqa: F401,F403  (move classes are the public vocabulary)
 

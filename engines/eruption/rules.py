@@ -1,6 +1,6 @@
 """Eruption rules: state, geometry queries, turn machine and move resolution.
 
-Rule ids (ERU-n) refer to shared/rules/eruption/RULES.md.
+Rule ids (ERU-n) refer to docs/rules/eruption.md.
 """
 from __future__ import annotations
 

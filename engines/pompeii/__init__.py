@@ -1,4 +1,4 @@
-"""The Downfall of Pompeii (game id "pompeii"): rules in shared/rules/pompeii/RULES.md."""
+"""The Downfall of Pompeii (game id "pompeii"): rules in docs/rules/pompeii.md."""
 from __future__ import annotations
 
 import random

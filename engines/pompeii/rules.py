@@ -1,4 +1,4 @@
-"""Rules of The Downfall of Pompeii (shared/rules/pompeii/RULES.md), as small pure functions.
+"""Rules of The Downfall of Pompeii (docs/rules/pompeii.md), as small pure functions.
 
 Decisions (POM-91): the engine waits for an explicit action at every decision point
 in every phase, even a forced one (a single legal tile square, a single target).

@@ -1,6 +1,6 @@
 """Small World (2-5 players) with the Necromancer Island scenario (3-6 seats): game id `smallworld`.
 
-Rules: shared/rules/smallworld/RULES.md (ids SW-n, NEC-n, ED-n). Data: engines/smallworld/data/.
+Rules: docs/rules/smallworld.md (ids SW-n, NEC-n, ED-n). Data: engines/smallworld/data/.
 """
 from __future__ import annotations
 

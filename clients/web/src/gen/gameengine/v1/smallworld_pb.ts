@@ -789,7 +789,8 @@ export type SmallWorldOptions = Message<"gameengine.v1.SmallWorldOptions"> & {
   necroWinCheck?: string | undefined;
 
   /**
-   * ED-33 Island as an optional redeployment target: Only if he holds no region. Default false.
+   * ED-33 Island as an optional redeployment target (NEC-15): always, since seed 004 says he *may* redeploy
+   * (「可將」); false = only if he holds no region. Default true.
    *
    * @generated from field: optional bool necro_island_redeploy = 34;
    */
