@@ -81,7 +81,8 @@ def test_CIT_10_logs_withhold_moves_that_name_hidden_cards(server):  # noqa: D10
     from tests.api.test_api_games import play_random_over_rpc
 
     client = Client(server.target, "citadels")
-    game_id, tokens = client.create(4, seed=21)
+    # reveal_log_after_end: by default the secrets stay withheld after the end too (CIT-11, issue 24)
+    game_id, tokens = client.create(4, options={"reveal_log_after_end": True}, seed=21)
     rng = random.Random(2)
     seats = [client.seat(game_id, s, t) for s, t in enumerate(tokens)]
     status = seats[0].status()
@@ -102,6 +103,6 @@ def test_CIT_10_logs_withhold_moves_that_name_hidden_cards(server):  # noqa: D10
     if not status.over:
         play_random_over_rpc(client, game_id, tokens, rng)
     full = seats[1].log().entries
-    assert not any(e.withheld for e in full), "everything is shown once the game is over"
+    assert not any(e.withheld for e in full), "with reveal_log_after_end everything is shown to the seats at the end"
     secret = [e for e in full[:checked_at] if e.seat != 1 and e.move.WhichOneof("move") in hidden_kinds]
     assert {e.move.WhichOneof("move") for e in secret} >= {"pick_character", "keep_cards"}, "the check had teeth"
