@@ -458,3 +458,22 @@ def test_no_log_line_stream_or_view_carries_another_seats_token(fresh_server):
     assert '"method": "JoinGame"' in text or '"method":"JoinGame"' in text or "RegisterPlayer" in text
     for secret in (alice.player_token, bob.player_token, alice_token, bob_seat):
         assert secret not in text
+
+
+@pytest.mark.parametrize("game", ["pompeii", "eruption", "citadels", "smallworld"])
+def test_every_games_state_stream_and_next_legal_moves(server, game):
+    """Stream…State and Make…MoveResponse.legal_moves in each game's service (the generic servicer)."""
+    client = Client(server.target, game)
+    seats = {"citadels": 4}.get(game, 3)
+    game_id, tokens = client.create(seats, seed=9)
+    status = client.status(game_id)
+    actor = next(s for s in status.seats_to_act if status.acts(s))
+    seat = client.seat(game_id, actor, tokens[actor])
+    states = seat.states(timeout=20)
+    first_status, first_view, first_legal = next(states)
+    assert first_status.version == 0 and first_view and first_legal == seat.legal()
+    seat.move(first_legal[0], expected_version=0)
+    assert seat.next_legal == seat.legal()
+    nxt_status, _, nxt_legal = next(states)
+    assert nxt_status.version == 1 and nxt_legal == seat.next_legal
+    client.close()
