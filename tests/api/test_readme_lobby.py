@@ -1,9 +1,9 @@
 """The README's grpcurl examples for players, the lobby and streams work as written.
 
 grpcurl is not packaged for Debian bookworm, so each `grpcurl` line of the README section is run
-here by the Python client the way grpcurl runs it: the same JSON request (proto field names or
-JSON names), the same full method name, the response printed as JSON; `NAME=...` lines take the
-value the README says to copy from the output before them."""
+here by the Python client the way grpcurl (1.8.6, through reflection) runs it: the same JSON
+request, the same full method name, the response printed as JSON with proto field names; `NAME=...`
+lines take the value the README says to copy from the output before them."""
 from __future__ import annotations
 
 import importlib
@@ -20,8 +20,8 @@ SECTION = "## Players, the lobby and streams"
 PB = {svc: importlib.import_module(f"gameengine.v1.{mod}_pb2")
       for svc, mod in (("PlayerService", "player"), ("LobbyService", "lobby"), ("PompeiiService", "pompeii"))}
 # NAME=... lines: which field of which earlier response the README tells the reader to copy
-COPY = {"ALICE": ("RegisterPlayer", "playerToken"), "GAME": ("CreatePompeiiGame", "gameId"),
-        "BOB": ("RegisterPlayer", "playerToken")}
+COPY = {"ALICE": ("RegisterPlayer", "player_token"), "GAME": ("CreatePompeiiGame", "game_id"),
+        "BOB": ("RegisterPlayer", "player_token")}
 
 
 def readme_commands() -> list[str]:
@@ -51,13 +51,13 @@ def grpcurl(argv: list[str], channel) -> list[dict]:
         got = []
         try:
             for msg in stream:
-                got.append(json_format.MessageToDict(msg))
+                got.append(json_format.MessageToDict(msg, preserving_proto_field_name=True))
         except grpc.RpcError as e:
             assert e.code() == grpc.StatusCode.DEADLINE_EXCEEDED, e  # what -max-time ends it with
         return got
     call = channel.unary_unary(path, request_serializer=lambda m: m.SerializeToString(),
                                response_deserializer=out_cls.FromString)
-    return [json_format.MessageToDict(call(request, timeout=10))]
+    return [json_format.MessageToDict(call(request, timeout=10), preserving_proto_field_name=True)]
 
 
 def test_readme_lobby_grpcurl_examples_work_as_written(fresh_server):
@@ -78,9 +78,9 @@ def test_readme_lobby_grpcurl_examples_work_as_written(fresh_server):
             outputs.append((argv[-1].split("/")[-1], grpcurl(argv, channel)))
     results = dict(outputs)
     created = results["CreatePompeiiGame"][0]
-    assert [t.get("seat", 0) for t in created["seatTokens"]] == [0] and created["status"]["waiting"]
-    assert results["ListOpenGames"][0]["games"][0]["gameId"] == env["GAME"]
-    assert results["JoinGame"][0]["seat"] == 1 and results["JoinGame"][0]["seatToken"]
+    assert [t.get("seat", 0) for t in created["seat_tokens"]] == [0] and created["status"]["waiting"]
+    assert results["ListOpenGames"][0]["games"][0]["game_id"] == env["GAME"]
+    assert results["JoinGame"][0]["seat"] == 1 and results["JoinGame"][0]["seat_token"]
     events = results["StreamPlayerEvents"]
-    assert [list(e)[1] for e in events] == ["seatAssigned"] and events[0]["cursor"] == "1"
+    assert [list(e)[1] for e in events] == ["seat_assigned"] and events[0]["cursor"] == "1"
     assert env["BOB"] not in json.dumps(events)
