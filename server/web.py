@@ -43,6 +43,7 @@ from gameengine.v1 import common_pb2, lobby_pb2, player_pb2
 
 from .grpcweb_text import grpc_web_text
 from .lobby import LobbyServicer
+from .participation import seating_of
 from .players import PlayerServicer
 from .servicer import GameServiceServicer, make_servicer
 
@@ -182,7 +183,7 @@ def live_games(core, wanted: list[str], limit: int = 200) -> list[dict[str, Any]
     Private lobby games are never listed (LOBBY-6)."""
     games = []
     for rec in list(core.store.games.values())[-limit:]:
-        seating = rec.extra.get("seating")
+        seating = seating_of(rec)
         if rec.game in wanted and not (seating is not None and seating.private):
             games.append({"game_id": rec.game_id, "game": rec.game, "seats": rec.seats,
                           "version": rec.version, "over": core.is_over(rec)})
