@@ -19,13 +19,13 @@ COPY server server
 COPY clients clients
 # Generated stubs, as `make stubs` does; then bytecode, since the root filesystem is read-only at run time.
 RUN /opt/venv/bin/python -m grpc_tools.protoc -Iprotos --python_out=protos --pyi_out=protos \
-      --grpc_python_out=protos protos/gameengine/v1/*.proto \
+      --grpc_python_out=protos protos/gameengine/v1/*.proto protos/gameengine/storage/v1/*.proto \
  && /opt/venv/bin/python -m compileall -q engines protos server clients
 
 FROM python:3.11-slim-bookworm
 RUN groupadd --gid 10001 gameengine \
  && useradd --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin gameengine \
- && mkdir /data && chown 10001:10001 /data
+ && mkdir -m 0700 /data && chown 10001:10001 /data
 COPY --from=build /opt/venv /opt/venv
 COPY --from=build /app /app
 WORKDIR /app

@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-PROTOS := $(wildcard protos/gameengine/v1/*.proto)
+PROTOS := $(wildcard protos/gameengine/v1/*.proto) $(wildcard protos/gameengine/storage/v1/*.proto)
 STUBS := protos/gameengine/v1/.generated
 export GE_PORT ?= 50051
 export GE_DATA_DIR ?= ./var
@@ -45,4 +45,4 @@ strength: $(STUBS)
 	$(BIN)/python -m bench.strength
 
 clean:
-	rm -rf $(VENV) protos/gameengine/v1/*_pb2*.py* $(STUBS)
+	rm -rf $(VENV) protos/gameengine/v1/*_pb2*.py* protos/gameengine/storage/v1/*_pb2*.py* $(STUBS)

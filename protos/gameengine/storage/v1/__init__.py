@@ -1,0 +1,1 @@
+"""Data-dir format (journal records, snapshots): see storage.proto."""
