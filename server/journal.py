@@ -1,37 +1,80 @@
-"""Append-only journal of accepted writes, with crash-safe framing.
+"""Files of the data dir: framing, the append-only journal, and reading damaged files.
 
-A record is `len (4 bytes) | crc32 (4 bytes) | pickle payload`. A crash can only
-leave a torn record at the tail; recovery reads up to the last whole record and
-truncates the rest. The record is written with os.write before the move is
-acknowledged, so an acknowledged move survives `kill -9` of the server in every
-fsync policy (the page cache outlives the process); the policy only decides what
-survives a power loss:
+Every file (journal segment or snapshot) starts with an 8-byte header: 4 magic bytes and the
+format version (little-endian uint32). Then frames: `len (4) | crc32 (4) | payload`, the
+payload a protobuf message (gameengine/storage/v1/storage.proto).
 
-- "always":   fsync after every record (slowest, survives power loss)
-- "interval": fsync every GE_FSYNC_INTERVAL_MS (default 100 ms) from a background
-  thread, so the event loop never waits for the disk
+A write is one `os.write` of whole frames. It is acknowledged only when every byte was
+written (and, under GE_FSYNC=always, fdatasync'ed). A short or failed write (ENOSPC, EIO) is
+cut back at once with ftruncate, so the file ends with the last acknowledged frame; the
+journal stays `failed` (health NOT_SERVING) until a write or a probe succeeds again. GE_FSYNC
+decides only what survives a power loss (the page cache outlives a killed process):
+
+- "always":   fdatasync after every write, before the acknowledgement
+- "interval": fdatasync every GE_FSYNC_INTERVAL_MS from a background thread; if one fails,
+  writes are refused (and health is NOT_SERVING) until an fdatasync succeeds again
 - "never":    leave flushing to the OS
+
+Reading never truncates past an intact frame: `scan` reports every frame and every damaged
+stretch, resynchronising on the next frame whose CRC holds.
 """
 from __future__ import annotations
 
+import errno
 import os
-import pickle
 import struct
 import threading
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Callable
 
-HEADER = struct.Struct("<II")
+FRAME = struct.Struct("<II")
+FILE_HEADER = struct.Struct("<4sI")
+FORMAT_VERSION = 1
+JOURNAL_MAGIC = b"GEJ\n"
+SNAPSHOT_MAGIC = b"GES\n"
+MAX_FRAME = 256 << 20  # no single record is this large; a longer length field is damage
 FSYNC_POLICIES = ("always", "interval", "never")
+FILE_MODE = 0o600
+
+# The one place bytes reach a data-dir file: tests replace it to inject short and failed writes.
+write: Callable[[int, bytes], int] = os.write
+
+
+class JournalUnavailable(OSError):
+    """The record could not be made durable; nothing was acknowledged and the file is cut back."""
 
 
 def segment_path(data_dir: Path, segment: int) -> Path:
-    return data_dir / f"journal-{segment:08d}.log"
+    return data_dir / f"journal-{segment:08d}.gej"
 
 
 def segments(data_dir: Path) -> list[int]:
-    return sorted(int(p.stem.split("-")[1]) for p in data_dir.glob("journal-*.log"))
+    return sorted(int(p.stem.split("-")[1]) for p in data_dir.glob("journal-*.gej"))
+
+
+def frame(payload: bytes) -> bytes:
+    return FRAME.pack(len(payload), zlib.crc32(payload)) + payload
+
+
+def file_header(magic: bytes) -> bytes:
+    return FILE_HEADER.pack(magic, FORMAT_VERSION)
+
+
+def fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """One write of `data`, or OSError: a short write is an error, never a partial success."""
+    n = write(fd, data)
+    if n != len(data):
+        raise OSError(errno.ENOSPC, f"short write: {n} of {len(data)} bytes written")
 
 
 class Journal:
@@ -42,29 +85,81 @@ class Journal:
         self.fsync = fsync
         self.fsync_interval_s = fsync_interval_s
         self.segment = segment
-        self._fd = self._open(segment)
+        self._fd, self._size = self._open(segment)
+        self._torn = False  # bytes past _size may be on disk: cut them before the next write
+        self.failed: str | None = None  # why the last write or fsync failed; None when healthy
         self._dirty = False
+        self._sync_failed = False  # a background fdatasync failed: the next write retries it first
         self._lock = threading.Lock()  # the syncer thread never fsyncs a closed fd
         self._closed = threading.Event()
         if fsync == "interval":
             threading.Thread(target=self._syncer, name="journal-fsync", daemon=True).start()
 
-    def _open(self, segment: int) -> int:
-        fd = os.open(segment_path(self.data_dir, segment), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        dir_fd = os.open(self.data_dir, os.O_RDONLY)
+    def _open(self, segment: int) -> tuple[int, int]:
+        """Create a segment with its header, durably; on failure nothing is left behind."""
+        path = segment_path(self.data_dir, segment)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, FILE_MODE)
         try:
-            os.fsync(dir_fd)  # the new file's name must survive too
-        finally:
-            os.close(dir_fd)
-        return fd
+            write_all(fd, file_header(JOURNAL_MAGIC))
+            os.fdatasync(fd)
+            fsync_dir(self.data_dir)  # the new file's name must survive too
+        except OSError:
+            os.close(fd)
+            os.unlink(path)
+            raise
+        return fd, FILE_HEADER.size
 
-    def append(self, record: Any) -> None:
-        payload = pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL)
-        os.write(self._fd, HEADER.pack(len(payload), zlib.crc32(payload)) + payload)
-        if self.fsync == "always":
-            os.fdatasync(self._fd)
-        else:
-            self._dirty = True
+    def append(self, frames: bytes) -> None:
+        """Write whole frames or raise JournalUnavailable with the file as it was."""
+        with self._lock:
+            try:
+                if self._torn:
+                    self._cut_back()
+                if self._sync_failed:  # nothing more is acknowledged until what was is on disk
+                    os.fdatasync(self._fd)
+                    self._sync_failed = False
+                write_all(self._fd, frames)
+                if self.fsync == "always":
+                    os.fdatasync(self._fd)
+            except OSError as e:
+                self._torn = True
+                self.failed = f"{errno.errorcode.get(e.errno, e.errno)}: {e.strerror or e}"
+                try:
+                    self._cut_back()
+                except OSError:
+                    pass  # retried before the next write
+                raise JournalUnavailable(e.errno, self.failed) from None
+            self._size += len(frames)
+            self.failed = None
+            self._dirty = self.fsync != "always"
+
+    def _cut_back(self) -> None:
+        os.ftruncate(self._fd, self._size)
+        self._torn = False
+
+    def probe(self) -> bool:
+        """After a failure: can the data dir take a write again? (cut back, write, fsync, delete)."""
+        with self._lock:
+            if self.failed is None:
+                return True
+            path = self.data_dir / ".probe"
+            try:
+                if self._torn:
+                    self._cut_back()
+                if self._dirty:
+                    os.fdatasync(self._fd)
+                    self._dirty = self._sync_failed = False
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+                try:
+                    write_all(fd, b"\0" * 65536)
+                    os.fdatasync(fd)
+                finally:
+                    os.close(fd)
+                    os.unlink(path)
+            except OSError:
+                return False
+            self.failed = None
+            return True
 
     def _syncer(self) -> None:
         while not self._closed.wait(self.fsync_interval_s):
@@ -73,38 +168,169 @@ class Journal:
     def sync(self) -> None:
         with self._lock:
             if self._dirty and not self._closed.is_set():
+                try:
+                    os.fdatasync(self._fd)
+                except OSError as e:  # writes are refused until an fsync succeeds again
+                    self.failed = f"fsync: {errno.errorcode.get(e.errno, e.errno)}: {e.strerror or e}"
+                    self._sync_failed = True
+                    return
                 self._dirty = False
-                os.fdatasync(self._fd)
 
     def rotate(self) -> int:
         """Start a new segment; returns its number. Older segments stay until a snapshot covers them."""
         with self._lock:
+            if self._torn:
+                self._cut_back()
             if self._dirty:
                 os.fdatasync(self._fd)
                 self._dirty = False
-            old, self._fd = self._fd, self._open(self.segment + 1)
+            fd, size = self._open(self.segment + 1)
+            old, self._fd, self._size = self._fd, fd, size
             self.segment += 1
             os.close(old)
         return self.segment
 
     def close(self) -> None:
-        self.sync()
-        with self._lock:
-            self._closed.set()
-            os.close(self._fd)
+        try:
+            self.sync()
+        finally:
+            with self._lock:
+                self._closed.set()
+                os.close(self._fd)
 
 
-def read_segment(path: Path) -> Iterator[Any]:
-    """Yield whole records; truncate a torn tail left by a crash."""
-    with open(path, "rb") as f:
-        data = f.read()
-    pos = 0
-    while pos + HEADER.size <= len(data):
-        length, crc = HEADER.unpack_from(data, pos)
-        body = data[pos + HEADER.size : pos + HEADER.size + length]
-        if len(body) < length or zlib.crc32(body) != crc:
-            break
-        yield pickle.loads(body)
-        pos += HEADER.size + length
-    if pos < len(data):
-        os.truncate(path, pos)
+# ---- reading -------------------------------------------------------------------
+
+@dataclass
+class Frame:
+    offset: int
+    payload: bytes
+    repaired: str = ""  # set by `salvage` when the frame was mended
+
+
+@dataclass
+class Damage:
+    offset: int
+    end: int  # first byte after the damaged stretch (the next intact frame, or the file's end)
+    reason: str
+    tail: bool = False  # nothing intact follows: a torn last write
+
+    def __str__(self) -> str:
+        where = "torn tail" if self.tail else "damaged"
+        return f"{where} at offset {self.offset} ({self.end - self.offset} bytes): {self.reason}"
+
+
+@dataclass
+class Scan:
+    path: Path
+    header_error: str  # "" when the file header is right
+    frames: list[Frame]
+    damage: list[Damage]
+    size: int
+
+
+def _frame_at(data: bytes, pos: int) -> int:
+    """Length of the intact frame at pos, or -1."""
+    if pos + FRAME.size > len(data):
+        return -1
+    length, crc = FRAME.unpack_from(data, pos)
+    end = pos + FRAME.size + length
+    if length > MAX_FRAME or end > len(data):
+        return -1
+    return length if zlib.crc32(data[pos + FRAME.size:end]) == crc else -1
+
+
+def _resync(data: bytes, pos: int) -> int:
+    """The offset of the next intact frame after a damaged one at pos, or len(data)."""
+    for q in range(pos + 1, len(data) - FRAME.size + 1):
+        if _frame_at(data, q) >= 0:
+            return q
+    return len(data)
+
+
+def check_header(data: bytes, magic: bytes) -> str:
+    if len(data) < FILE_HEADER.size:
+        return f"file is {len(data)} bytes, shorter than its {FILE_HEADER.size}-byte header"
+    got, version = FILE_HEADER.unpack_from(data)
+    if got != magic:
+        return f"file magic is {got!r}, not {magic!r}"
+    if version != FORMAT_VERSION:
+        return f"format version {version}; this server reads version {FORMAT_VERSION}"
+    return ""
+
+
+def scan(path: Path, magic: bytes, data: bytes | None = None) -> Scan:
+    """Every intact frame and every damaged stretch of a file, without changing it."""
+    data = path.read_bytes() if data is None else data
+    header_error = check_header(data, magic)
+    frames, damage = [], []
+    pos = FILE_HEADER.size
+    while pos < len(data):
+        length = _frame_at(data, pos)
+        if length >= 0:
+            frames.append(Frame(pos, data[pos + FRAME.size:pos + FRAME.size + length]))
+            pos += FRAME.size + length
+            continue
+        nxt = _resync(data, pos)
+        damage.append(Damage(pos, nxt, _why(data, pos), tail=nxt == len(data)))
+        pos = nxt
+    return Scan(path, header_error, frames, damage, len(data))
+
+
+def _why(data: bytes, pos: int) -> str:
+    if pos + FRAME.size > len(data):
+        return "incomplete frame header"
+    length, _ = FRAME.unpack_from(data, pos)
+    if length > MAX_FRAME:
+        return f"length field {length} is implausible"
+    if pos + FRAME.size + length > len(data):
+        return f"length field {length} runs past the end of the file"
+    return "CRC mismatch"
+
+
+def mend(data: bytes, d: Damage) -> Frame | None:
+    """Recover the one record in a damaged stretch when a single byte of it was hit.
+
+    The stretch is one frame whose length, CRC or payload field took the hit: a length is
+    re-derived from where the next intact frame starts; a payload byte is corrected when
+    exactly one single-byte change makes the CRC hold (CRC-32 detects every burst of up to
+    32 bits, so such a fix is unique in practice). A damaged CRC field is not guessed here:
+    `salvage` accepts that payload only if it parses and fits its game's sequence."""
+    start, end = d.offset, d.end
+    if end - start < FRAME.size or d.tail:
+        return None
+    length, crc = FRAME.unpack_from(data, start)
+    payload = data[start + FRAME.size:end]
+    if length != len(payload) and zlib.crc32(payload) == crc:
+        return Frame(start, payload, f"length field {length} corrected to {len(payload)}")
+    if length != len(payload) or len(payload) > 1024:
+        return None
+    found = None
+    buf = bytearray(payload)
+    for i in range(len(buf)):
+        orig = buf[i]
+        for v in range(256):
+            if v == orig:
+                continue
+            buf[i] = v
+            if zlib.crc32(buf) == crc:
+                if found is not None:
+                    return None  # ambiguous: do not guess
+                found = (i, orig, v)
+        buf[i] = orig
+    if found is None:
+        return None
+    i, orig, v = found
+    buf[i] = v
+    return Frame(start, bytes(buf), f"payload byte {i} corrected from 0x{orig:02x} to 0x{v:02x}")
+
+
+def crc_suspect(data: bytes, d: Damage) -> Frame | None:
+    """The payload of a damaged stretch whose length holds but whose CRC does not: a candidate
+    for a hit on the CRC field itself, to be accepted only if it parses and fits."""
+    if d.tail or d.end - d.offset < FRAME.size:
+        return None
+    length, _ = FRAME.unpack_from(data, d.offset)
+    if d.offset + FRAME.size + length != d.end:
+        return None
+    return Frame(d.offset, data[d.offset + FRAME.size:d.end], "CRC field did not match an intact payload")

@@ -1,68 +1,49 @@
-"""In-memory game store with an append-only journal and periodic atomic snapshots.
+"""In-memory games, the one write path, recovery and snapshots.
 
-Every game lives in memory as a GameRecord. Each accepted write is journaled
-(journal.py) before it is acknowledged. A snapshot pickles every record to a
-temp file, fsyncs it and renames it into place, then deletes the journal
-segments it covers. Restart = load the snapshot + replay newer segments; moves
-carry their version, so replaying a record twice is a no-op.
+Every game lives in memory as a GameRecord (server/records.py). Every write goes through
+`Store.commit`, in this order for every kind of record: check the version, apply each record
+(rolling all of them back if one fails), record the idempotency key (inside MoveMade.apply),
+journal the records in one write, then return (acknowledge). A write the journal cannot make
+durable is rolled back and refused UNAVAILABLE.
+
+Recovery loads the newest snapshot that verifies (falling back to the one before it), then folds
+the journal segments it does not cover. A damaged record anywhere but the torn tail of the newest
+segment stops startup, naming file, offset and game: `python -m server.store verify|repair DIR`.
+
+    python -m server.store verify DATA_DIR   # every record, every damaged stretch; exit 1 if any
+    python -m server.store repair DATA_DIR   # salvage every intact record (server stopped)
 """
 from __future__ import annotations
 
 import asyncio
 import os
-import pickle
 import secrets
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterable
 
-from engines import registry
-from engines.core import Event, IllegalMove, Move, replay
+import structlog
 
-from . import auth, journal, participation
+from engines.core import Event, IllegalMove
 
-SNAPSHOT = "snapshot.pickle"
+from . import auth, datadir, journal, legacy, records, snapshots
+from .datadir import StartupError
+from .errors import Stale, Unavailable
+from .records import Created, GameRecord, LogEntry, MoveMade  # noqa: F401  (GameRecord: imported from here)
 
-
-@dataclass
-class LogEntry:
-    seat: int
-    move: Move
-    key: str  # idempotency key ("" when none)
-    by_referee: str  # "" for a seat's own move, else the referee action ("autoplay", ...)
-    at: float
-
-
-@dataclass
-class GameRecord:
-    game_id: str
-    game: str
-    seats: int
-    options: dict[str, Any]
-    seed: int
-    token_hashes: list[str]
-    referee: dict[str, Any]
-    created: float
-    state: Any
-    version: int = 0
-    seq: int = 0  # journaled writes so far (moves, referee events, extras): redo guard
-    log: list[LogEntry] = field(default_factory=list)
-    events: list[tuple[int, Event]] = field(default_factory=list)
-    idem: dict[str, int] = field(default_factory=dict)  # idempotency key -> version it produced
-    extra: dict[str, Any] = field(default_factory=dict)  # referee state: clocks, forfeits, adjudication
-
-    @property
-    def engine(self):
-        return registry.game(self.game)
+log = structlog.get_logger("gameengine.store")
+Followup = Callable[[GameRecord], Iterable[Any]]
 
 
 class Store:
     def __init__(self, data_dir: str | Path, fsync: str = "interval", fsync_interval_s: float = 0.1,
                  shard: str = ""):
+        if fsync not in journal.FSYNC_POLICIES:
+            raise ValueError(f"GE_FSYNC must be one of {journal.FSYNC_POLICIES}, not {fsync!r}")
         self.shard = shard  # game ids start with it, so a proxy can route by id (k8s/)
         self.data_dir = Path(data_dir)
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.tightened = datadir.prepare(self.data_dir)
+        self._lock_fd: int | None = datadir.lock(self.data_dir)
         self.games: dict[str, GameRecord] = {}
         self.locks: dict[str, asyncio.Lock] = {}
         self.changed: dict[str, asyncio.Event] = {}
@@ -70,64 +51,121 @@ class Store:
         self._fsync_interval_s = fsync_interval_s
         self.journal: journal.Journal | None = None
         self.last_snapshot = {"save_s": 0.0, "games": 0, "at": 0.0}
-        self.players = participation.Players()  # journaled as kind "player" (participation.py)
-        self.listeners: list = []  # fn(game_id) after every change to a game (player streams)
 
     # ---- recovery -------------------------------------------------------
-    def recover(self) -> dict[str, int]:
-        """Load the snapshot, replay the journal; returns counts for the log line."""
-        start_segment, replayed = 1, 0
-        snap = self.data_dir / SNAPSHOT
-        if snap.exists():
-            with open(snap, "rb") as f:
-                data = pickle.load(f)
-            start_segment = data["segment"]
-            if data.get("players"):
-                self.players = pickle.loads(data["players"])
-            for blob in data["games"]:
-                rec = pickle.loads(blob)
-                self.games[rec.game_id] = rec
-        segs = [s for s in journal.segments(self.data_dir) if s >= start_segment]
+    def recover(self) -> dict[str, Any]:
+        """Load the newest good snapshot, fold the journal after it; returns counts for the log line."""
+        counts: dict[str, Any] = {"replayed": 0}
+        old_files = legacy.import_if_present(self.data_dir, self._fold_history)
+        start = 1 if old_files else self._load_snapshots(counts)
+        segs = [s for s in journal.segments(self.data_dir) if s >= start]
+        if segs and segs != list(range(segs[0], segs[-1] + 1)):
+            missing = sorted(set(range(segs[0], segs[-1] + 1)) - set(segs))
+            raise StartupError(f"journal segments {missing} are missing from {self.data_dir}; "
+                               f"run `python -m server.store verify {self.data_dir}`")
         for seg in segs:
-            for record in journal.read_segment(journal.segment_path(self.data_dir, seg)):
-                replayed += self._redo(record)
-        next_segment = (segs[-1] + 1) if segs else start_segment
+            counts["replayed"] += self._replay_segment(seg, newest=seg == segs[-1], counts=counts)
+        next_segment = max(segs, default=start - 1) + 1
+        if old_files:  # a verified snapshot in this format holds what they held: then move them aside
+            snapshots.write(self.data_dir, next_segment, [bytes(r.history) for r in self.games.values()])
+            counts["imported_legacy"] = legacy.archive(self.data_dir, old_files)
         self.journal = journal.Journal(self.data_dir, next_segment, self._fsync, self._fsync_interval_s)
-        return {"games": len(self.games), "replayed": replayed}
+        counts["games"] = len(self.games)
+        if self.tightened:
+            counts["modes_tightened"] = self.tightened
+        return counts
 
-    def _redo(self, record: tuple) -> int:
-        kind, game_id, seq, body = record
-        if kind == "player":
-            return self.players.redo(body)
-        if kind == "create":
-            if game_id in self.games:
-                return 0
-            self.games[game_id] = body
-            return 1
-        rec = self.games.get(game_id)
-        if rec is None or seq != rec.seq + 1:
-            return 0  # already in the snapshot
-        self._do(rec, kind, body)
+    def _load_snapshots(self, counts: dict) -> int:
+        """Fold the newest snapshot that verifies; returns the first segment it does not cover."""
+        have = snapshots.listed(self.data_dir)
+        for seg in reversed(have):
+            file = snapshots.path(self.data_dir, seg)
+            try:
+                segment, histories = snapshots.load(file)
+                for h in histories:
+                    self._fold_history(h, file.name)
+            except snapshots.SnapshotDamaged as e:
+                self.games.clear()
+                log.error("snapshot_damaged", reason=str(e), fallback="the previous snapshot and the journal")
+                counts.setdefault("damaged_snapshots", []).append(str(e))
+                continue
+            counts["snapshot"] = file.name
+            return segment
+        segs = journal.segments(self.data_dir)
+        if have and (not segs or segs[0] != 1):
+            raise StartupError(f"every snapshot in {self.data_dir} is damaged ({'; '.join(counts['damaged_snapshots'])}) "
+                               f"and the journal no longer starts at segment 1, so the games cannot be rebuilt "
+                               f"from it alone. Nothing was changed. Run `python -m server.store verify "
+                               f"{self.data_dir}`, restore the data dir from a backup, or move the damaged "
+                               f"snapshots away to start with only the games the journal holds")
         return 1
 
-    def _do(self, rec: GameRecord, kind: str, body: Any) -> list[Event]:
-        """Apply one journaled write to a record (live or during recovery)."""
-        rec.seq += 1
-        if kind == "move":
-            return self._apply(rec, body)
-        if kind == "events":
-            rec.events.extend((rec.version, e) for e in body)
-            return list(body)
-        if kind == "extra":
-            key, value = body
-            rec.extra[key] = value
-            return []
-        if kind == "seating":
-            participation.apply_seating(self, rec, body)
-            return []
-        raise ValueError(f"unknown journal record {kind!r}")
+    def _fold_history(self, history: bytes, where: str) -> None:
+        try:
+            for payload in records.history_payloads(history):
+                self._redo(records.parse(payload), payload, where)
+        except (records.FormatError, StartupError) as e:
+            raise snapshots.SnapshotDamaged(f"{where}: {e}") from None
 
-    # ---- writes ---------------------------------------------------------
+    def _replay_segment(self, seg: int, newest: bool, counts: dict) -> int:
+        path = journal.segment_path(self.data_dir, seg)
+        s = journal.scan(path, journal.JOURNAL_MAGIC)
+        if s.header_error:
+            raise StartupError(f"{path} offset 0: {s.header_error}. Nothing was changed. "
+                               f"Run `python -m server.store verify {self.data_dir}`, then "
+                               f"`python -m server.store repair {self.data_dir}`")
+        damage = list(s.damage)
+        if damage and damage[-1].tail and newest:
+            torn = damage.pop()
+            os.truncate(path, torn.offset)  # only a torn last write of the newest segment is dropped
+            log.warning("journal_torn_tail_dropped", file=path.name, offset=torn.offset,
+                        bytes=torn.end - torn.offset)
+            counts["torn_tail_bytes"] = torn.end - torn.offset
+        if damage:
+            from .repair import damaged_games
+            d = damage[0]
+            games = damaged_games(self.data_dir, path, d) or "unknown (the damaged bytes do not name one)"
+            raise StartupError(f"{path} offset {d.offset}: record {d}; game {games}. "
+                               f"{len(damage)} damaged stretch(es) in this file"
+                               f"{' (not its newest segment, so this is no torn last write)' if d.tail else ''}. "
+                               f"Nothing was changed. Run `python -m server.store verify {self.data_dir}` to "
+                               f"see every record, then `python -m server.store repair {self.data_dir}` to "
+                               f"salvage the intact ones")
+        n = 0
+        for f in s.frames:
+            try:
+                n += self._redo(records.parse(f.payload), f.payload, f"{path} offset {f.offset}")
+            except records.FormatError as e:
+                raise StartupError(f"{path} offset {f.offset}: {e}. Nothing was changed. "
+                                   f"Run `python -m server.store verify {self.data_dir}`") from None
+        return n
+
+    def _redo(self, pb, payload: bytes, where: str) -> int:
+        """Fold one record during recovery; a record already folded (seq not newer) is skipped."""
+        kind = pb.WhichOneof("write")
+        if kind == "created":
+            if pb.game_id in self.games:
+                return 0
+            rec = Created.decode(pb.created, "").build(pb.game_id)
+            rec.history += records.history_entry(payload)
+            self.games[pb.game_id] = rec
+            return 1
+        rec = self.games.get(pb.game_id)
+        if rec is None or pb.seq <= rec.seq:
+            return 0  # a finished game evicted before the snapshot, or already in it
+        if pb.seq != rec.seq + 1:
+            raise StartupError(f"{where}: game {pb.game_id} jumps from seq {rec.seq} to {pb.seq}: its records "
+                               f"in between are missing. Run `python -m server.store verify {self.data_dir}`")
+        try:
+            records.decode(pb, rec.game).apply(rec, pb.at)
+        except IllegalMove as e:
+            raise StartupError(f"{where}: game {pb.game_id} seq {pb.seq}: the engine refuses the journaled move "
+                               f"({e}); was the data dir written by another engine version?") from None
+        rec.seq += 1
+        rec.history += records.history_entry(payload)
+        return 1
+
+    # ---- the write path -------------------------------------------------
     def lock(self, game_id: str) -> asyncio.Lock:
         if game_id not in self.locks:
             self.locks[game_id] = asyncio.Lock()
@@ -143,88 +181,71 @@ class Store:
         ev = self.changed.pop(game_id, None)
         if ev is not None:
             ev.set()
-        for listener in self.listeners:
-            listener(game_id)
+
+    def commit(self, rec: GameRecord, writes: Iterable[Any], expected_version: int | None = None,
+               followups: Followup | None = None) -> list[Event]:
+        """The one write path. Checks `expected_version` (None: not a versioned write), applies
+        `writes` and then whatever `followups(rec)` returns (e.g. the clock after a move), journals
+        them all in one write and returns their events. Any refusal or failure leaves the game as
+        it was: IllegalMove and engine errors propagate, a journal failure is Unavailable."""
+        if expected_version is not None and expected_version != rec.version:
+            raise Stale(f"expected_version {expected_version} is stale: the game is at version {rec.version}")
+        sp = rec.savepoint()
+        at = time.time()
+        frames: list[bytes] = []
+        events: list[Event] = []
+        moved = False
+        try:
+            for w in writes:
+                events += self._apply(rec, w, at, frames)
+                moved = moved or isinstance(w, MoveMade)
+            for w in followups(rec) if followups else ():
+                events += self._apply(rec, w, at, frames)
+            self.journal.append(b"".join(frames))
+        except IllegalMove:
+            rec.rollback(sp, state_touched=moved)
+            raise
+        except journal.JournalUnavailable as e:
+            rec.rollback(sp, state_touched=moved)
+            log.error("journal_write_failed", game_id=rec.game_id, reason=str(e))
+            raise Unavailable(f"the server cannot write its journal ({e.strerror}); nothing was changed: "
+                              "retry later", retry_after_ms=1000) from None
+        except BaseException:
+            rec.rollback(sp, state_touched=True)
+            raise
+        self._notify(rec.game_id)
+        return events
+
+    @staticmethod
+    def _apply(rec: GameRecord, write, at: float, frames: list[bytes]) -> list[Event]:
+        events = write.apply(rec, at)
+        rec.seq += 1
+        payload = records.encode(rec.game_id, rec.seq, at, write, rec.game)
+        rec.history += records.history_entry(payload)
+        frames.append(journal.frame(payload))
+        return events
 
     def create(self, game: str, seats: int, options: dict, seed: int | None, referee: dict,
-               seating: participation.Seating | None = None) -> tuple[GameRecord, list[str]]:
-        """With a seating, only seats it gives the creator get a token ("" for open and reserved seats)."""
-        engine = registry.game(game)
+               followups: Followup | None = None) -> tuple[GameRecord, list[str]]:
+        """Create, apply `followups` (e.g. the referee's clock) and journal them together."""
         seed = secrets.randbits(63) if seed is None else seed
-        state = engine.new_state(seats, options, seed)  # raises InvalidOptions
-        pairs = [auth.mint() if seating is None or not seating.token_pending[s] and seating.holders[s] == seating.creator
-                 else ("", "") for s in range(seats)]
-        rec = GameRecord(
-            game_id=f"{self.shard}-{secrets.token_hex(8)}" if self.shard else secrets.token_hex(8), game=game, seats=seats, options=dict(options), seed=seed,
-            token_hashes=[h for _, h in pairs], referee=dict(referee), created=time.time(), state=state,
-        )
-        if seating is not None:
-            rec.extra["seating"] = seating  # part of the create record: a game never exists half-seated
-        # Journal the record as it stands at version 0: moves replay on top of it.
-        self.journal.append(("create", rec.game_id, 0, rec))
-        self.games[rec.game_id] = rec
+        pairs = [auth.mint() for _ in range(seats)]
+        game_id = f"{self.shard}-{secrets.token_hex(8)}" if self.shard else secrets.token_hex(8)
+        created = Created(game, seats, dict(options), seed, tuple(h for _, h in pairs), dict(referee), time.time())
+        rec = created.build(game_id)  # raises InvalidOptions
+        payload = records.encode(game_id, 0, created.created, created, game)
+        rec.history += records.history_entry(payload)
+        frames = [journal.frame(payload)]
+        for w in followups(rec) if followups else ():
+            self._apply(rec, w, created.created, frames)
+        try:
+            self.journal.append(b"".join(frames))
+        except journal.JournalUnavailable as e:
+            log.error("journal_write_failed", game_id=game_id, reason=str(e))
+            raise Unavailable(f"the server cannot write its journal ({e.strerror}); no game was created: "
+                              "retry later", retry_after_ms=1000) from None
+        self.games[game_id] = rec
         return rec, [t for t, _ in pairs]
-
-    def move(self, rec: GameRecord, seat: int, move: Move, key: str = "", by_referee: str = "") -> list[Event]:
-        """Apply an authorised move: engine check, journal, then acknowledge.
-
-        The engine validates before it mutates (IllegalMove leaves the state as it
-        was). Should an engine fail in any other way half-way, or the journal write
-        fail, the state is rebuilt from the log, so a refusal never changes a game."""
-        entry = LogEntry(seat, move, key, by_referee, time.time())
-        try:
-            events = self._do(rec, "move", entry)
-        except IllegalMove:
-            raise
-        except Exception:
-            self._restore_state(rec)
-            raise
-        try:
-            self.journal.append(("move", rec.game_id, rec.seq, entry))
-        except OSError:
-            self._undo_last_move(rec)
-            raise
-        self._notify(rec.game_id)
-        return events
-
-    def write_player(self, record) -> None:
-        """Journal then apply a global "player" record (participation.PlayerRegistered/PlayerNotified)."""
-        self.journal.append(("player", "", 0, record))
-        self.players.redo(record)
-
-    def write(self, rec: GameRecord, kind: str, body: Any) -> None:
-        """Journal then apply a non-move write: "events" (referee events), "extra" (key, value) or
-        "seating" (participation.SeatingChanged)."""
-        self.journal.append((kind, rec.game_id, rec.seq + 1, body))
-        self._do(rec, kind, body)
-        self._notify(rec.game_id)
-
-    @staticmethod
-    def _apply(rec: GameRecord, entry: LogEntry) -> list[Event]:
-        try:
-            events = rec.engine.apply(rec.state, entry.seat, entry.move)
-        except Exception:
-            rec.seq -= 1  # refused: nothing happened
-            raise
-        rec.version += 1
-        rec.log.append(entry)
-        rec.events.extend((rec.version, e) for e in events)
-        if entry.key:
-            rec.idem[entry.key] = rec.version
-        return events
-
-    @staticmethod
-    def _restore_state(rec: GameRecord) -> None:
-        rec.state = replay(rec.engine, rec.seats, rec.options, rec.seed, [(e.seat, e.move) for e in rec.log])
-
-    def _undo_last_move(self, rec: GameRecord) -> None:
-        """Forget an applied move whose journal write failed: it was never acknowledged."""
-        entry = rec.log.pop()
-        rec.events = [(v, e) for v, e in rec.events if v != rec.version]
-        rec.idem.pop(entry.key, None)
-        rec.version -= 1
-        rec.seq -= 1
-        self._restore_state(rec)
 
     def evict_finished(self, older_than_s: float, is_over) -> int:
         """Drop games that ended more than `older_than_s` ago from memory (and from the
@@ -240,36 +261,42 @@ class Store:
 
     # ---- snapshots --------------------------------------------------------
     async def snapshot(self) -> dict[str, float]:
-        """Atomic snapshot without stopping play: records are pickled one by one on
-        the event loop (each under no await, so consistent), the file is written off-loop."""
+        """A snapshot without stopping play: each game's history is copied on the event loop
+        (under no await, so consistent), the file is written and verified off-loop. Then only
+        this snapshot and the one before it are kept, with the segments the older one needs."""
         t0 = time.perf_counter()
         segment = self.journal.rotate()  # everything after this point is in `segment`
-        players = pickle.dumps(self.players, protocol=pickle.HIGHEST_PROTOCOL)
-        blobs = []
+        histories = []
         for i, rec in enumerate(list(self.games.values())):
-            blobs.append(pickle.dumps(rec, protocol=pickle.HIGHEST_PROTOCOL))
-            if i % 50 == 49:  # let moves in between: 50 records pickle in a few ms
+            histories.append(bytes(rec.history))
+            if i % 500 == 499:
                 await asyncio.sleep(0)
-        await asyncio.to_thread(self._write_snapshot, segment, blobs, players)
-        for old in journal.segments(self.data_dir):
-            if old < segment:
-                os.unlink(journal.segment_path(self.data_dir, old))
-        self.last_snapshot = {"save_s": time.perf_counter() - t0, "games": len(blobs), "at": time.time()}
+        await asyncio.to_thread(snapshots.write, self.data_dir, segment, histories)
+        self._prune(segment)
+        self.last_snapshot = {"save_s": time.perf_counter() - t0, "games": len(histories), "at": time.time()}
         return self.last_snapshot
 
-    def _write_snapshot(self, segment: int, blobs: list[bytes], players: bytes = b"") -> None:
-        tmp = self.data_dir / (SNAPSHOT + ".tmp")
-        with open(tmp, "wb") as f:
-            pickle.dump({"segment": segment, "games": blobs, "players": players}, f, protocol=pickle.HIGHEST_PROTOCOL)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.data_dir / SNAPSHOT)
-        dir_fd = os.open(self.data_dir, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+    def _prune(self, newest: int) -> None:
+        kept = [s for s in snapshots.listed(self.data_dir) if s <= newest][-2:]
+        for s in snapshots.listed(self.data_dir):
+            if s not in kept:
+                os.unlink(snapshots.path(self.data_dir, s))
+        if len(kept) == 2:  # the older snapshot still needs the segments from its own onward
+            for seg in journal.segments(self.data_dir):
+                if seg < kept[0]:
+                    os.unlink(journal.segment_path(self.data_dir, seg))
 
     def close(self) -> None:
-        if self.journal:
-            self.journal.close()
+        try:
+            if self.journal:
+                self.journal.close()
+        finally:
+            if self._lock_fd is not None:
+                datadir.unlock(self._lock_fd)
+                self._lock_fd = None
+
+
+if __name__ == "__main__":
+    from .repair import main
+
+    main()

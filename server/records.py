@@ -1,0 +1,335 @@
+"""A game in memory (GameRecord) and the typed records that change it.
+
+Every change to a game is a record: `Created` makes the game; each later write is one or
+more records committed together by the one write path, `Store.commit` (server/store.py):
+check the version, apply each record (rolling everything back if one fails), record the
+idempotency key (part of applying a `MoveMade`), journal every record in one write, and only
+then acknowledge. Recovery folds the same records in the same `apply`, so a game rebuilt from
+its records is the game that was acknowledged.
+
+On disk a record is a `JournalRecord` of gameengine/storage/v1/storage.proto: moves and options
+in the game's own proto messages (gameengine/codecs), referee records typed. Nothing in the
+data dir is pickled.
+
+How to add a record kind (e.g. a seat join, a lobby or tournament record):
+1. storage.proto: a message for it and a new field of `JournalRecord.write` (next free number).
+2. Here: a frozen dataclass with `FIELD` = that field's name, `encode(game) -> message`,
+   `decode(msg, game)` (classmethod) and `apply(rec, at) -> list[Event]`. `apply` checks before
+   it changes anything and raises to refuse; if it changes a GameRecord field that
+   `GameRecord.savepoint` does not cover yet, add that field there (rollback restores it).
+   Add the class to KINDS.
+3. GameCore (server/service.py): a method that builds the record and calls `store.commit`.
+The journal, snapshots, recovery, `python -m server.store verify|repair` and the old-format
+import handle every kind in KINDS with no further code.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from engines import registry
+from engines.core import Event, Move
+from gameengine import codecs
+from gameengine.storage.v1 import storage_pb2 as spb
+from gameengine.v1 import common_pb2
+
+
+class FormatError(ValueError):
+    """A payload whose CRC holds but that is not a record this server can read."""
+
+
+# ---- referee state: typed, not a dict of strings ---------------------------------
+
+@dataclass(frozen=True)
+class Clock:
+    bank_ms: tuple[int, ...]
+    turn: int  # the seat being charged, -1 for none
+    since: float  # Unix seconds at which `turn` started to be charged
+
+
+@dataclass(frozen=True)
+class Adjudication:
+    scores: tuple[float, ...]
+    ranks: tuple[int, ...]
+    winners: tuple[int, ...]
+    confidence: float
+    reason: str
+
+    def outcome(self) -> dict[str, Any]:
+        return {"scores": list(self.scores), "ranks": list(self.ranks), "winners": list(self.winners),
+                "adjudicated": True, "confidence": self.confidence}
+
+
+@dataclass
+class RefereeState:
+    clock: Clock | None = None
+    forfeited: dict[int, str] = field(default_factory=dict)  # seat -> reason
+    adjudication: Adjudication | None = None
+
+    def copy(self) -> "RefereeState":
+        return RefereeState(self.clock, dict(self.forfeited), self.adjudication)
+
+
+# ---- the game in memory ---------------------------------------------------------------
+
+@dataclass
+class LogEntry:
+    seat: int
+    move: Move
+    key: str  # idempotency key ("" when none)
+    by_referee: str  # "" for a seat's own move, else the referee action ("autoplay", ...)
+    at: float
+
+
+@dataclass
+class GameRecord:
+    game_id: str
+    game: str
+    seats: int
+    options: dict[str, Any]
+    seed: int
+    token_hashes: list[str]
+    referee: dict[str, Any]  # the RefereeOptions of the creation
+    created: float
+    state: Any  # engine state: derived from the records, never stored
+    version: int = 0  # accepted moves
+    seq: int = 0  # journaled records after `Created` (the redo guard)
+    log: list[LogEntry] = field(default_factory=list)
+    events: list[tuple[int, Event]] = field(default_factory=list)
+    idem: dict[str, int] = field(default_factory=dict)  # scoped idempotency key -> version it produced
+    referee_state: RefereeState = field(default_factory=RefereeState)
+    # Every journaled record of the game, each as a length-delimited field 1: exactly the wire
+    # form of a storage GameHistory, so a snapshot writes it as it is.
+    history: bytearray = field(default_factory=bytearray, repr=False)
+
+    @property
+    def engine(self):
+        return registry.game(self.game)
+
+    def savepoint(self) -> tuple:
+        """What `rollback` restores: every field a record's `apply` may change."""
+        return (self.version, self.seq, len(self.log), len(self.events), len(self.history),
+                self.referee_state.copy())
+
+    def rollback(self, sp: tuple, state_touched: bool) -> None:
+        version, seq, n_log, n_events, n_history, referee_state = sp
+        for entry in self.log[n_log:]:
+            self.idem.pop(entry.key, None)
+        self.version, self.seq, self.referee_state = version, seq, referee_state
+        del self.log[n_log:], self.events[n_events:], self.history[n_history:]
+        if state_touched:  # the engine state is rebuilt from the moves that stay
+            self.state = rebuild_state(self)
+
+
+def rebuild_state(rec: GameRecord) -> Any:
+    engine = rec.engine
+    state = engine.new_state(rec.seats, rec.options, rec.seed)
+    for entry in rec.log:
+        engine.apply(state, entry.seat, entry.move)
+    return state
+
+
+# ---- record kinds -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Created:
+    FIELD: ClassVar[str] = "created"
+    game: str
+    seats: int
+    options: dict[str, Any]
+    seed: int
+    token_hashes: tuple[str, ...]
+    referee: dict[str, Any]
+    created: float
+
+    def encode(self, game: str) -> spb.GameCreated:
+        msg = spb.GameCreated(game=self.game, seats=self.seats, seed=self.seed, token_hashes=self.token_hashes,
+                              referee=spb.RefereeSettings(**self.referee), created=self.created)
+        getattr(msg, self.game).CopyFrom(codecs.codec(self.game).options_to_proto(self.options))
+        return msg
+
+    @classmethod
+    def decode(cls, msg: spb.GameCreated, game: str) -> "Created":
+        if msg.game not in codecs.GAME_IDS or msg.WhichOneof("options") != msg.game:
+            raise FormatError(f"creation record of unknown game {msg.game[:40]!r}")
+        r = msg.referee
+        referee = {"time_bank_ms": r.time_bank_ms, "increment_ms": r.increment_ms,
+                   "timeout_policy": r.timeout_policy or "autoplay", "max_moves": r.max_moves}
+        options = codecs.codec(msg.game).options_from_proto(getattr(msg, msg.game))
+        return cls(msg.game, msg.seats, options, msg.seed, tuple(msg.token_hashes), referee, msg.created)
+
+    def build(self, game_id: str) -> GameRecord:
+        state = registry.game(self.game).new_state(self.seats, self.options, self.seed)  # raises InvalidOptions
+        return GameRecord(game_id=game_id, game=self.game, seats=self.seats, options=dict(self.options),
+                          seed=self.seed, token_hashes=list(self.token_hashes), referee=dict(self.referee),
+                          created=self.created, state=state)
+
+
+@dataclass(frozen=True)
+class MoveMade:
+    FIELD: ClassVar[str] = "move"
+    seat: int
+    move: Move
+    key: str = ""  # scoped "seat:key", "" when none
+    by_referee: str = ""
+
+    def encode(self, game: str) -> spb.MoveMade:
+        msg = spb.MoveMade(seat=self.seat, idempotency_key=self.key, by_referee=self.by_referee)
+        getattr(msg, game).CopyFrom(codecs.codec(game).move_to_proto(self.move))
+        return msg
+
+    @classmethod
+    def decode(cls, msg: spb.MoveMade, game: str) -> "MoveMade":
+        if msg.WhichOneof("move") != game:
+            raise FormatError(f"a {msg.WhichOneof('move')} move in a {game} game")
+        return cls(msg.seat, codecs.codec(game).move_from_proto(getattr(msg, game)), msg.idempotency_key,
+                   msg.by_referee)
+
+    def apply(self, rec: GameRecord, at: float) -> list[Event]:
+        events = rec.engine.apply(rec.state, self.seat, self.move)  # IllegalMove: state unchanged
+        rec.version += 1
+        rec.log.append(LogEntry(self.seat, self.move, self.key, self.by_referee, at))
+        rec.events.extend((rec.version, e) for e in events)
+        if self.key:
+            rec.idem[self.key] = rec.version
+        return events
+
+
+@dataclass(frozen=True)
+class RefereeActed:
+    FIELD: ClassVar[str] = "referee_action"
+    action: str  # "autoplay", "random", "forfeit", "adjudicated"
+    seat: int
+    reason: str
+
+    def encode(self, game: str) -> spb.RefereeAction:
+        return spb.RefereeAction(event=common_pb2.RefereeEvent(action=self.action, seat=self.seat, reason=self.reason))
+
+    @classmethod
+    def decode(cls, msg: spb.RefereeAction, game: str) -> "RefereeActed":
+        return cls(msg.event.action, msg.event.seat, msg.event.reason)
+
+    def apply(self, rec: GameRecord, at: float) -> list[Event]:
+        event = Event("referee", {"action": self.action, "seat": self.seat, "reason": self.reason})
+        rec.events.append((rec.version, event))
+        return [event]
+
+
+@dataclass(frozen=True)
+class ClockSet:
+    FIELD: ClassVar[str] = "clock"
+    clock: Clock
+
+    def encode(self, game: str) -> spb.ClockSet:
+        c = self.clock
+        return spb.ClockSet(bank_ms=c.bank_ms, turn=c.turn, since=c.since)
+
+    @classmethod
+    def decode(cls, msg: spb.ClockSet, game: str) -> "ClockSet":
+        return cls(Clock(tuple(msg.bank_ms), msg.turn, msg.since))
+
+    def apply(self, rec: GameRecord, at: float) -> list[Event]:
+        if len(self.clock.bank_ms) != rec.seats:
+            raise FormatError(f"a clock of {len(self.clock.bank_ms)} banks for {rec.seats} seats")
+        rec.referee_state.clock = self.clock
+        return []
+
+
+@dataclass(frozen=True)
+class SeatForfeited:
+    FIELD: ClassVar[str] = "forfeit"
+    seat: int
+    reason: str
+
+    def encode(self, game: str) -> spb.SeatForfeited:
+        return spb.SeatForfeited(seat=self.seat, reason=self.reason)
+
+    @classmethod
+    def decode(cls, msg: spb.SeatForfeited, game: str) -> "SeatForfeited":
+        return cls(msg.seat, msg.reason)
+
+    def apply(self, rec: GameRecord, at: float) -> list[Event]:
+        rec.referee_state.forfeited[self.seat] = self.reason
+        return []
+
+
+@dataclass(frozen=True)
+class GameAdjudicated:
+    FIELD: ClassVar[str] = "adjudication"
+    result: Adjudication
+
+    def encode(self, game: str) -> spb.GameAdjudicated:
+        a = self.result
+        return spb.GameAdjudicated(outcome=common_pb2.Outcome(scores=a.scores, ranks=a.ranks, winners=a.winners,
+                                                              adjudicated=True, confidence=a.confidence),
+                                   reason=a.reason)
+
+    @classmethod
+    def decode(cls, msg: spb.GameAdjudicated, game: str) -> "GameAdjudicated":
+        o = msg.outcome
+        return cls(Adjudication(tuple(o.scores), tuple(o.ranks), tuple(o.winners), o.confidence, msg.reason))
+
+    def apply(self, rec: GameRecord, at: float) -> list[Event]:
+        rec.referee_state.adjudication = self.result
+        return []
+
+
+KINDS: dict[str, type] = {k.FIELD: k for k in (Created, MoveMade, RefereeActed, ClockSet, SeatForfeited,
+                                               GameAdjudicated)}
+
+
+# ---- wire form ----------------------------------------------------------------------------
+
+def encode(game_id: str, seq: int, at: float, record, game: str) -> bytes:
+    pb = spb.JournalRecord(game_id=game_id, seq=seq, at=at)
+    getattr(pb, record.FIELD).CopyFrom(record.encode(game))
+    return pb.SerializeToString()
+
+
+def parse(payload: bytes) -> spb.JournalRecord:
+    try:
+        pb = spb.JournalRecord.FromString(payload)
+    except Exception as e:  # DecodeError: a CRC-intact payload that is no record
+        raise FormatError(f"not a journal record ({e})") from None
+    if pb.WhichOneof("write") not in KINDS:
+        raise FormatError(f"game {pb.game_id[:40]!r} seq {pb.seq}: a record of a kind this server does not "
+                          "know (written by a newer release?)")
+    return pb
+
+
+def decode(pb: spb.JournalRecord, game: str):
+    kind = pb.WhichOneof("write")
+    return KINDS[kind].decode(getattr(pb, kind), game)
+
+
+def history_entry(payload: bytes) -> bytes:
+    """`payload` as field 1 (length-delimited) of a GameHistory message."""
+    n, out = len(payload), bytearray(b"\x0a")
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out) + payload
+
+
+def history_payloads(history: bytes):
+    """The record payloads of a GameHistory's wire form (the inverse of history_entry)."""
+    pos, end = 0, len(history)
+    while pos < end:
+        if history[pos] != 0x0A:
+            raise FormatError(f"game history: unexpected field tag 0x{history[pos]:02x} at byte {pos}")
+        pos += 1
+        n = shift = 0
+        while True:
+            if pos >= end or shift > 28:
+                raise FormatError("game history: truncated length")
+            b = history[pos]
+            pos += 1
+            n |= (b & 0x7F) << shift
+            shift += 7
+            if b < 0x80:
+                break
+        if pos + n > end:
+            raise FormatError("game history: record runs past its end")
+        yield history[pos:pos + n]
+        pos += n

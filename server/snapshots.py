@@ -1,0 +1,74 @@
+"""Snapshot files: `snapshot-NNNNNNNN.ges`, a compaction of the journal segments before NNNNNNNN.
+
+Layout (storage.proto): the file header, one SnapshotHeader frame, then one GameHistory frame per
+game (every record of the game, as journaled). No engine state is stored: loading folds the
+records, so the engines re-derive every state. A snapshot is written to a temp file, fsynced,
+renamed, the directory fsynced, and then read back and verified before anything older is removed.
+"""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from gameengine.storage.v1 import storage_pb2 as spb
+
+from . import journal
+from .journal import SNAPSHOT_MAGIC
+
+
+class SnapshotDamaged(Exception):
+    pass
+
+
+def path(data_dir: Path, segment: int) -> Path:
+    return data_dir / f"snapshot-{segment:08d}.ges"
+
+
+def listed(data_dir: Path) -> list[int]:
+    return sorted(int(p.stem.split("-")[1]) for p in data_dir.glob("snapshot-*.ges"))
+
+
+def write(data_dir: Path, segment: int, histories: list[bytes]) -> Path:
+    """Write, fsync, rename and verify a snapshot; raises OSError or SnapshotDamaged."""
+    final = path(data_dir, segment)
+    tmp = final.with_suffix(".tmp")
+    header = spb.SnapshotHeader(segment=segment, games=len(histories), written=time.time()).SerializeToString()
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, journal.FILE_MODE)
+    try:
+        chunks = [journal.file_header(SNAPSHOT_MAGIC), journal.frame(header)]
+        chunks.extend(journal.frame(h) for h in histories)
+        journal.write_all(fd, b"".join(chunks))
+        os.fsync(fd)
+    except OSError:
+        os.close(fd)
+        os.unlink(tmp)
+        raise
+    os.close(fd)
+    os.replace(tmp, final)
+    journal.fsync_dir(data_dir)
+    load(final)  # verified as a reader will read it
+    return final
+
+
+def load(file: Path) -> tuple[int, list[bytes]]:
+    """(segment, GameHistory payloads), or SnapshotDamaged saying where and why."""
+    try:
+        s = journal.scan(file, SNAPSHOT_MAGIC)
+    except OSError as e:
+        raise SnapshotDamaged(f"{file.name}: unreadable ({e})") from None
+    if s.header_error:
+        raise SnapshotDamaged(f"{file.name}: {s.header_error}")
+    if s.damage:
+        raise SnapshotDamaged(f"{file.name}: {s.damage[0]}")
+    if not s.frames:
+        raise SnapshotDamaged(f"{file.name}: no header record")
+    try:
+        header = spb.SnapshotHeader.FromString(s.frames[0].payload)
+    except Exception as e:
+        raise SnapshotDamaged(f"{file.name}: header record unreadable ({e})") from None
+    games = [f.payload for f in s.frames[1:]]
+    if header.games != len(games) or header.segment != int(file.stem.split("-")[1]):
+        raise SnapshotDamaged(f"{file.name}: header says {header.games} games from segment {header.segment}, "
+                              f"the file holds {len(games)}")
+    return header.segment, games
