@@ -269,6 +269,8 @@ def memory_figures() -> dict:
 
 
 def snapshot_figures() -> dict:
+    from server import snapshots
+    from server.records import MoveMade
     from server.store import Store
 
     async def main(data):
@@ -281,7 +283,7 @@ def snapshot_figures() -> dict:
             script = scripts[i % len(scripts)]
             rec, _ = store.create("pompeii", 3, {}, script["seed"], {})
             for seat, move in script["moves"][:5]:
-                store.move(rec, seat, c.move_from_proto(c.msg("Move").FromString(move)))
+                store.commit(rec, [MoveMade(seat, c.move_from_proto(c.msg("Move").FromString(move)))])
         snap = await store.snapshot()
         store.close()
         t0 = time.perf_counter()
@@ -291,7 +293,7 @@ def snapshot_figures() -> dict:
         again.close()
         assert counts["games"] == LIVE_GAMES
         return {"save_s": round(snap["save_s"], 3), "restore_s": round(restore, 3), "games": LIVE_GAMES,
-                "snapshot_bytes": os.path.getsize(Path(data) / "snapshot.pickle")}
+                "snapshot_bytes": os.path.getsize(snapshots.path(Path(data), snapshots.listed(Path(data))[-1]))}
 
     with tempfile.TemporaryDirectory() as data:
         out = asyncio.run(main(data))

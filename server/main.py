@@ -16,6 +16,7 @@ from gameengine.v1 import common_pb2, lobby_pb2, player_pb2
 
 from . import lobby, logs, metrics, player_stream, ratelimit, web
 from .config import Config
+from .datadir import StartupError
 from .players import PlayerServicer
 from .referee import Referee
 from .service import GameCore
@@ -48,6 +49,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
         ("grpc.max_receive_message_length", cfg.max_message_bytes),
         ("grpc.max_send_message_length", 8 * cfg.max_message_bytes),
         ("grpc.max_concurrent_streams", 1000),
+        ("grpc.so_reuseport", 0),  # a second server on the port fails to bind instead of sharing it
     ])
     wanted = [g for g in cfg.games.split(",") if g] or list(codecs.available())
     names = [common_pb2.DESCRIPTOR.services_by_name["GameService"].full_name]
@@ -69,7 +71,10 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     names.append(health_pb2.DESCRIPTOR.services_by_name["Health"].full_name)
     add_service(reflection_pb2.DESCRIPTOR.services_by_name["ServerReflection"], reflection_pb2,
                 reflection.aio.ReflectionServicer(names + [reflection.SERVICE_NAME]), server)
-    port = server.add_insecure_port(f"{cfg.host}:{cfg.port}")
+    try:
+        port = server.add_insecure_port(f"{cfg.host}:{cfg.port}")
+    except RuntimeError as e:
+        raise StartupError(f"cannot bind {cfg.host}:{cfg.port} ({e}): another process has the port") from None
     if cfg.metrics_port:
         start_http_server(cfg.metrics_port, addr=cfg.host)
     await server.start()
@@ -87,7 +92,8 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
              asyncio.create_task(_evictions(store, core, cfg.finished_ttl_s)),
              asyncio.create_task(referee.run()),
              asyncio.create_task(_collect_and_freeze(1.0)),
-             asyncio.create_task(lobby.expiry_loop(core, cfg.lobby_waiting_ttl_s))]
+             asyncio.create_task(lobby.expiry_loop(core, cfg.lobby_waiting_ttl_s)),
+             asyncio.create_task(_watch_storage(store, health_servicer, names + [""]))]
     if ready is not None:
         ready.set()
     await stop.wait()
@@ -102,9 +108,26 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     for t in tasks:
         t.cancel()
     referee.close()
-    snap = await store.snapshot()
+    try:
+        snap = await store.snapshot()
+    except Exception as e:  # e.g. a full disk: the journal holds every acknowledged write
+        snap = {"snapshot_failed": str(e)}
     store.close()
     log.info("stopped", **snap)
+
+
+async def _watch_storage(store: Store, health_servicer, names: list[str], interval_s: float = 0.5) -> None:
+    """NOT_SERVING while the journal cannot be written; SERVING again as soon as it can."""
+    serving = True
+    while True:
+        await asyncio.sleep(interval_s)
+        ok = store.journal.failed is None or await asyncio.to_thread(store.journal.probe)
+        if ok != serving:
+            serving = ok
+            log.warning("storage_" + ("recovered" if ok else "failing"), reason=store.journal.failed)
+            for name in names:
+                await _set(health_servicer, name, health_pb2.HealthCheckResponse.SERVING if ok
+                           else health_pb2.HealthCheckResponse.NOT_SERVING)
 
 
 async def _collect_and_freeze(interval_s: float) -> None:
@@ -154,7 +177,11 @@ def main() -> None:
     if cfg.event_loop == "uvloop":
         import uvloop
         run = uvloop.run
-    run(serve(cfg))
+    try:
+        run(serve(cfg))
+    except StartupError as e:
+        log.error("startup_refused", reason=str(e))
+        raise
 
 
 if __name__ == "__main__":

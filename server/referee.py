@@ -16,11 +16,12 @@ from typing import Any
 import structlog
 
 from engines.ai import mcts, policies
-from engines.core import Event, Move
+from engines.core import Move
 from gameengine import codecs
 
 from . import metrics
-from .errors import Exhausted, Illegal, PermissionDenied
+from .errors import Exhausted, Illegal, PermissionDenied, Unavailable
+from .records import Adjudication, Clock, ClockSet, GameAdjudicated, RefereeActed, SeatForfeited
 from .store import GameRecord
 
 log = structlog.get_logger("gameengine.referee")
@@ -70,47 +71,59 @@ class Referee:
         # Only games with a clock or a forfeited seat need watching; scanning every game
         # each tick would stall the event loop in proportion to the number of games.
         self.watched: set[str] = set()
+        core.after_create = self.clock_at_create
+        core.after_move = self.clock_after_move
 
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
 
     # ---- clocks -----------------------------------------------------------
+    def clock_at_create(self, rec: GameRecord) -> list[ClockSet]:
+        """The clock written with the creation (GameCore.create)."""
+        bank = rec.referee.get("time_bank_ms")
+        if not bank:
+            return []
+        return [ClockSet(Clock((bank,) * rec.seats, self.core.status(rec, None)["to_move"], time.time()))]
+
+    def clock_after_move(self, rec: GameRecord, seat: int) -> list[ClockSet]:
+        """The clock written with a move, in the same write (GameCore.make_move)."""
+        clock = rec.referee_state.clock
+        if clock is None:
+            return []
+        now = time.time()
+        bank = list(clock.bank_ms)
+        if clock.turn == seat:
+            bank[seat] = max(0, bank[seat] - int((now - clock.since) * 1000)) + rec.referee["increment_ms"]
+        turn = self.core.status(rec, None)["to_move"]
+        since = now if turn != clock.turn or clock.turn == seat else clock.since
+        return [ClockSet(Clock(tuple(bank), turn, since))]
+
     def on_create(self, rec: GameRecord) -> None:
-        ref = rec.referee
-        if ref.get("time_bank_ms"):
+        if rec.referee_state.clock is not None:
             self.watched.add(rec.game_id)
-            self.core.store.write(rec, "extra", ("clock", {
-                "bank_ms": [ref["time_bank_ms"]] * rec.seats,
-                "turn": self.core.status(rec, None)["to_move"], "since": time.time()}))
 
     def on_move(self, rec: GameRecord, seat: int) -> None:
-        clock = rec.extra.get("clock")
-        if clock is not None:
-            now = time.time()
-            bank = list(clock["bank_ms"])
-            if clock["turn"] == seat:
-                bank[seat] = max(0, bank[seat] - int((now - clock["since"]) * 1000)) + rec.referee["increment_ms"]
-            turn = self.core.status(rec, None)["to_move"]
-            since = now if turn != clock["turn"] or clock["turn"] == seat else clock["since"]
-            self.core.store.write(rec, "extra", ("clock", {"bank_ms": bank, "turn": turn, "since": since}))
         cap = rec.referee.get("max_moves", 0)
         if cap and rec.version >= cap and not self.core.is_over(rec):
             self._keep(asyncio.get_running_loop().create_task(self.adjudicate(rec, f"move cap of {cap} reached")))
 
     def remaining_ms(self, rec: GameRecord, now: float) -> float:
-        clock = rec.extra["clock"]
-        seat = clock["turn"]
-        return clock["bank_ms"][seat] - (now - clock["since"]) * 1000
+        clock = rec.referee_state.clock
+        return clock.bank_ms[clock.turn] - (now - clock.since) * 1000
 
     async def run(self) -> None:
         """Resume clocks after a restart (downtime is not charged), then watch them."""
         now = time.time()
-        games = self.core.store.games
+        games = self.core.games
         for rec in list(games.values()):
-            if ("clock" in rec.extra or rec.extra.get("forfeited")) and not self.core.is_over(rec):
+            ref = rec.referee_state
+            if (ref.clock is not None or ref.forfeited) and not self.core.is_over(rec):
                 self.watched.add(rec.game_id)
-                if "clock" in rec.extra:
-                    self.core.store.write(rec, "extra", ("clock", dict(rec.extra["clock"], since=now)))
+                if ref.clock is not None:
+                    try:
+                        self.core.write(rec, ClockSet(Clock(ref.clock.bank_ms, ref.clock.turn, now)))
+                    except Unavailable as e:  # the clock resumes from its old start; no move is at risk
+                        log.warning("clock_resume_not_written", game_id=rec.game_id, reason=str(e))
         while True:
             await asyncio.sleep(self.cfg.referee_tick_s)
             now = time.time()
@@ -121,11 +134,10 @@ class Referee:
                     continue
                 if game_id in self._acting:
                     continue
-                forfeited = rec.extra.get("forfeited", {})
                 turn = self.core.status(rec, None)["to_move"]
-                if turn in forfeited:
+                if turn in rec.referee_state.forfeited:
                     self._spawn(rec, turn, "random", f"seat {turn} forfeited; the referee moves for it")
-                elif "clock" in rec.extra and turn >= 0 and self.remaining_ms(rec, now) <= 0:
+                elif rec.referee_state.clock is not None and turn >= 0 and self.remaining_ms(rec, now) <= 0:
                     policy = rec.referee.get("timeout_policy", "autoplay")
                     self._spawn(rec, turn, policy, f"seat {turn} ran out of time")
 
@@ -143,11 +155,10 @@ class Referee:
         """Take a timed-out (or forfeited) seat's turn, recorded as a referee event."""
         try:
             if action == "forfeit":
-                forfeited = dict(rec.extra.get("forfeited", {}))
-                forfeited[seat] = reason
-                self.core.store.write(rec, "extra", ("forfeited", forfeited))
+                self._note(rec, "forfeit", seat, reason)
+                self.core.write(rec, SeatForfeited(seat, reason),
+                                RefereeActed("forfeit", seat, reason + "; the seat forfeits and ranks last"))
                 self.watched.add(rec.game_id)
-                self._event(rec, "forfeit", seat, reason + "; the seat forfeits and ranks last")
                 return
             version = rec.version
             legal = self.core.legal_moves(rec, seat)
@@ -161,18 +172,18 @@ class Referee:
                 move = random.Random(rec.seed ^ version).choice(legal)
             if rec.version != version:
                 return  # the seat moved meanwhile
-            self._event(rec, action, seat, reason)
-            await self.core.make_move(rec, seat, version, "", move, by_referee=action)
+            self._note(rec, action, seat, reason)
+            await self.core.make_move(rec, seat, version, "", move, by_referee=action,
+                                      announce=(RefereeActed(action, seat, reason),))
             self.on_move(rec, seat)
-        except (Illegal, Exhausted) as e:
+        except (Illegal, Exhausted, Unavailable) as e:
             log.warning("referee_move_refused", game_id=rec.game_id, seat=seat, reason=str(e))
         except Exception:
             log.exception("referee_failed", game_id=rec.game_id, seat=seat)
 
-    def _event(self, rec: GameRecord, action: str, seat: int, reason: str) -> None:
+    def _note(self, rec: GameRecord, action: str, seat: int, reason: str) -> None:
         metrics.REFEREE_ACTIONS.labels(rec.game, action).inc()
         log.info("referee", game_id=rec.game_id, seat=seat, action=action, reason=reason)
-        self.core.store.write(rec, "events", [Event("referee", {"action": action, "seat": seat, "reason": reason})])
 
     # ---- hints ------------------------------------------------------------
     async def _in_pool(self, fn, *args):
@@ -213,11 +224,12 @@ class Referee:
         # confidence: how far the leader is ahead, in standard errors, squashed to 0..1
         spread = math.sqrt(max(best * (1 - best), 1e-9) / n)
         confidence = 1 - math.exp(-max(best - runner_up, 0) / spread) if n else 0.0
-        result = {"scores": means, "ranks": ranks, "winners": winners, "adjudicated": True,
-                  "confidence": round(confidence, 4)}
         if not self.core.is_over(rec):
-            self.core.store.write(rec, "extra", ("adjudication", result))
-            self._event(rec, "adjudicated", -1, f"{reason}; scored from {n} rollouts, confidence {confidence:.2f}")
+            said = f"{reason}; scored from {n} rollouts, confidence {confidence:.2f}"
+            self._note(rec, "adjudicated", -1, said)
+            self.core.write(rec, GameAdjudicated(Adjudication(tuple(means), tuple(ranks), tuple(winners),
+                                                              round(confidence, 4), reason)),
+                            RefereeActed("adjudicated", -1, said))
         return self.core.outcome(rec)
 
     def may_adjudicate(self, rec: GameRecord, tokens: list[str], admin_token: str) -> None:

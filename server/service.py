@@ -13,7 +13,8 @@ from engines import registry
 from engines.core import Event, IllegalMove, InvalidOptions, Move
 
 from . import auth, lobby
-from .errors import AlreadyExists, Illegal, InvalidArgument, NotFound, PermissionDenied, Stale, Unavailable
+from .errors import AlreadyExists, Illegal, InvalidArgument, NotFound, PermissionDenied, Unavailable
+from .records import MoveMade
 from .store import GameRecord, Store
 
 MAX_SEED = 2**63 - 1
@@ -22,8 +23,16 @@ MAX_SEED = 2**63 - 1
 class GameCore:
     def __init__(self, store: Store):
         self.store = store
+        # Records that go into the same write as a creation or a move (the referee's clock):
+        # set by the referee, called after the creation or move is applied.
+        self.after_create = lambda rec: []
+        self.after_move = lambda rec, seat: []
 
     # ---- lookup and auth ----------------------------------------------------
+    @property
+    def games(self) -> dict[str, GameRecord]:
+        return self.store.games
+
     def record(self, game_id: str, game: str | None = None) -> GameRecord:
         if not game_id:
             raise InvalidArgument("game_id is required")
@@ -71,14 +80,14 @@ class GameCore:
                 status.update(seats_to_act=[], to_move=-1)
         if over:
             status["outcome"] = self.outcome(rec)
-        clock = rec.extra.get("clock")
+        clock = rec.referee_state.clock
         if clock is not None:
-            bank = list(clock["bank_ms"])
-            if not over and 0 <= clock["turn"] < rec.seats:
-                bank[clock["turn"]] = max(0, int(bank[clock["turn"]] - (time.time() - clock["since"]) * 1000))
+            bank = list(clock.bank_ms)
+            if not over and 0 <= clock.turn < rec.seats:
+                bank[clock.turn] = max(0, int(bank[clock.turn] - (time.time() - clock.since) * 1000))
             status["time_bank_ms"] = bank
-        if rec.extra.get("forfeited"):
-            status["forfeited"] = sorted(rec.extra["forfeited"])
+        if rec.referee_state.forfeited:
+            status["forfeited"] = sorted(rec.referee_state.forfeited)
         return status
 
     @staticmethod
@@ -95,12 +104,12 @@ class GameCore:
 
     @staticmethod
     def outcome(rec: GameRecord) -> dict[str, Any]:
-        adjudication = rec.extra.get("adjudication")
+        adjudication = rec.referee_state.adjudication
         if adjudication is not None:
-            return adjudication
+            return adjudication.outcome()
         o = rec.engine.outcome(rec.state)
         result = {"scores": list(o.scores), "ranks": list(o.ranks), "winners": list(o.winners)}
-        forfeited = rec.extra.get("forfeited")
+        forfeited = rec.referee_state.forfeited
         if forfeited:  # forfeiting seats rank last; the others keep their order
             ranks = [r + (rec.seats if s in forfeited else 0) for s, r in enumerate(o.ranks)]
             order = sorted(set(ranks))
@@ -143,7 +152,7 @@ class GameCore:
 
     def is_over(self, rec: GameRecord) -> bool:
         """Finished by its rules, or stopped and scored by the referee."""
-        return rec.engine.is_over(rec.state) or "adjudication" in rec.extra
+        return rec.engine.is_over(rec.state) or rec.referee_state.adjudication is not None
 
     # ---- writes ---------------------------------------------------------------
     def create(self, game: str, seats: int, options: dict[str, Any], seed: int | None,
@@ -155,13 +164,14 @@ class GameCore:
         if seed is not None and not 0 <= seed <= MAX_SEED:
             raise InvalidArgument("seed must be in 0..2^63-1")
         try:
-            return self.store.create(game, seats, options, seed, referee, seating)
+            return self.store.create(game, seats, options, seed, referee, seating, followups=self.after_create)
         except InvalidOptions as e:
             raise InvalidArgument(e.message, rule=e.rule) from None
 
     async def make_move(self, rec: GameRecord, seat: int, expected_version: int, key: str,
-                        move: Move, by_referee: str = "") -> tuple[list[Event], bool]:
-        """Returns (events visible to `seat`, replayed). Refusals change nothing."""
+                        move: Move, by_referee: str = "", announce: tuple = ()) -> tuple[list[Event], bool]:
+        """Returns (events visible to `seat`, replayed). Refusals change nothing. `announce`:
+        records written in the same unit just before the move (the referee's reason)."""
         async with self.store.lock(rec.game_id):
             scoped = f"{seat}:{key}" if key else ""
             if scoped and scoped in rec.idem:  # a retry of an acknowledged move
@@ -172,16 +182,18 @@ class GameCore:
                 raise Illegal("the game is over", rule="GAME-OVER")
             if lobby.waiting(rec):
                 raise Illegal(lobby.RULES["LOBBY-1"], rule="LOBBY-1")
-            if expected_version != rec.version:
-                raise Stale(f"expected_version {expected_version} is stale: the game is at version {rec.version}",
-                            metadata={"current_version": str(rec.version)})
-            if rec.extra.get("forfeited", {}).get(seat) and not by_referee:
+            if seat in rec.referee_state.forfeited and not by_referee:
                 raise PermissionDenied(f"seat {seat} has forfeited; the referee plays it")
             try:
-                events = self.store.move(rec, seat, move, scoped, by_referee)
+                events = self.store.commit(rec, [*announce, MoveMade(seat, move, scoped, by_referee)],
+                                           expected_version, followups=lambda r: self.after_move(r, seat))
             except IllegalMove as e:
                 raise Illegal(e.message, rule=e.rule) from None
             return [e for e in events if e.visible_to(seat)], False
+
+    def write(self, rec: GameRecord, *writes) -> list[Event]:
+        """An unversioned write (the referee's clock, forfeits, adjudication, announcements)."""
+        return self.store.commit(rec, writes)
 
     async def stream(self, rec: GameRecord, seat: int | None, from_version: int) -> AsyncIterator[tuple[int, Event]]:
         """Events after `from_version` visible to `seat`, then live ones until the game ends."""

@@ -68,7 +68,7 @@ def test_graceful_stop_snapshots_and_restart_restores(fresh_server):
     before = views(client, game_id, tokens)
     client.close()
     server.stop()
-    assert (server.data_dir / "snapshot.pickle").exists()
+    assert list(server.data_dir.glob("snapshot-*.ges"))
     server.start()
     client = Client(server.target, game)
     assert client.status(game_id).version == status.version

@@ -1,0 +1,361 @@
+"""Issue 16: one write path, a versioned protobuf format, faults never acknowledged, one owner,
+private files. In-process against the real Store/GameCore; every fault is injected. In each test
+the acknowledged moves are counted after recovery: all of them are kept."""
+from __future__ import annotations
+
+import asyncio
+import errno
+import json
+import os
+import pickle
+import random
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from google.protobuf import json_format
+
+from gameengine import codecs
+from gameengine.storage.v1 import storage_pb2 as spb
+from server import journal, snapshots
+from server.datadir import StartupError
+from server.errors import Unavailable
+from server.records import Clock, ClockSet, RefereeActed
+from server.store import Store
+
+from .support import GAMES, acknowledged, flip, open_store, play, populated, segment_frames
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURE = Path(__file__).parent / "fixtures" / "legacy-a4e5322"
+
+
+def recover_refused(data_dir: Path) -> str:
+    store = Store(data_dir, fsync="never")
+    try:
+        with pytest.raises(StartupError) as e:
+            store.recover()
+    finally:
+        store.close()
+    return str(e.value)
+
+
+def recovered(data_dir: Path) -> dict[str, tuple]:
+    store, _ = open_store(data_dir)
+    try:
+        return acknowledged(store)
+    finally:
+        store.close()
+
+
+def store_cli(*args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{ROOT / 'protos'}")
+    return subprocess.run([sys.executable, "-m", "server.store", *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=120)
+
+
+# ---- item 1: one write path ---------------------------------------------------------------------
+
+def test_item1_a_move_and_its_clock_are_one_write(tmp_path):
+    """The clock after a move is journaled in the same write as the move: one failure refuses both."""
+    store, core = open_store(tmp_path)
+    core.after_move = lambda rec, seat: [ClockSet(Clock((5000,) * rec.seats, 1, 123.0))]
+    rec, _ = core.create("citadels", 2, {}, 3, {})
+    seat = rec.engine.seats_to_act(rec.state)[0]
+    before = os.path.getsize(journal.segment_path(tmp_path, 1))
+    asyncio.run(core.make_move(rec, seat, 0, "k", rec.engine.legal_moves(rec.state, seat)[0]))
+    _, s = segment_frames(tmp_path)
+    kinds = [spb.JournalRecord.FromString(f.payload).WhichOneof("write") for f in s.frames]
+    assert kinds == ["created", "move", "clock"]
+    assert rec.referee_state.clock == Clock((5000, 5000), 1, 123.0)
+    assert os.path.getsize(journal.segment_path(tmp_path, 1)) > before
+    store.close()
+
+
+def test_item1_a_retried_move_writes_nothing(tmp_path):
+    store, core = open_store(tmp_path)
+    rec, _ = core.create("pompeii", 3, {}, 4, {})
+    seat = rec.engine.to_move(rec.state)
+    move = rec.engine.legal_moves(rec.state, seat)[0]
+    asyncio.run(core.make_move(rec, seat, 0, "once", move))
+    size = os.path.getsize(journal.segment_path(tmp_path, 1))
+    _, replayed = asyncio.run(core.make_move(rec, seat, 0, "once", move))
+    assert replayed and os.path.getsize(journal.segment_path(tmp_path, 1)) == size
+    store.close()
+
+
+def test_item1_referee_state_is_typed_and_survives_recovery(tmp_path):
+    store, core = open_store(tmp_path)
+    rec, _ = core.create("citadels", 3, {}, 9, {"time_bank_ms": 1000, "increment_ms": 0,
+                                                "timeout_policy": "forfeit", "max_moves": 0})
+    core.write(rec, ClockSet(Clock((1, 2, 3), 2, 99.5)), RefereeActed("forfeit", 1, "test"))
+    from server.records import SeatForfeited
+    core.write(rec, SeatForfeited(1, "ran out of time"))
+    store.close()
+    store, core = open_store(tmp_path)
+    again = store.games[rec.game_id]
+    assert again.referee_state.clock == Clock((1, 2, 3), 2, 99.5)
+    assert again.referee_state.forfeited == {1: "ran out of time"}
+    assert [e.data["action"] for _, e in again.events if e.kind == "referee"] == ["forfeit"]
+    assert core.status(again, None)["forfeited"] == [1]
+    store.close()
+
+
+def test_item1_the_referee_never_writes_through_the_store():
+    source = (ROOT / "server" / "referee.py").read_text()
+    assert "store.write" not in source and "store.commit" not in source and ".extra" not in source
+
+
+# ---- item 2: the format ---------------------------------------------------------------------------
+
+def test_item2_every_file_starts_with_magic_and_version_and_holds_storage_protos(tmp_path):
+    acked = populated(tmp_path)
+    store, _ = open_store(tmp_path)
+    asyncio.run(store.snapshot())
+    store.close()
+    seg = journal.segment_path(tmp_path, 1)
+    snap = snapshots.path(tmp_path, snapshots.listed(tmp_path)[-1])
+    assert seg.read_bytes()[:8] == b"GEJ\n" + (1).to_bytes(4, "little")
+    assert snap.read_bytes()[:8] == b"GES\n" + (1).to_bytes(4, "little")
+    moves = 0
+    for f in journal.scan(seg, journal.JOURNAL_MAGIC).frames:
+        pb = spb.JournalRecord.FromString(f.payload)
+        if pb.WhichOneof("write") == "move":
+            game = pb.move.WhichOneof("move")
+            assert getattr(pb.move, game).WhichOneof("move")  # the game's own proto move
+            moves += 1
+    assert moves == sum(v for v, _, _ in acked.values())
+    assert b"pickle" not in seg.read_bytes() and b"\x80\x05" not in snap.read_bytes()[:16]
+
+
+def test_item2_games_are_rebuilt_from_the_journal_alone(tmp_path):
+    """Engine state is never stored: a snapshot holds records, recovery re-derives every state."""
+    acked = populated(tmp_path, moves=20)
+    store, _ = open_store(tmp_path)
+    asyncio.run(store.snapshot())
+    store.close()
+    assert recovered(tmp_path) == acked  # from the snapshot
+    for s in snapshots.listed(tmp_path):
+        os.unlink(snapshots.path(tmp_path, s))
+    assert recovered(tmp_path) == acked  # from the journal alone
+
+
+def test_item2_previous_release_data_dir_loads_with_every_game_and_move(tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(FIXTURE / "data", data)
+    expected = json.loads((FIXTURE / "expected.json").read_text())
+    for attempt in ("import", "reload"):  # the import, then the new-format files it wrote
+        store, core = open_store(data)
+        assert set(store.games) == set(expected)
+        for gid, e in expected.items():
+            rec = store.games[gid]
+            codec = codecs.codec(rec.game)
+            assert (rec.game, rec.seats, rec.seed, rec.options, rec.referee) == \
+                (e["game"], e["seats"], e["seed"], e["options"], e["referee"])
+            assert rec.version == e["version"] == len(rec.log)
+            assert [{"seat": x.seat, "move": json_format.MessageToDict(codec.move_to_proto(x.move)),
+                     "by_referee": x.by_referee} for x in rec.log] == e["log"]
+            assert [[v, dict(ev.data)] for v, ev in rec.events if ev.kind == "referee"] == e["referee_events"]
+            assert core.is_over(rec) == e["over"]
+            forfeited = {int(k): v for k, v in e["extra"].get("forfeited", {}).items()}
+            assert rec.referee_state.forfeited == forfeited
+            if "adjudication" in e["extra"]:
+                assert core.outcome(rec) == e["extra"]["adjudication"]
+            if "clock" in e["extra"]:
+                assert list(rec.referee_state.clock.bank_ms) == e["extra"]["clock"]["bank_ms"]
+            for seat, view in e["views"].items():
+                s = None if seat == "None" else int(seat)
+                assert json_format.MessageToDict(codec.view_to_proto(rec.engine.view(rec.state, s))) == view
+        store.close()
+    assert not list(data.glob("*.pickle")) and not list(data.glob("journal-*.log"))
+    assert sorted(p.name for p in (data / "legacy-pickle").iterdir()) == sorted(
+        p.name for p in (FIXTURE / "data").iterdir())
+
+
+# ---- item 3: faults -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fault", ["short", "ENOSPC", "EIO", "fsync-EIO"])
+def test_item3_a_failed_write_is_refused_cut_back_and_changes_nothing(tmp_path, monkeypatch, fault):
+    store, core = open_store(tmp_path, fsync="always" if fault == "fsync-EIO" else "never")
+    rng = random.Random(5)
+    rec, _ = core.create("pompeii", 3, {}, 2, {})
+    play(core, rec, rng, 10)
+    before = (rec.version, rec.seq, len(rec.events), dict(rec.idem), pickle.dumps(rec.state), bytes(rec.history))
+    path = journal.segment_path(tmp_path, 1)
+    size = os.path.getsize(path)
+    real_write = journal.write
+
+    def broken_write(fd, data):
+        if fault == "short":
+            return real_write(fd, data[: len(data) // 2])
+        raise OSError(errno.ENOSPC if fault == "ENOSPC" else errno.EIO, os.strerror(errno.EIO))
+
+    if fault == "fsync-EIO":
+        def broken_sync(fd):
+            raise OSError(errno.EIO, "Input/output error")
+        monkeypatch.setattr(journal.os, "fdatasync", broken_sync)
+    else:
+        monkeypatch.setattr(journal, "write", broken_write)
+    seat = rec.engine.seats_to_act(rec.state)[0]
+    move = rec.engine.legal_moves(rec.state, seat)[0]
+    with pytest.raises(Unavailable):
+        asyncio.run(core.make_move(rec, seat, rec.version, "lost", move))
+    assert (rec.version, rec.seq, len(rec.events), dict(rec.idem), pickle.dumps(rec.state),
+            bytes(rec.history)) == before
+    assert os.path.getsize(path) == size, "the torn bytes were cut back at once"
+    assert store.journal.failed and not store.journal.probe() if fault != "short" else True
+    monkeypatch.undo()
+    assert store.journal.probe() and store.journal.failed is None
+    play(core, rec, rng, 5)  # service resumes
+    acked = acknowledged(store)
+    store.close()
+    assert recovered(tmp_path) == acked
+
+
+@pytest.mark.parametrize("region", ["file-magic", "format-version", "length", "crc", "payload"])
+def test_item3_a_flipped_byte_in_a_segment_stops_startup_and_repair_keeps_every_move(tmp_path, region):
+    acked = populated(tmp_path, moves=15)
+    path, s = segment_frames(tmp_path)
+    victim = s.frames[len(s.frames) // 2]
+    victim_game = spb.JournalRecord.FromString(victim.payload).game_id
+    offset = {"file-magic": 1, "format-version": 4, "length": victim.offset + 1, "crc": victim.offset + 5,
+              "payload": victim.offset + 8 + len(victim.payload) // 2}[region]
+    flip(path, offset)
+    message = recover_refused(tmp_path)
+    assert path.name in message and "repair" in message
+    if region not in ("file-magic", "format-version"):
+        assert f"offset {victim.offset}" in message and victim_game in message
+    assert os.path.getsize(path) == len(journal.file_header(b"GEJ\n")) + sum(8 + len(f.payload) for f in s.frames)
+    check = store_cli("verify", str(tmp_path))
+    assert check.returncode == 1 and "DAMAGED" in check.stdout
+    assert check.stdout.count(" seq ") >= len(s.frames) - 1  # every record reported
+    fix = store_cli("repair", str(tmp_path))
+    assert fix.returncode == 0, fix.stdout + fix.stderr
+    assert recovered(tmp_path) == acked
+    assert store_cli("verify", str(tmp_path)).returncode == 0
+
+
+def test_item3_two_damaged_bytes_quarantine_the_rest_of_that_game_only(tmp_path):
+    acked = populated(tmp_path, moves=15)
+    path, s = segment_frames(tmp_path)
+    victim = next(f for f in s.frames[len(s.frames) // 2:] if spb.JournalRecord.FromString(f.payload).seq > 0)
+    gid = spb.JournalRecord.FromString(victim.payload).game_id
+    flip(path, victim.offset + 9, 0xFF)
+    flip(path, victim.offset + 11, 0xFF)
+    assert gid in recover_refused(tmp_path)
+    fix = store_cli("repair", str(tmp_path))
+    assert f"game {gid}" in fix.stdout and "quarantine" in fix.stdout
+    after = recovered(tmp_path)
+    assert {g: v for g, v in after.items() if g != gid} == {g: v for g, v in acked.items() if g != gid}
+    if gid in after:  # a prefix: up to the lost record (unless the lost one was its creation)
+        assert after[gid][1] == acked[gid][1][: after[gid][0]]
+    assert list((tmp_path / "damaged").glob("quarantine-*.gej"))
+
+
+def test_item3_only_the_torn_tail_of_the_newest_segment_is_dropped(tmp_path):
+    acked = populated(tmp_path, moves=8)
+    path = journal.segment_path(tmp_path, 1)
+    with open(path, "ab") as f:
+        f.write(journal.frame(b"x" * 40)[:20])  # a write cut short by a crash
+    assert recovered(tmp_path) == acked
+    # The same tear in a segment that is not the newest (recovery opened segment 2) is damage.
+    size = os.path.getsize(path)
+    with open(path, "ab") as f:
+        f.write(journal.frame(b"x" * 40)[:20])
+    assert f"{path.name} offset {size}" in recover_refused(tmp_path)
+    assert os.path.getsize(path) == size + 20, "nothing is cut from an older segment"
+
+
+@pytest.mark.parametrize("damage", ["file-magic", "header-length", "header-crc", "game-payload", "half-deleted"])
+def test_item3_a_damaged_snapshot_falls_back_to_the_previous_one(tmp_path, damage):
+    store, core = open_store(tmp_path)
+    rng = random.Random(8)
+    recs = [core.create(g, n, {}, rng.randrange(99), {})[0] for g, n in GAMES]
+    for snap_round in range(2):
+        for rec in recs:
+            play(core, rec, rng, 6)
+        asyncio.run(store.snapshot())
+    for rec in recs:
+        play(core, rec, rng, 3)
+    acked = acknowledged(store)
+    store.close()
+    assert len(snapshots.listed(tmp_path)) == 2
+    newest = snapshots.path(tmp_path, snapshots.listed(tmp_path)[-1])
+    s = journal.scan(newest, journal.SNAPSHOT_MAGIC)
+    if damage == "half-deleted":
+        os.truncate(newest, newest.stat().st_size // 2)
+    else:
+        offset = {"file-magic": 0, "header-length": s.frames[0].offset, "header-crc": s.frames[0].offset + 4,
+                  "game-payload": s.frames[2].offset + 8 + len(s.frames[2].payload) // 2}[damage]
+        flip(newest, offset)
+    assert recovered(tmp_path) == acked
+
+
+def test_item3_a_damaged_only_snapshot_falls_back_to_the_whole_journal(tmp_path):
+    acked = populated(tmp_path)
+    store, _ = open_store(tmp_path)
+    asyncio.run(store.snapshot())
+    store.close()
+    only = snapshots.path(tmp_path, snapshots.listed(tmp_path)[0])
+    os.truncate(only, only.stat().st_size // 2)
+    assert recovered(tmp_path) == acked
+
+
+def test_item3_snapshots_keep_the_segments_the_previous_one_needs(tmp_path):
+    store, core = open_store(tmp_path)
+    rec, _ = core.create("citadels", 3, {}, 1, {})
+    for _ in range(3):
+        play(core, rec, random.Random(1), 3)
+        asyncio.run(store.snapshot())
+    store.close()
+    have = snapshots.listed(tmp_path)
+    assert len(have) == 2 and min(journal.segments(tmp_path)) == have[0]
+
+
+# ---- items 4 and 5: one owner, private files ----------------------------------------------------------
+
+def test_item4_a_second_store_on_the_same_dir_refuses_and_names_the_holder(tmp_path):
+    store, _ = open_store(tmp_path)
+    with pytest.raises(StartupError) as e:
+        Store(tmp_path)
+    assert f"pid {os.getpid()}" in str(e.value) and "one server per data dir" in str(e.value)
+    store.close()
+    Store(tmp_path).close()  # released on close (and by the kernel when a process dies)
+
+
+def test_item5_data_dir_is_0700_and_its_files_0600(tmp_path):
+    data = tmp_path / "d"
+    data.mkdir(mode=0o755)
+    (data / "snapshot-00000009.ges.tmp").write_bytes(b"")
+    os.chmod(data / "snapshot-00000009.ges.tmp", 0o644)
+    populated(data)
+    store, _ = open_store(data)
+    asyncio.run(store.snapshot())
+    store.close()
+    assert stat.S_IMODE(data.stat().st_mode) == 0o700
+    for p in data.iterdir():
+        assert stat.S_IMODE(p.stat().st_mode) == 0o600, p.name
+
+
+def test_item3_a_failed_background_fsync_refuses_writes_until_one_succeeds(tmp_path, monkeypatch):
+    store, core = open_store(tmp_path, fsync="interval", fsync_interval_s=3600)
+    rec, _ = core.create("citadels", 3, {}, 6, {})
+    play(core, rec, random.Random(2), 3)
+
+    def broken_sync(fd):
+        raise OSError(errno.EIO, "Input/output error")
+    monkeypatch.setattr(journal.os, "fdatasync", broken_sync)
+    store.journal.sync()
+    assert store.journal.failed.startswith("fsync: EIO")
+    version = rec.version
+    with pytest.raises(Unavailable):
+        play(core, rec, random.Random(3), 1)
+    assert rec.version == version
+    monkeypatch.undo()
+    play(core, rec, random.Random(3), 2)
+    assert rec.version == version + 2 and store.journal.failed is None
+    acked = acknowledged(store)
+    store.close()
+    assert recovered(tmp_path) == acked
