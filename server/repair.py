@@ -117,7 +117,8 @@ def _items(data_dir: Path, start: int, report: Report | None, mend: bool) -> tup
                 if item is None or item.frame.repaired:
                     d, fix = by_offset[off]
                     how = f"mendable: {fix.repaired}" if fix is not None else "not mendable"
-                    report.say(f"  offset {off}: DAMAGED {d} ({how})", problem=True)
+                    report.say(f"  offset {off}: DAMAGED, {d.end - d.offset} bytes: {d.reason}"
+                               f"{' (torn tail)' if d.tail else ''} ({how})", problem=True)
                     if fix is not None and item is not None and item.pb is not None:
                         report.say(f"  offset {off}:   would restore {_describe(item.pb)}")
                 elif item.pb is None:

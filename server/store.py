@@ -50,6 +50,7 @@ class Store:
         self._fsync = fsync
         self._fsync_interval_s = fsync_interval_s
         self.journal: journal.Journal | None = None
+        self.orphans = 0  # records of games no snapshot holds (recovery)
         self.last_snapshot = {"save_s": 0.0, "games": 0, "at": 0.0}
 
     # ---- recovery -------------------------------------------------------
@@ -71,6 +72,8 @@ class Store:
             counts["imported_legacy"] = legacy.archive(self.data_dir, old_files)
         self.journal = journal.Journal(self.data_dir, next_segment, self._fsync, self._fsync_interval_s)
         counts["games"] = len(self.games)
+        if self.orphans:
+            counts["records_of_evicted_games"] = self.orphans
         if self.tightened:
             counts["modes_tightened"] = self.tightened
         return counts
@@ -92,6 +95,11 @@ class Store:
             counts["snapshot"] = file.name
             return segment
         segs = journal.segments(self.data_dir)
+        if not have and segs and segs[0] != 1:
+            raise StartupError(f"{self.data_dir} has no snapshot, and its journal starts at segment {segs[0]}: the "
+                               f"snapshot that held the games before it is missing. Nothing was changed. Put the "
+                               f"snapshot back (or restore the data dir from a backup); `python -m server.store "
+                               f"verify {self.data_dir}` lists what is there")
         if have and (not segs or segs[0] != 1):
             raise StartupError(f"every snapshot in {self.data_dir} is damaged ({'; '.join(counts['damaged_snapshots'])}) "
                                f"and the journal no longer starts at segment 1, so the games cannot be rebuilt "
@@ -125,7 +133,8 @@ class Store:
             from .repair import damaged_games
             d = damage[0]
             games = damaged_games(self.data_dir, path, d) or "unknown (the damaged bytes do not name one)"
-            raise StartupError(f"{path} offset {d.offset}: record {d}; game {games}. "
+            raise StartupError(f"{path} offset {d.offset}: record damaged ({d.end - d.offset} bytes: {d.reason}); "
+                               f"game {games}. "
                                f"{len(damage)} damaged stretch(es) in this file"
                                f"{' (not its newest segment, so this is no torn last write)' if d.tail else ''}. "
                                f"Nothing was changed. Run `python -m server.store verify {self.data_dir}` to "
@@ -151,8 +160,11 @@ class Store:
             self.games[pb.game_id] = rec
             return 1
         rec = self.games.get(pb.game_id)
-        if rec is None or pb.seq <= rec.seq:
-            return 0  # a finished game evicted before the snapshot, or already in it
+        if rec is None:
+            self.orphans += 1  # a finished game evicted before the snapshot (logged by recover)
+            return 0
+        if pb.seq <= rec.seq:
+            return 0  # already in the snapshot
         if pb.seq != rec.seq + 1:
             raise StartupError(f"{where}: game {pb.game_id} jumps from seq {rec.seq} to {pb.seq}: its records "
                                f"in between are missing. Run `python -m server.store verify {self.data_dir}`")

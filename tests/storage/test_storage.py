@@ -359,3 +359,15 @@ def test_item3_a_failed_background_fsync_refuses_writes_until_one_succeeds(tmp_p
     acked = acknowledged(store)
     store.close()
     assert recovered(tmp_path) == acked
+
+
+def test_item3_missing_snapshots_stop_startup_instead_of_dropping_their_games(tmp_path):
+    store, core = open_store(tmp_path)
+    rec, _ = core.create("pompeii", 3, {}, 1, {})
+    for _ in range(3):  # three snapshots: the first segments are pruned
+        play(core, rec, random.Random(4), 2)
+        asyncio.run(store.snapshot())
+    store.close()
+    for s in snapshots.listed(tmp_path):
+        os.unlink(snapshots.path(tmp_path, s))
+    assert "snapshot that held the games before it is missing" in recover_refused(tmp_path)
