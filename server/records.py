@@ -20,7 +20,12 @@ How to add a record kind (e.g. a seat join, a lobby or tournament record):
    Add the class to KINDS.
 3. GameCore (server/service.py): a method that builds the record and calls `store.commit`.
 The journal, snapshots, recovery, `python -m server.store verify|repair` and the old-format
-import handle every kind in KINDS with no further code.
+import handle every kind in KINDS with no further code. A kind that changes a game (a seat join,
+a seat reservation) is exactly the three steps above. Records about something that is not one
+game (a player registration, a lobby entry, a tournament) take the subject's id in
+`JournalRecord.game_id` (e.g. "player/<id>", "tournament/<id>": game ids are hex, so they cannot
+clash), start with their own creation kind, and keep their own `seq`; the one extra line is in
+`Store._redo`/`Store.create`, choosing the dict a creation lands in.
 """
 from __future__ import annotations
 
