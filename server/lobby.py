@@ -134,7 +134,7 @@ def _change(core, referee, rec, seating: Seating, hashes: dict[int, str]) -> Non
     if start:
         seating = dataclasses.replace(seating, started=True)
         events = (Event("game_started", {"seat_holders": holders(store.players, seating)}),)
-    store.write(rec, "seating", SeatingChanged(seating, hashes, events))
+    store.commit(rec, [SeatingChanged(seating, hashes, events)])
     if start:
         referee.on_create(rec)  # clocks run from the start, not from the creation
         log.info("game_started", game_id=rec.game_id, game=rec.game)
@@ -243,7 +243,7 @@ def expire(core, now: float) -> int:
     due = [rec for rec in store.games.values()
            if (s := seating_of(rec)) is not None and s.waiting and s.expires_at <= now]
     for rec in due:
-        store.write(rec, "seating", SeatingChanged(dataclasses.replace(seating_of(rec), expired=True)))
+        store.commit(rec, [SeatingChanged(dataclasses.replace(seating_of(rec), expired=True))])
         log.info("waiting_game_expired", game_id=rec.game_id, game=rec.game, rule="LOBBY-9")
     forget_expired(store)  # after the write: its listener told the seated players
     return len(due)

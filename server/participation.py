@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from . import auth
 
@@ -24,7 +24,7 @@ OPEN = ""  # Seating.holders entry of a free seat
 
 @dataclass
 class Seating:
-    """rec.extra["seating"] of a game created with open or reserved seats (or a creator's player token)."""
+    """rec.seating of a game created with open or reserved seats (or a creator's player token)."""
     holders: list[str]  # per seat: a player id, or OPEN
     creator: str  # player id of the creator
     private: bool
@@ -51,23 +51,48 @@ class Seating:
 class SeatingChanged:
     """kind "seating": the game's new Seating, the seat token hashes that change with it, and the
     public events it makes (game_started), so a start is one record."""
+    FIELD: ClassVar[str] = "seating"  # a record kind of the one write path (server/records.py)
     seating: Seating
     token_hashes: dict[int, str] = field(default_factory=dict)
     events: tuple = ()
+
+    def encode(self, game: str):
+        from . import records
+        return records.encode_seating(self, game)
+
+    @classmethod
+    def decode(cls, msg, game: str) -> "SeatingChanged":
+        from . import records
+        return records.decode_seating(msg, game)
+
+    def apply(self, rec, at: float) -> list:
+        apply_seating(None, rec, self)
+        return list(self.events)
 
 
 @dataclass(frozen=True)
 class PlayerRegistered:
     """kind "player": a new player."""
+    FIELD: ClassVar[str] = "player_registered"
     player_id: str
     name: str
     token_hash: str
     at: float
 
+    def encode(self, game: str):
+        from . import records
+        return records.encode_player(self)
+
+    @classmethod
+    def decode(cls, msg, game: str):
+        from . import records
+        return records.decode_player(msg)
+
 
 @dataclass(frozen=True)
 class PlayerNotified:
     """kind "player": one event of a player's stream (player_stream.py decides when)."""
+    FIELD: ClassVar[str] = "player_notified"
     player_id: str
     cursor: int
     kind: str  # "seat_assigned", "game_started", "your_turn", "game_over"
@@ -78,14 +103,23 @@ class PlayerNotified:
     status: dict[str, Any] | None = None  # your_turn: the status the seat saw
     outcome: dict[str, Any] | None = None  # game_over (None when the game expired before its start)
 
+    def encode(self, game: str):
+        from . import records
+        return records.encode_player(self)
+
+    @classmethod
+    def decode(cls, msg, game: str):
+        from . import records
+        return records.decode_player(msg)
+
 
 def seating_of(rec) -> Seating | None:
-    return rec.extra.get("seating")
+    return rec.seating
 
 
 def apply_seating(store, rec, change: SeatingChanged) -> None:
     """Apply a "seating" record to its game (live and at recovery)."""
-    rec.extra["seating"] = dataclasses.replace(change.seating, holders=list(change.seating.holders),
+    rec.seating = dataclasses.replace(change.seating, holders=list(change.seating.holders),
                                                claims=list(change.seating.claims),
                                                token_pending=list(change.seating.token_pending))
     for seat, digest in change.token_hashes.items():

@@ -103,8 +103,7 @@ def first_delivery(core, event: PlayerNotified) -> str:
     token, digest = auth.mint()
     pending = list(seating.token_pending)
     pending[event.seat] = False
-    core.store.write(rec, "seating", SeatingChanged(dataclasses.replace(seating, token_pending=pending),
-                                                    {event.seat: digest}))
+    core.store.commit(rec, [SeatingChanged(dataclasses.replace(seating, token_pending=pending), {event.seat: digest})])
     return token
 
 

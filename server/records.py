@@ -38,6 +38,9 @@ from gameengine import codecs
 from gameengine.storage.v1 import storage_pb2 as spb
 from gameengine.v1 import common_pb2
 
+from . import participation
+from .participation import PlayerNotified, PlayerRegistered, Seating, SeatingChanged
+
 
 class FormatError(ValueError):
     """A payload whose CRC holds but that is not a record this server can read."""
@@ -103,6 +106,7 @@ class GameRecord:
     events: list[tuple[int, Event]] = field(default_factory=list)
     idem: dict[str, int] = field(default_factory=dict)  # scoped idempotency key -> version it produced
     referee_state: RefereeState = field(default_factory=RefereeState)
+    seating: Seating | None = None  # open or reserved seats (server/participation.py)
     # Every journaled record of the game, each as a length-delimited field 1: exactly the wire
     # form of a storage GameHistory, so a snapshot writes it as it is.
     history: bytearray = field(default_factory=bytearray, repr=False)
@@ -114,13 +118,14 @@ class GameRecord:
     def savepoint(self) -> tuple:
         """What `rollback` restores: every field a record's `apply` may change."""
         return (self.version, self.seq, len(self.log), len(self.events), len(self.history),
-                self.referee_state.copy())
+                self.referee_state.copy(), self.seating, list(self.token_hashes))
 
     def rollback(self, sp: tuple, state_touched: bool) -> None:
-        version, seq, n_log, n_events, n_history, referee_state = sp
+        version, seq, n_log, n_events, n_history, referee_state, seating, token_hashes = sp
         for entry in self.log[n_log:]:
             self.idem.pop(entry.key, None)
         self.version, self.seq, self.referee_state = version, seq, referee_state
+        self.seating, self.token_hashes = seating, token_hashes  # apply_seating replaces, never mutates
         del self.log[n_log:], self.events[n_events:], self.history[n_history:]
         if state_touched:  # the engine state is rebuilt from the moves that stay
             self.state = rebuild_state(self)
@@ -146,11 +151,14 @@ class Created:
     token_hashes: tuple[str, ...]
     referee: dict[str, Any]
     created: float
+    seating: Seating | None = None
 
     def encode(self, game: str) -> spb.GameCreated:
         msg = spb.GameCreated(game=self.game, seats=self.seats, seed=self.seed, token_hashes=self.token_hashes,
                               referee=spb.RefereeSettings(**self.referee), created=self.created)
         getattr(msg, self.game).CopyFrom(codecs.codec(self.game).options_to_proto(self.options))
+        if self.seating is not None:
+            msg.seating.CopyFrom(_seating_pb(self.seating))
         return msg
 
     @classmethod
@@ -161,13 +169,14 @@ class Created:
         referee = {"time_bank_ms": r.time_bank_ms, "increment_ms": r.increment_ms,
                    "timeout_policy": r.timeout_policy or "autoplay", "max_moves": r.max_moves}
         options = codecs.codec(msg.game).options_from_proto(getattr(msg, msg.game))
-        return cls(msg.game, msg.seats, options, msg.seed, tuple(msg.token_hashes), referee, msg.created)
+        seating = _seating(msg.seating) if msg.HasField("seating") else None
+        return cls(msg.game, msg.seats, options, msg.seed, tuple(msg.token_hashes), referee, msg.created, seating)
 
     def build(self, game_id: str) -> GameRecord:
         state = registry.game(self.game).new_state(self.seats, self.options, self.seed)  # raises InvalidOptions
         return GameRecord(game_id=game_id, game=self.game, seats=self.seats, options=dict(self.options),
                           seed=self.seed, token_hashes=list(self.token_hashes), referee=dict(self.referee),
-                          created=self.created, state=state)
+                          created=self.created, state=state, seating=self.seating)
 
 
 @dataclass(frozen=True)
@@ -279,8 +288,111 @@ class GameAdjudicated:
         return []
 
 
+# ---- participation records (server/participation.py): seatings, and the players subject -----
+
+def _seating_pb(s: Seating) -> spb.Seating:
+    return spb.Seating(holders=s.holders, creator=s.creator, private=s.private, invite_hash=s.invite_hash,
+                       created_at=s.created_at, expires_at=s.expires_at, claims=s.claims,
+                       token_pending=s.token_pending, started=s.started, expired=s.expired)
+
+
+def _seating(m: spb.Seating) -> Seating:
+    return Seating(list(m.holders), m.creator, m.private, m.invite_hash, m.created_at, m.expires_at,
+                   list(m.claims), list(m.token_pending), m.started, m.expired)
+
+
+def encode_seating(change: SeatingChanged, game: str) -> spb.SeatingSet:
+    codec = codecs.codec(game)
+    msg = spb.SeatingSet(seating=_seating_pb(change.seating), token_hashes=change.token_hashes)
+    for e in change.events:
+        ge = msg.events.add(to=-1 if e.to is None else e.to)
+        getattr(ge, game).CopyFrom(codec.event_to_proto(e))
+    return msg
+
+
+def decode_seating(msg: spb.SeatingSet, game: str) -> SeatingChanged:
+    codec = codecs.codec(game)
+    events = []
+    for ge in msg.events:
+        kind, data = codec.event_from_proto(getattr(ge, game))
+        events.append(Event(kind, data, None if ge.to < 0 else ge.to))
+    return SeatingChanged(_seating(msg.seating), dict(msg.token_hashes), tuple(events))
+
+
+def _kwargs(msg) -> dict[str, Any]:
+    """A message's set fields as constructor keyword arguments (the inverse of Msg(**kwargs))."""
+    out = {}
+    for f, value in msg.ListFields():
+        if f.message_type is not None:
+            out[f.name] = [_kwargs(v) for v in value] if f.is_repeated else _kwargs(value)
+        else:
+            out[f.name] = list(value) if f.is_repeated else value
+    return out
+
+
+_TRUE_KEYS = ("started", "over")  # progress values that are True rather than a number
+
+
+def _player_registered(r: PlayerRegistered) -> spb.PlayerRegistered:
+    return spb.PlayerRegistered(player_id=r.player_id, name=r.name, token_hash=r.token_hash, at=r.at)
+
+
+def _player_notified(r: PlayerNotified) -> spb.PlayerNotified:
+    key, value = r.progress
+    msg = spb.PlayerNotified(player_id=r.player_id, cursor=r.cursor, kind=r.kind, game_id=r.game_id, game=r.game,
+                             seat=r.seat, progress_key=key, progress_value=int(value))
+    if r.status is not None:
+        msg.status.CopyFrom(common_pb2.GameStatus(**r.status))
+    if r.outcome is not None:
+        msg.outcome.CopyFrom(common_pb2.Outcome(**r.outcome))
+    return msg
+
+
+def _from_player_notified(m: spb.PlayerNotified) -> PlayerNotified:
+    value = True if m.progress_key in _TRUE_KEYS else m.progress_value
+    return PlayerNotified(m.player_id, m.cursor, m.kind, m.game_id, m.game, m.seat, (m.progress_key, value),
+                          _kwargs(m.status) if m.HasField("status") else None,
+                          _kwargs(m.outcome) if m.HasField("outcome") else None)
+
+
+def encode_player(r) -> spb.PlayerRegistered | spb.PlayerNotified:
+    return _player_registered(r) if isinstance(r, PlayerRegistered) else _player_notified(r)
+
+
+def decode_player(m) -> PlayerRegistered | PlayerNotified:
+    if isinstance(m, spb.PlayerRegistered):
+        return PlayerRegistered(m.player_id, m.name, m.token_hash, m.at)
+    return _from_player_notified(m)
+
+
+PLAYER_KINDS = (PlayerRegistered.FIELD, PlayerNotified.FIELD)  # the players subject: game_id "", seq 0
+
+
+def players_state(players: participation.Players) -> list[spb.PlayerState]:
+    out = []
+    for p in players.by_id.values():
+        out.append(spb.PlayerState(
+            player=spb.PlayerRegistered(player_id=p.player_id, name=p.name, token_hash=p.token_hash, at=p.at),
+            last_cursor=p.last_cursor, events=[_player_notified(e) for e in p.events],
+            progress=[spb.PlayerProgress(game_id=g, seat=s, key=k, value=int(v))
+                      for (g, s), told in p.progress.items() for k, v in told.items()]))
+    return out
+
+
+def load_players(states, players: participation.Players) -> None:
+    for st in states:
+        r = st.player
+        players.redo(PlayerRegistered(r.player_id, r.name, r.token_hash, r.at))
+        p = players.by_id[r.player_id]
+        p.events = [_from_player_notified(e) for e in st.events]
+        p.last_cursor = st.last_cursor
+        for pr in st.progress:
+            p.progress.setdefault((pr.game_id, pr.seat), {})[pr.key] = True if pr.key in _TRUE_KEYS else pr.value
+
+
 KINDS: dict[str, type] = {k.FIELD: k for k in (Created, MoveMade, RefereeActed, ClockSet, SeatForfeited,
-                                               GameAdjudicated)}
+                                               GameAdjudicated, SeatingChanged, PlayerRegistered,
+                                               PlayerNotified)}
 
 
 # ---- wire form ----------------------------------------------------------------------------

@@ -29,11 +29,12 @@ def listed(data_dir: Path) -> list[int]:
     return sorted(int(p.stem.split("-")[1]) for p in data_dir.glob("snapshot-*.ges"))
 
 
-def write(data_dir: Path, segment: int, histories: list[bytes]) -> Path:
+def write(data_dir: Path, segment: int, histories: list[bytes], players=()) -> Path:
     """Write, fsync, rename and verify a snapshot; raises OSError or SnapshotDamaged."""
     final = path(data_dir, segment)
     tmp = final.with_suffix(".tmp")
-    header = spb.SnapshotHeader(segment=segment, games=len(histories), written=time.time()).SerializeToString()
+    header = spb.SnapshotHeader(segment=segment, games=len(histories), written=time.time(),
+                                players=players).SerializeToString()
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, journal.FILE_MODE)
     try:
         chunks = [journal.file_header(SNAPSHOT_MAGIC), journal.frame(header)]
@@ -51,8 +52,8 @@ def write(data_dir: Path, segment: int, histories: list[bytes]) -> Path:
     return final
 
 
-def load(file: Path) -> tuple[int, list[bytes]]:
-    """(segment, GameHistory payloads), or SnapshotDamaged saying where and why."""
+def load(file: Path) -> tuple[int, list[bytes], list]:
+    """(segment, GameHistory payloads, PlayerStates), or SnapshotDamaged saying where and why."""
     try:
         s = journal.scan(file, SNAPSHOT_MAGIC)
     except OSError as e:
@@ -71,4 +72,4 @@ def load(file: Path) -> tuple[int, list[bytes]]:
     if header.games != len(games) or header.segment != int(file.stem.split("-")[1]):
         raise SnapshotDamaged(f"{file.name}: header says {header.games} games from segment {header.segment}, "
                               f"the file holds {len(games)}")
-    return header.segment, games
+    return header.segment, games, list(header.players)

@@ -26,7 +26,7 @@ import structlog
 
 from engines.core import Event, IllegalMove
 
-from . import auth, datadir, journal, legacy, records, snapshots
+from . import auth, datadir, journal, legacy, participation, records, snapshots
 from .datadir import StartupError
 from .errors import Stale, Unavailable
 from .records import Created, GameRecord, LogEntry, MoveMade  # noqa: F401  (GameRecord: imported from here)
@@ -51,6 +51,8 @@ class Store:
         self._fsync_interval_s = fsync_interval_s
         self.journal: journal.Journal | None = None
         self.orphans = 0  # records of games no snapshot holds (recovery)
+        self.players = participation.Players()  # the players subject (records.PLAYER_KINDS)
+        self.listeners: list = []  # fn(game_id) after every change to a game (player streams)
         self.last_snapshot = {"save_s": 0.0, "games": 0, "at": 0.0}
 
     # ---- recovery -------------------------------------------------------
@@ -68,7 +70,8 @@ class Store:
             counts["replayed"] += self._replay_segment(seg, newest=seg == segs[-1], counts=counts)
         next_segment = max(segs, default=start - 1) + 1
         if old_files:  # a verified snapshot in this format holds what they held: then move them aside
-            snapshots.write(self.data_dir, next_segment, [bytes(r.history) for r in self.games.values()])
+            snapshots.write(self.data_dir, next_segment, [bytes(r.history) for r in self.games.values()],
+                            records.players_state(self.players))
             counts["imported_legacy"] = legacy.archive(self.data_dir, old_files)
         self.journal = journal.Journal(self.data_dir, next_segment, self._fsync, self._fsync_interval_s)
         counts["games"] = len(self.games)
@@ -84,11 +87,13 @@ class Store:
         for seg in reversed(have):
             file = snapshots.path(self.data_dir, seg)
             try:
-                segment, histories = snapshots.load(file)
+                segment, histories, players = snapshots.load(file)
+                records.load_players(players, self.players)
                 for h in histories:
                     self._fold_history(h, file.name)
             except snapshots.SnapshotDamaged as e:
                 self.games.clear()
+                self.players = participation.Players()
                 log.error("snapshot_damaged", reason=str(e), fallback="the previous snapshot and the journal")
                 counts.setdefault("damaged_snapshots", []).append(str(e))
                 continue
@@ -152,6 +157,8 @@ class Store:
     def _redo(self, pb, payload: bytes, where: str) -> int:
         """Fold one record during recovery; a record already folded (seq not newer) is skipped."""
         kind = pb.WhichOneof("write")
+        if kind in records.PLAYER_KINDS:  # idempotent: 0 when the snapshot holds it already
+            return self.players.redo(records.decode(pb, ""))
         if kind == "created":
             if pb.game_id in self.games:
                 return 0
@@ -193,6 +200,8 @@ class Store:
         ev = self.changed.pop(game_id, None)
         if ev is not None:
             ev.set()
+        for listener in self.listeners:
+            listener(game_id)
 
     def commit(self, rec: GameRecord, writes: Iterable[Any], expected_version: int | None = None,
                followups: Followup | None = None) -> list[Event]:
@@ -239,12 +248,16 @@ class Store:
         return events
 
     def create(self, game: str, seats: int, options: dict, seed: int | None, referee: dict,
+               seating: participation.Seating | None = None,
                followups: Followup | None = None) -> tuple[GameRecord, list[str]]:
-        """Create, apply `followups` (e.g. the referee's clock) and journal them together."""
+        """Create, apply `followups` (e.g. the referee's clock) and journal them together. With a
+        seating, only seats it gives the creator get a token ("" for open and reserved seats)."""
         seed = secrets.randbits(63) if seed is None else seed
-        pairs = [auth.mint() for _ in range(seats)]
+        pairs = [auth.mint() if seating is None or not seating.token_pending[s] and seating.holders[s] == seating.creator
+                 else ("", "") for s in range(seats)]
         game_id = f"{self.shard}-{secrets.token_hex(8)}" if self.shard else secrets.token_hex(8)
-        created = Created(game, seats, dict(options), seed, tuple(h for _, h in pairs), dict(referee), time.time())
+        created = Created(game, seats, dict(options), seed, tuple(h for _, h in pairs), dict(referee), time.time(),
+                          seating)
         rec = created.build(game_id)  # raises InvalidOptions
         payload = records.encode(game_id, 0, created.created, created, game)
         rec.history += records.history_entry(payload)
@@ -259,6 +272,18 @@ class Store:
                               "retry later", retry_after_ms=1000) from None
         self.games[game_id] = rec
         return rec, [t for t, _ in pairs]
+
+    def write_player(self, record) -> None:
+        """Journal then apply a record of the players subject (participation.PlayerRegistered /
+        PlayerNotified): the same journal and acknowledgement rule, no game, no version."""
+        at = time.time()
+        try:
+            self.journal.append(journal.frame(records.encode("", 0, at, record, "")))
+        except journal.JournalUnavailable as e:
+            log.error("journal_write_failed", subject="players", reason=str(e))
+            raise Unavailable(f"the server cannot write its journal ({e.strerror}); nothing was changed: "
+                              "retry later", retry_after_ms=1000) from None
+        self.players.redo(record)
 
     def evict_finished(self, older_than_s: float, is_over) -> int:
         """Drop games that ended more than `older_than_s` ago from memory (and from the
@@ -284,7 +309,8 @@ class Store:
             histories.append(bytes(rec.history))
             if i % 500 == 499:
                 await asyncio.sleep(0)
-        await asyncio.to_thread(snapshots.write, self.data_dir, segment, histories)
+        players = records.players_state(self.players)
+        await asyncio.to_thread(snapshots.write, self.data_dir, segment, histories, players)
         self._prune(segment)
         self.last_snapshot = {"save_s": time.perf_counter() - t0, "games": len(histories), "at": time.time()}
         return self.last_snapshot

@@ -371,3 +371,37 @@ def test_item3_missing_snapshots_stop_startup_instead_of_dropping_their_games(tm
     for s in snapshots.listed(tmp_path):
         os.unlink(snapshots.path(tmp_path, s))
     assert "snapshot that held the games before it is missing" in recover_refused(tmp_path)
+
+
+def test_item1_participation_records_use_the_same_path_and_survive_snapshot_and_journal(tmp_path):
+    """Players, notifications and seatings are record kinds of the one write path: journaled as
+    storage protos, kept in snapshots, rebuilt at recovery."""
+    import dataclasses
+
+    from engines.core import Event
+    from server.participation import PlayerNotified, PlayerRegistered, Seating, SeatingChanged
+
+    store, core = open_store(tmp_path)
+    store.write_player(PlayerRegistered("p-1", "alice", "h1", 1.0))
+    store.write_player(PlayerRegistered("p-2", "bob", "h2", 2.0))
+    seating = Seating(["p-1", ""], "p-1", False, "", 1.0, 99.0, [1, 0], [False, False])
+    rec, tokens = core.create("pompeii", 2, {}, 3, {}, seating)
+    assert tokens[0] and tokens[1] == "" and rec.token_hashes[1] == ""
+    started = dataclasses.replace(seating, holders=["p-1", "p-2"], claims=[1, 1], started=True)
+    core.write(rec, SeatingChanged(started, {1: "h-seat1"}, (Event("game_started", {"seat_holders": []}),)))
+    status = core.status(rec, 0)
+    store.write_player(PlayerNotified("p-2", 1, "your_turn", rec.game_id, "pompeii", 1, ("turn", 0), status, None))
+    for with_snapshot in (False, True):
+        if with_snapshot:
+            asyncio.run(store.snapshot())
+        store.close()
+        store, core = open_store(tmp_path)
+        again = store.games[rec.game_id]
+        assert again.seating == started and again.token_hashes == [rec.token_hashes[0], "h-seat1"]
+        assert [e.kind for _, e in again.events] == ["game_started"]
+        bob = store.players.by_id["p-2"]
+        assert store.players.by_name == {"alice": "p-1", "bob": "p-2"} and bob.last_cursor == 1
+        assert bob.progress == {(rec.game_id, 1): {"turn": 0}}
+        from gameengine.v1 import common_pb2
+        assert common_pb2.GameStatus(**bob.events[0].status) == common_pb2.GameStatus(**status)
+    store.close()
