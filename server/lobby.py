@@ -255,7 +255,7 @@ def restart_clocks(core, referee) -> None:
     for rec in list(core.store.games.values()):
         seating = seating_of(rec)
         if (seating is not None and seating.started and rec.referee.get("time_bank_ms")
-                and "clock" not in rec.extra and not core.is_over(rec)):
+                and rec.referee_state.clock is None and not core.is_over(rec)):
             referee.on_create(rec)
 
 

@@ -388,6 +388,7 @@ def load_players(states, players: participation.Players) -> None:
         p.last_cursor = st.last_cursor
         for pr in st.progress:
             p.progress.setdefault((pr.game_id, pr.seat), {})[pr.key] = True if pr.key in _TRUE_KEYS else pr.value
+            players.seated.setdefault(pr.game_id, set()).add(p.player_id)
 
 
 KINDS: dict[str, type] = {k.FIELD: k for k in (Created, MoveMade, RefereeActed, ClockSet, SeatForfeited,
