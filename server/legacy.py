@@ -21,6 +21,8 @@ import zlib
 from pathlib import Path
 from typing import Any, Callable
 
+from gameengine import codecs
+
 from . import records
 from .datadir import StartupError
 from .records import Adjudication, Clock, ClockSet, Created, GameAdjudicated, MoveMade, RefereeActed, SeatForfeited
@@ -94,9 +96,18 @@ class _Game:
         else:
             raise StartupError(f"old-format journal record of unknown kind {kind!r}")
 
+    def options(self) -> dict[str, Any]:
+        """The options the game was played under: the set ones plus the defaults of that release,
+        as its engine state resolved them, so a default changed since does not change its rules."""
+        resolved = getattr(self.rec.state, "options", None)
+        if not isinstance(resolved, dict):
+            return dict(self.rec.options)
+        known = codecs.codec(self.rec.game).msg("Options").DESCRIPTOR.fields_by_name
+        return {**{k: v for k, v in resolved.items() if k in known}, **self.rec.options}
+
     def history(self, game_id: str) -> bytes:
         rec = self.rec
-        created = Created(rec.game, rec.seats, dict(rec.options), rec.seed, tuple(rec.token_hashes),
+        created = Created(rec.game, rec.seats, self.options(), rec.seed, tuple(rec.token_hashes),
                           {k: rec.referee.get(k, d) for k, d in (("time_bank_ms", 0), ("increment_ms", 0),
                                                                   ("timeout_policy", "autoplay"), ("max_moves", 0))},
                           rec.created)
