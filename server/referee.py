@@ -79,9 +79,10 @@ class Referee:
 
     # ---- clocks -----------------------------------------------------------
     def clock_at_create(self, rec: GameRecord) -> list[ClockSet]:
-        """The clock written with the creation (GameCore.create)."""
+        """The clock written with the creation (GameCore.create); none while the game waits for
+        players (LOBBY-1): its clock starts with the game (on_create)."""
         bank = rec.referee.get("time_bank_ms")
-        if not bank:
+        if not bank or (rec.seating is not None and rec.seating.waiting):
             return []
         return [ClockSet(Clock((bank,) * rec.seats, self.core.status(rec, None)["to_move"], time.time()))]
 
@@ -99,6 +100,11 @@ class Referee:
         return [ClockSet(Clock(tuple(bank), turn, since))]
 
     def on_create(self, rec: GameRecord) -> None:
+        """The game started (at its creation, or when its last open seat was taken)."""
+        bank = rec.referee.get("time_bank_ms")
+        if bank and rec.referee_state.clock is None:
+            self.core.write(rec, ClockSet(Clock((bank,) * rec.seats, self.core.status(rec, None)["to_move"],
+                                                time.time())))
         if rec.referee_state.clock is not None:
             self.watched.add(rec.game_id)
 

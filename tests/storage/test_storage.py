@@ -408,3 +408,23 @@ def test_item1_participation_records_use_the_same_path_and_survive_snapshot_and_
         from gameengine.v1 import common_pb2
         assert common_pb2.GameStatus(**bob.events[0].status) == common_pb2.GameStatus(**status)
     store.close()
+
+
+def test_item1_a_waiting_game_gets_its_clock_when_it_starts_not_at_creation(tmp_path):
+    import dataclasses
+
+    from server.config import Config
+    from server.participation import Seating, SeatingChanged
+    from server.referee import Referee
+
+    store, core = open_store(tmp_path)
+    referee = Referee(core, Config())
+    seating = Seating(["p-1", ""], "p-1", False, "", 1.0, 1e12, [1, 0], [False, False])
+    rec, _ = core.create("pompeii", 2, {}, 3, {"time_bank_ms": 5000, "increment_ms": 0,
+                                             "timeout_policy": "autoplay", "max_moves": 0}, seating)
+    assert rec.referee_state.clock is None  # nobody is charged while the game waits
+    core.write(rec, SeatingChanged(dataclasses.replace(seating, holders=["p-1", "p-2"], started=True)))
+    referee.on_create(rec)
+    assert rec.referee_state.clock.bank_ms == (5000, 5000) and rec.game_id in referee.watched
+    referee.close()
+    store.close()
