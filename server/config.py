@@ -20,7 +20,6 @@ class Config:
     finished_ttl_s: float = float(_env("GE_FINISHED_TTL_S", "86400"))
     snapshot_interval_s: float = float(_env("GE_SNAPSHOT_INTERVAL_S", "60"))
     max_message_bytes: int = int(_env("GE_MAX_MESSAGE_BYTES", str(1 << 20)))
-    rate_limit_per_s: float = float(_env("GE_RATE_LIMIT_PER_S", "2000"))
     log_level: str = _env("GE_LOG_LEVEL", "info")
     hint_workers: int = int(_env("GE_HINT_WORKERS", "1"))
     hint_queue: int = int(_env("GE_HINT_QUEUE", "4"))
@@ -38,3 +37,34 @@ class Config:
     lobby_waiting_ttl_s: float = float(_env("GE_LOBBY_WAITING_TTL_S", "3600"))
     lobby_max_waiting_created: int = int(_env("GE_LOBBY_MAX_WAITING_CREATED", "5"))
     lobby_max_open_joins: int = int(_env("GE_LOBBY_MAX_OPEN_JOINS", "10"))
+    # ---- limits (server/limits.py, server/quotas.py; README "Limits"); 0 turns a quota off ----
+    requests_per_s: float = float(_env("GE_RATE_LIMIT_PER_S", "1000"))  # per client, burst 2x
+    creates_per_min: float = float(_env("GE_CREATES_PER_MIN", "600"))  # per client
+    live_games: int = int(_env("GE_LIVE_GAMES", "20000"))  # unfinished games, all clients
+    live_games_per_client: int = int(_env("GE_LIVE_GAMES_PER_CLIENT", "1000"))
+    demo_games_per_client: int = int(_env("GE_DEMO_GAMES_PER_CLIENT", "4"))  # unfinished, bank under demo_bank_ms
+    demo_bank_ms: int = int(_env("GE_DEMO_BANK_MS", "1000"))
+    streams_per_client: int = int(_env("GE_STREAMS_PER_CLIENT", "256"))
+    spectators_per_game: int = int(_env("GE_SPECTATORS_PER_GAME", "32"))
+    hints_per_client: int = int(_env("GE_HINTS_PER_CLIENT", "2"))
+    hints_per_game: int = int(_env("GE_HINTS_PER_GAME", "2"))
+    hint_ms_per_client_min: float = float(_env("GE_HINT_MS_PER_CLIENT_MIN", "60000"))
+    pool_jobs_per_client: int = int(_env("GE_POOL_JOBS_PER_CLIENT", "2"))
+    referee_moves_per_client_s: float = float(_env("GE_REFEREE_MOVES_PER_CLIENT_S", "20"))
+    idle_game_ttl_s: float = float(_env("GE_IDLE_GAME_TTL_S", "86400"))  # unfinished, no move: abandoned
+    grpc_keepalive_s: float = float(_env("GE_GRPC_KEEPALIVE_S", "60"))
+    grpc_max_idle_s: float = float(_env("GE_GRPC_MAX_IDLE_S", "300"))
+    grpc_max_age_s: float = float(_env("GE_GRPC_MAX_AGE_S", "3600"))
+    grpc_max_age_grace_s: float = float(_env("GE_GRPC_MAX_AGE_GRACE_S", "300"))
+    grpc_streams_per_connection: int = int(_env("GE_GRPC_STREAMS_PER_CONNECTION", "256"))
+    grpc_max_connections: int = int(_env("GE_GRPC_MAX_CONNECTIONS", "4096"))
+    grpc_handshake_timeout_s: float = float(_env("GE_GRPC_HANDSHAKE_TIMEOUT_S", "10"))
+    web_idle_s: float = float(_env("GE_WEB_IDLE_S", "5"))  # keep-alive between requests
+    web_header_timeout_s: float = float(_env("GE_WEB_HEADER_TIMEOUT_S", "10"))  # to send a request's head
+    web_max_connections: int = int(_env("GE_WEB_MAX_CONNECTIONS", "1000"))
+    web_connections_per_client: int = int(_env("GE_WEB_CONNECTIONS_PER_CLIENT", "100"))
+    create_tokens: str = _env("GE_CREATE_TOKENS", "")  # comma list; set = creating needs one (server/access.py)
+    create_tokens_file: str = _env("GE_CREATE_TOKENS_FILE", "")  # one per line
+    tls_cert: str = _env("GE_TLS_CERT", "")  # PEM; with tls_key, both ports serve TLS only
+    tls_key: str = _env("GE_TLS_KEY", "")
+    tls_client_ca: str = _env("GE_TLS_CLIENT_CA", "")  # PEM; set = clients must present a cert it signed

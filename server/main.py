@@ -14,7 +14,7 @@ from prometheus_client import start_http_server
 from gameengine import codecs
 from gameengine.v1 import common_pb2, lobby_pb2, player_pb2
 
-from . import lobby, logs, metrics, player_stream, ratelimit, web
+from . import access, expiry, lobby, logs, metrics, player_stream, quotas, transport, web
 from .config import Config
 from .datadir import StartupError
 from .players import PlayerServicer
@@ -37,20 +37,21 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     gc.freeze()
     gc.set_threshold(5_000, 10, 10)
     metrics.LIVE_GAMES.set(len(store.games))
-    ratelimit.LIMITER = ratelimit.PeerLimiter(cfg.rate_limit_per_s)
+    quotas.QUOTAS = quotas.Quotas(quotas.Settings.of(cfg))
     core = GameCore(store)
+    for rec in store.games.values():
+        if not core.is_over(rec):
+            quotas.QUOTAS.recovered(rec.game_id)
+    access.configure(cfg.create_tokens, cfg.create_tokens_file)
+    transport.raise_fd_limit()
     referee = Referee(core, cfg)
     store.listeners.append(player_stream.listener(core))
     player_stream.sync_all(core)  # what a crash kept from the player streams (idempotent)
     lobby.forget_expired(store)
     lobby.restart_clocks(core, referee)
 
-    server = grpc.aio.server(options=[
-        ("grpc.max_receive_message_length", cfg.max_message_bytes),
-        ("grpc.max_send_message_length", 8 * cfg.max_message_bytes),
-        ("grpc.max_concurrent_streams", 1000),
-        ("grpc.so_reuseport", 0),  # a second server on the port fails to bind instead of sharing it
-    ])
+    server = grpc.aio.server(options=transport.grpc_options(cfg) + [
+        ("grpc.so_reuseport", 0)])  # a second server on the port fails to bind instead of sharing it
     wanted = [g for g in cfg.games.split(",") if g] or list(codecs.available())
     names = [common_pb2.DESCRIPTOR.services_by_name["GameService"].full_name]
     for game in wanted:
@@ -71,8 +72,10 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     names.append(health_pb2.DESCRIPTOR.services_by_name["Health"].full_name)
     add_service(reflection_pb2.DESCRIPTOR.services_by_name["ServerReflection"], reflection_pb2,
                 reflection.aio.ReflectionServicer(names + [reflection.SERVICE_NAME]), server)
+    credentials = transport.grpc_credentials(cfg)
     try:
-        port = server.add_insecure_port(f"{cfg.host}:{cfg.port}")
+        port = (server.add_secure_port(f"{cfg.host}:{cfg.port}", credentials) if credentials
+                else server.add_insecure_port(f"{cfg.host}:{cfg.port}"))
     except RuntimeError as e:
         raise StartupError(f"cannot bind {cfg.host}:{cfg.port} ({e}): another process has the port") from None
     if cfg.metrics_port:
@@ -82,7 +85,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     for name in names + [""]:
         await _set(health_servicer, name, health_pb2.HealthCheckResponse.SERVING)
     log.info("serving", host=cfg.host, port=port, metrics_port=cfg.metrics_port, games=wanted,
-             fsync=cfg.fsync, data_dir=cfg.data_dir)
+             fsync=cfg.fsync, data_dir=cfg.data_dir, tls=credentials is not None)
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -90,6 +93,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
         loop.add_signal_handler(sig, stop.set)
     tasks = [asyncio.create_task(_snapshots(store, cfg.snapshot_interval_s)),
              asyncio.create_task(_evictions(store, core, cfg.finished_ttl_s)),
+             asyncio.create_task(expiry.run(store, core, referee, cfg.idle_game_ttl_s)),
              asyncio.create_task(referee.run()),
              asyncio.create_task(_collect_and_freeze(1.0)),
              asyncio.create_task(lobby.expiry_loop(core, cfg.lobby_waiting_ttl_s)),

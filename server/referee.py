@@ -19,7 +19,7 @@ from engines.ai import mcts, policies
 from engines.core import Move
 from gameengine import codecs
 
-from . import metrics
+from . import metrics, quotas
 from .errors import Exhausted, Illegal, PermissionDenied, Unavailable
 from .records import Adjudication, Clock, ClockSet, GameAdjudicated, RefereeActed, SeatForfeited
 from .store import GameRecord
@@ -66,6 +66,7 @@ class Referee:
             max_workers=cfg.hint_workers, mp_context=multiprocessing.get_context("spawn"))
         self.slots = asyncio.Semaphore(cfg.hint_workers + cfg.hint_queue)
         self.busy = 0
+        self.hints_running = 0
         self._acting: set[str] = set()
         self._tasks: set[asyncio.Task] = set()  # strong references: the loop keeps only weak ones
         # Only games with a clock or a forfeited seat need watching; scanning every game
@@ -109,6 +110,8 @@ class Referee:
             self.watched.add(rec.game_id)
 
     def on_move(self, rec: GameRecord, seat: int) -> None:
+        if self.core.is_over(rec):
+            quotas.QUOTAS.finished(rec.game_id)
         cap = rec.referee.get("max_moves", 0)
         if cap and rec.version >= cap and not self.core.is_over(rec):
             self._keep(asyncio.get_running_loop().create_task(self.adjudicate(rec, f"move cap of {cap} reached")))
@@ -142,10 +145,13 @@ class Referee:
                     continue
                 turn = self.core.status(rec, None)["to_move"]
                 if turn in rec.referee_state.forfeited:
-                    self._spawn(rec, turn, "random", f"seat {turn} forfeited; the referee moves for it")
+                    action, reason = "random", f"seat {turn} forfeited; the referee moves for it"
                 elif rec.referee_state.clock is not None and turn >= 0 and self.remaining_ms(rec, now) <= 0:
-                    policy = rec.referee.get("timeout_policy", "autoplay")
-                    self._spawn(rec, turn, policy, f"seat {turn} ran out of time")
+                    action, reason = rec.referee.get("timeout_policy", "autoplay"), f"seat {turn} ran out of time"
+                else:
+                    continue
+                if quotas.QUOTAS.referee_move(game_id):  # else its creator's games used their budget: a later tick
+                    self._spawn(rec, turn, action, reason)
 
     def _spawn(self, rec: GameRecord, seat: int, action: str, reason: str) -> None:
         self._acting.add(rec.game_id)
@@ -172,8 +178,9 @@ class Referee:
                 return
             if action == "autoplay":
                 view = round_trip_view(rec.game, self.core.view(rec, seat))
-                move, _ = await self._in_pool(hint_job, rec.game, view, seat, rec.seats,
-                                              rec.seed ^ version, self.cfg.autoplay_ms, None)
+                with quotas.QUOTAS.pool_job(rec.game_id):
+                    move, _ = await self._in_pool(hint_job, rec.game, view, seat, rec.seats,
+                                                  rec.seed ^ version, self.cfg.autoplay_ms, None)
             else:
                 move = random.Random(rec.seed ^ version).choice(legal)
             if rec.version != version:
@@ -182,7 +189,9 @@ class Referee:
             await self.core.make_move(rec, seat, version, "", move, by_referee=action,
                                       announce=(RefereeActed(action, seat, reason),))
             self.on_move(rec, seat)
-        except (Illegal, Exhausted, Unavailable) as e:
+        except Exhausted as e:  # its creator's share of the pool is in use: the next tick retries
+            log.debug("referee_move_deferred", game_id=rec.game_id, seat=seat, reason=str(e))
+        except (Illegal, Unavailable) as e:
             log.warning("referee_move_refused", game_id=rec.game_id, seat=seat, reason=str(e))
         except Exception:
             log.exception("referee_failed", game_id=rec.game_id, seat=seat)
@@ -205,8 +214,16 @@ class Referee:
             raise Illegal(f"seat {seat} has no decision to make now", rule="HINT")
         budget = min(budget_ms or 200, self.cfg.hint_max_ms)
         view = round_trip_view(rec.game, self.core.view(rec, seat))
-        best, stats = await self._in_pool(hint_job, rec.game, view, seat, rec.seats,
-                                          rec.seed ^ rec.version ^ seat, budget, None)
+        capacity = self.cfg.hint_workers + self.cfg.hint_queue
+        if capacity > 1 and self.hints_running >= capacity - 1:  # one place is kept for the referee's clocks
+            raise Exhausted("the referee's hint workers are all busy; retry shortly", retry_after_ms=500)
+        with quotas.QUOTAS.hint(quotas.caller(), rec.game_id, budget):
+            self.hints_running += 1
+            try:
+                best, stats = await self._in_pool(hint_job, rec.game, view, seat, rec.seats,
+                                                  rec.seed ^ rec.version ^ seat, budget, None)
+            finally:
+                self.hints_running -= 1
         metrics.HINTS.labels(rec.game, "ok").inc()
         return best, stats
 
@@ -216,8 +233,9 @@ class Referee:
         if self.core.is_over(rec):
             return self.core.outcome(rec)
         state = rec.engine.clone(rec.state)
-        rows = await self._in_pool(rollout_job, rec.game, state, rec.seats, rec.seed ^ rec.version,
-                                   min(rollouts or 200, 2000), 10_000)
+        with quotas.QUOTAS.pool_job(rec.game_id):
+            rows = await self._in_pool(rollout_job, rec.game, state, rec.seats, rec.seed ^ rec.version,
+                                       min(rollouts or 200, 2000), 10_000)
         n = len(rows)
         means = [sum(r[s] for r in rows) / n for s in range(rec.seats)]
         best = max(means)
@@ -236,7 +254,19 @@ class Referee:
             self.core.write(rec, GameAdjudicated(Adjudication(tuple(means), tuple(ranks), tuple(winners),
                                                               round(confidence, 4), reason)),
                             RefereeActed("adjudicated", -1, said))
+            quotas.QUOTAS.finished(rec.game_id)
         return self.core.outcome(rec)
+
+    def abandon(self, rec: GameRecord, reason: str) -> None:
+        """End an unfinished game nobody plays (server/expiry.py): no winner, every seat ranked 1,
+        marked adjudicated with confidence 0. It then leaves memory like a finished game
+        (GE_FINISHED_TTL_S after its last move, or its creation if nothing was played)."""
+        if self.core.is_over(rec):
+            return
+        self._note(rec, "abandoned", -1, reason)
+        self.core.write(rec, GameAdjudicated(Adjudication((0.0,) * rec.seats, (1,) * rec.seats, (), 0.0, reason)),
+                        RefereeActed("abandoned", -1, reason))
+        quotas.QUOTAS.finished(rec.game_id)
 
     def may_adjudicate(self, rec: GameRecord, tokens: list[str], admin_token: str) -> None:
         if admin_token and admin_token in tokens:

@@ -12,7 +12,7 @@ from typing import Any, AsyncIterator
 from engines import registry
 from engines.core import Event, IllegalMove, InvalidOptions, Move
 
-from . import auth, lobby
+from . import auth, limits, lobby
 from .errors import AlreadyExists, Illegal, InvalidArgument, NotFound, PermissionDenied, Unavailable
 from .records import MoveMade
 from .store import GameRecord, Store
@@ -36,15 +36,17 @@ class GameCore:
     def record(self, game_id: str, game: str | None = None) -> GameRecord:
         if not game_id:
             raise InvalidArgument("game_id is required")
+        limits.bounded("game_id", game_id, limits.MAX_GAME_ID_BYTES)
         rec = self.store.games.get(game_id)
         shard = self.store.shard
         if rec is None and shard and "-" in game_id and not game_id.startswith(shard + "-"):
             # Another replica owns it (ids name their shard): never a wrong NOT_FOUND.
-            raise Unavailable(f"game {game_id!r} belongs to replica {game_id.rsplit('-', 1)[0]!r}, not "
+            raise Unavailable(f"game {limits.quote(game_id)!r} belongs to replica "
+                              f"{limits.quote(game_id.rsplit('-', 1)[0])!r}, not "
                               f"{shard!r}; send the x-game-id header so the router can reach it",
                               retry_after_ms=1000)
         if rec is None or (game is not None and rec.game != game):
-            raise NotFound(f"no {game or ''} game with id {game_id!r}".replace("  ", " "))
+            raise NotFound(f"no {game or ''} game with id {limits.quote(game_id)!r}".replace("  ", " "))
         return rec
 
     @staticmethod
@@ -54,6 +56,7 @@ class GameCore:
             if required:
                 raise PermissionDenied("this call needs a seat token")
             return None
+        limits.bounded("token", token, limits.MAX_TOKEN_BYTES)
         seat = auth.seat_of(token, rec.token_hashes)
         if seat is None:
             raise PermissionDenied("the token does not belong to any seat of this game")
@@ -172,6 +175,7 @@ class GameCore:
                         move: Move, by_referee: str = "", announce: tuple = ()) -> tuple[list[Event], bool]:
         """Returns (events visible to `seat`, replayed). Refusals change nothing. `announce`:
         records written in the same unit just before the move (the referee's reason)."""
+        limits.bounded("idempotency_key", key, limits.MAX_IDEMPOTENCY_KEY_BYTES)
         async with self.store.lock(rec.game_id):
             scoped = f"{seat}:{key}" if key else ""
             if scoped and scoped in rec.idem:  # a retry of an acknowledged move

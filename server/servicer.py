@@ -20,7 +20,7 @@ from engines import registry
 from gameengine.codecs import Codec, MalformedMove
 from gameengine.v1 import common_pb2, common_pb2_grpc
 
-from . import lobby, metrics, ratelimit
+from . import access, limits, lobby, metrics, quotas
 from .errors import Illegal, InvalidArgument, ServiceError
 from .service import GameCore
 
@@ -62,8 +62,10 @@ async def guarded(method: str, context: grpc.aio.ServicerContext, fn: Callable, 
     fields.update(more)
     t0 = time.perf_counter()
     failure = None
+    client = ""
     try:
-        ratelimit.LIMITER.check(context.peer())
+        client = caller_of(context)
+        quotas.QUOTAS.request(client)
         result = await fn()
     except ServiceError as e:
         failure = e
@@ -73,13 +75,26 @@ async def guarded(method: str, context: grpc.aio.ServicerContext, fn: Callable, 
     latency_ms = (time.perf_counter() - t0) * 1000
     code = failure.code_name if failure else "OK"
     metrics.RPC_LATENCY.labels(method, code).observe(latency_ms / 1000)
-    log.info("rpc", method=method, code=code, latency_ms=round(latency_ms, 3),
-             rule=getattr(failure, "rule", None), **fields)
+    if code != "RESOURCE_EXHAUSTED" or quotas.QUOTAS.should_log_refusal(client):
+        log.info("rpc", method=method, code=code, latency_ms=round(latency_ms, 3),
+                 rule=getattr(failure, "rule", None), **{k: _bounded_field(v) for k, v in fields.items()})
     if failure is not None:
+        failure.message = limits.clip(failure.message)
         s = status_for(failure)
         failure = None  # the exception's traceback holds this frame: no cycle through the local
         await context.abort(s.code, s.details, s.trailing_metadata)
     return result
+
+
+def caller_of(context) -> str:
+    """The caller's quota identity, also kept for the rest of the call (quotas.caller())."""
+    client = quotas.client_identity(context.peer(), quotas.player_token_of(context.invocation_metadata()))
+    quotas.CALLER.set(client)
+    return client
+
+
+def _bounded_field(value: Any) -> Any:
+    return limits.quote(value) if isinstance(value, str) else value
 
 
 def status_proto(d: dict[str, Any]) -> common_pb2.GameStatus:
@@ -109,14 +124,17 @@ def make_servicer(codec: Codec, core: GameCore, referee) -> tuple[object, Callab
     class Servicer(getattr(grpc_mod, f"{P}ServiceServicer")):
         async def create(self, request, context):
             async def body():
+                access.require_create_key(context.invocation_metadata())
                 options = codec.options_from_proto(request.options)
                 seed = request.seed if request.HasField("seed") else None
                 seating, code = None, ""
                 if request.open_seats or request.reserved_seats or request.private or request.player_token:
                     seating, code = lobby.plan(core, referee.cfg, request.seats, request.open_seats,
                                                request.reserved_seats, request.private, request.player_token)
+                quotas.QUOTAS.may_create(quotas.caller(), request.referee.time_bank_ms)
                 rec, tokens = core.create(game, request.seats, options, seed, referee_options(request.referee),
                                           seating)
+                quotas.QUOTAS.created(quotas.caller(), rec.game_id, request.referee.time_bank_ms)
                 lobby.created(core, referee, rec)
                 metrics.GAMES_CREATED.labels(game).inc()
                 return getattr(pb, f"Create{P}GameResponse")(
@@ -174,12 +192,15 @@ def make_servicer(codec: Codec, core: GameCore, referee) -> tuple[object, Callab
                                 game_id=request.game_id)
             seat = await guarded(f"Stream{P}Events", context,
                                  lambda: _async(lambda: core.seat(rec, request.token)), game_id=request.game_id)
+            slot = quotas.QUOTAS.stream(quotas.caller(), rec.game_id, spectator=seat is None)
+            await guarded(f"Stream{P}Events", context, lambda: _async(slot.__enter__), game_id=request.game_id)
             metrics.STREAMS.labels(game).inc()
             try:
                 async for version, event in core.stream(rec, seat, request.from_version):
                     yield getattr(pb, f"Stream{P}EventsResponse")(version=version, event=codec.event_to_proto(event))
             finally:
                 metrics.STREAMS.labels(game).dec()
+                slot.__exit__(None, None, None)
 
         async def state(self, request, context):
             rec = await guarded(f"Stream{P}State", context,
@@ -337,6 +358,9 @@ class GameServiceServicer(common_pb2_grpc.GameServiceServicer):
     async def AdjudicateGame(self, request, context):
         async def body():
             rec = self.core.record(request.game_id)
+            limits.bounded("reason", request.reason, limits.MAX_REASON_BYTES)
+            if len(request.tokens) > 16:
+                raise InvalidArgument(f"{len(request.tokens)} tokens; at most 16 (one per seat, or the operator's)")
             self.referee.may_adjudicate(rec, list(request.tokens), self.admin_token)
             await self.referee.adjudicate(rec, request.reason or "stopped on request", request.rollouts)
             return common_pb2.AdjudicateGameResponse(status=status_proto(self.core.status(rec, None)))

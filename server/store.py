@@ -35,6 +35,11 @@ log = structlog.get_logger("gameengine.store")
 Followup = Callable[[GameRecord], Iterable[Any]]
 
 
+def last_activity(rec: GameRecord) -> float:
+    """When the game last changed: its last move, else its creation."""
+    return rec.log[-1].at if rec.log else rec.created
+
+
 class Store:
     def __init__(self, data_dir: str | Path, fsync: str = "interval", fsync_interval_s: float = 0.1,
                  shard: str = ""):
@@ -289,8 +294,7 @@ class Store:
         """Drop games that ended more than `older_than_s` ago from memory (and from the
         next snapshot): live memory is bounded by live games, not by history."""
         cutoff = time.time() - older_than_s
-        gone = [gid for gid, rec in self.games.items()
-                if rec.log and rec.log[-1].at < cutoff and is_over(rec)]
+        gone = [gid for gid, rec in self.games.items() if last_activity(rec) < cutoff and is_over(rec)]
         for gid in gone:
             del self.games[gid]
             self.locks.pop(gid, None)

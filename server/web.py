@@ -41,6 +41,7 @@ import engines
 from gameengine import codecs
 from gameengine.v1 import common_pb2, lobby_pb2, player_pb2
 
+from . import transport, webguard
 from .grpcweb_text import grpc_web_text
 from .lobby import LobbyServicer
 from .participation import seating_of
@@ -53,19 +54,23 @@ ENGINES = Path(engines.__path__[0])  # engines/<game>/data/*.json: public board 
 STATUS_DETAILS_KEY = "grpc-status-details-bin"
 # Headers a browser client must be allowed to send and read (Connect, gRPC-Web).
 ALLOW_HEADERS = ["content-type", "connect-protocol-version", "connect-timeout-ms", "connect-content-encoding",
-                 "connect-accept-encoding", "x-grpc-web", "x-user-agent", "grpc-timeout", "authorization"]
+                 "connect-accept-encoding", "x-grpc-web", "x-user-agent", "grpc-timeout", "authorization",
+                 "x-api-key", "x-player-token"]
 EXPOSE_HEADERS = ["grpc-status", "grpc-message", "grpc-status-details-bin", "connect-content-encoding",
                   "connect-accept-encoding", "content-encoding"]
 
 
 class _WebContext:
-    """The part of grpc.aio.ServicerContext that servicer.py uses: peer() and abort()."""
+    """The part of grpc.aio.ServicerContext that servicer.py uses: peer(), invocation_metadata() and abort()."""
 
     def __init__(self, ctx):
         self._ctx = ctx
 
     def peer(self) -> str:
         return f"web:{self._ctx.client_address or 'unknown'}"
+
+    def invocation_metadata(self) -> list[tuple[str, str]]:
+        return list(self._ctx.request_headers.allitems())
 
     async def abort(self, code, details: str = "", trailing_metadata=()) -> None:
         raise connect_error(code.name, details, trailing_metadata)
@@ -152,7 +157,10 @@ def build_app(core, referee, cfg) -> Callable:
         if path in routes:
             await rpc(scope, receive, send)
         elif path == "/api/games":
-            await JSONResponse({"types": types, "games": live_games(core, wanted)},
+            offset, limit = _page(scope)
+            games = live_games(core, wanted)
+            await JSONResponse({"types": types, "games": games[offset:offset + limit], "total": len(games),
+                                "next_offset": offset + limit if offset + limit < len(games) else None},
                                headers={"cache-control": "no-store"})(scope, receive, send)
         elif path.startswith("/data/") and path.split("/")[2] in data:
             # the games' public board/card data files, so the page draws from the engine's own geometry
@@ -163,6 +171,7 @@ def build_app(core, referee, cfg) -> Callable:
             await _files(static, scope, receive, send)
 
     origins = [o.strip() for o in cfg_value(cfg, "web_cors_origins", "").split(",") if o.strip()]
+    app = webguard.with_security_headers(app)
     if not origins:
         return app
     return CORSMiddleware(app, allow_origins=origins, allow_methods=["GET", "POST", "OPTIONS"],
@@ -177,7 +186,22 @@ async def _files(files: StaticFiles, scope, receive, send) -> None:
         await PlainTextResponse(e.detail, status_code=e.status_code)(scope, receive, send)
 
 
-def live_games(core, wanted: list[str], limit: int = 200) -> list[dict[str, Any]]:
+PAGE_MAX = 200
+
+
+def _page(scope) -> tuple[int, int]:
+    """`?offset=N&limit=M` of /api/games (limit at most PAGE_MAX); bad values fall back to the first page."""
+    from urllib.parse import parse_qs
+    q = parse_qs(scope.get("query_string", b"").decode("latin-1")[:200])
+    try:
+        offset = max(0, int(q.get("offset", ["0"])[0]))
+        limit = min(PAGE_MAX, max(1, int(q.get("limit", [str(PAGE_MAX)])[0])))
+    except ValueError:
+        return 0, PAGE_MAX
+    return offset, limit
+
+
+def live_games(core, wanted: list[str], limit: int = 2000) -> list[dict[str, Any]]:
     """Spectator-level list for the page's game picker: ids, game, seats, version, over.
     (Spectating a game id is public by design: a spectator only ever gets public views.)
     Private lobby games are never listed (LOBBY-6)."""
@@ -220,12 +244,19 @@ async def start(core, referee, cfg) -> Callable[[], Awaitable[None]] | None:
     sock.listen(256)
     sock.setblocking(False)
     config = uvicorn.Config(build_app(core, referee, cfg), lifespan="off", log_config=None, access_log=False,
-                            ws="none", timeout_graceful_shutdown=2, log_level="warning")
+                            ws="none", timeout_graceful_shutdown=2, log_level="warning",
+                            # the peer address is the quota identity: no X-Forwarded-For from anyone
+                            proxy_headers=False, server_header=False,
+                            http=webguard.protocol(cfg.web_max_connections, cfg.web_connections_per_client,
+                                                   cfg.web_header_timeout_s),
+                            timeout_keep_alive=cfg.web_idle_s, limit_concurrency=cfg.web_max_connections or None,
+                            h11_max_incomplete_event_size=16 * 1024, **transport.web_ssl(cfg))
     server = _Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started and not task.done():
         await asyncio.sleep(0.01)
-    log.info("web_serving", host=cfg.host, port=port, cors=cfg_value(cfg, "web_cors_origins", ""))
+    log.info("web_serving", host=cfg.host, port=port, cors=cfg_value(cfg, "web_cors_origins", ""),
+             tls=bool(transport.web_ssl(cfg)))
 
     async def stop() -> None:
         server.should_exit = True

@@ -1,0 +1,39 @@
+"""Bounds on caller-supplied text, and the one way to quote such text in a message or a log line.
+
+Every string a caller sends has a documented maximum length in UTF-8 bytes (README "Limits");
+beyond it the request is INVALID_ARGUMENT and nothing is looked up or stored. Messages and log
+lines carry at most QUOTE_CHARS characters of caller text (`quote`), so a long value can neither
+flood the log nor push a status trailer past a client's metadata limit (issue 15 item 9).
+"""
+from __future__ import annotations
+
+from .errors import InvalidArgument
+
+MAX_GAME_ID_BYTES = 128
+MAX_TOKEN_BYTES = 128  # seat tokens, player tokens, API keys
+MAX_IDEMPOTENCY_KEY_BYTES = 128
+MAX_NAME_BYTES = 64  # player and tournament names
+MAX_INVITE_CODE_BYTES = 64
+MAX_REASON_BYTES = 256  # free text such as AdjudicateGame.reason
+QUOTE_CHARS = 40  # caller text quoted in a message or log line
+MAX_MESSAGE_CHARS = 400  # a refusal's sentence, whatever it quotes
+
+
+def quote(text: object, limit: int = QUOTE_CHARS) -> str:
+    """`text` as a message may show it: whole when short, else a prefix and its full size."""
+    s = text if isinstance(text, str) else repr(text)
+    if len(s) <= limit:
+        return s
+    return f"{s[:limit]}…(+{len(s.encode()) - len(s[:limit].encode())} bytes)"
+
+
+def clip(message: str) -> str:
+    """A refusal sentence bounded in size, for whatever caller text it ended up quoting."""
+    return quote(message, MAX_MESSAGE_CHARS)
+
+
+def bounded(field: str, value: str, limit: int) -> str:
+    """`value` if it fits in `limit` UTF-8 bytes, else INVALID_ARGUMENT naming the field and the bound."""
+    if len(value) > limit or len(value.encode()) > limit:  # cheap test first: a char is >= 1 byte
+        raise InvalidArgument(f"{field} is {len(value.encode())} bytes; the maximum is {limit}", rule="LIMIT")
+    return value

@@ -1,0 +1,288 @@
+"""Per-client and total quotas: what one caller may take of the server, so nobody else notices.
+
+A *client* is `client_identity(peer, player_token)`: a verified player token where one is
+given, else the peer's IP address (IPv6 by /64, since one host holds a whole /64). Every
+refusal is `Exhausted` (RESOURCE_EXHAUSTED) with a retry delay (RetryInfo) and a sentence
+naming the quota and its setting; the knobs are GE_* settings (config.py, README "Limits").
+
+Hooked in at three places only: `servicer.guarded` (requests, the caller's identity for the
+call), the stream handler (streams) and the referee (hints and referee work). Counters live
+in memory: after a restart, games recovered from disk count towards the total, not towards
+a client.
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import functools
+import hashlib
+import ipaddress
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+from .errors import Exhausted
+
+CALLER: contextvars.ContextVar[str] = contextvars.ContextVar("caller", default="")
+PLAYER_TOKEN_HEADER = "x-player-token"
+# The players layer sets this to map a player token to a player id (None = unknown token);
+# until then a player token is not trusted as an identity (an attacker could mint new ones).
+verify_player_token: Callable[[str], str | None] | None = None
+
+
+def client_identity(peer: str, player_token: str = "") -> str:
+    """The key quotas are counted under: a verified player, else the peer's address."""
+    if player_token and verify_player_token is not None:
+        player = verify_player_token(player_token)
+        if player is not None:
+            return "player:" + player
+    return "ip:" + peer_address(peer)
+
+
+@functools.lru_cache(maxsize=4096)
+def peer_address(peer: str) -> str:
+    """The IP of a gRPC peer string (`ipv4:1.2.3.4:5`, `ipv6:[::1]:5`) or a web peer (`web:1.2.3.4:5`),
+    without the port; an IPv6 address by its /64."""
+    kind, _, rest = peer.partition(":")
+    if kind not in ("ipv4", "ipv6", "web"):
+        return kind or "unknown"  # unix sockets and the like: one client
+    host = rest.rsplit(":", 1)[0] if rest.count(":") == 1 or rest.startswith("[") else rest
+    host = host.strip("[]")
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return host[:64] or "unknown"
+    if ip.version == 6:
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
+def caller() -> str:
+    """The identity of the client whose call is running (set by `servicer.guarded`)."""
+    return CALLER.get()
+
+
+class Bucket:
+    """Token bucket: `rate` per second, up to `burst`. Rate 0 = unlimited."""
+
+    __slots__ = ("tokens", "last")
+
+    def __init__(self, burst: float):
+        self.tokens = burst
+        self.last = time.monotonic()
+
+    def take(self, rate: float, burst: float, cost: float = 1.0) -> float:
+        """0.0 if taken, else the seconds until `cost` would be available."""
+        now = time.monotonic()
+        self.tokens = min(burst, self.tokens + (now - self.last) * rate)
+        self.last = now
+        if self.tokens >= cost:
+            self.tokens -= cost
+            return 0.0
+        return (min(cost, burst) - self.tokens) / rate
+
+
+@dataclass
+class Settings:
+    """The quotas; 0 turns one off. Defaults are in config.py (and the README)."""
+    requests_per_s: float = 0  # per client (GE_RATE_LIMIT_PER_S)
+    creates_per_min: float = 0  # per client
+    live_games: int = 0  # unfinished games in memory, all clients
+    live_games_per_client: int = 0
+    demo_games_per_client: int = 0  # unfinished games on a bank under demo_bank_ms
+    demo_bank_ms: int = 0
+    streams_per_client: int = 0
+    spectators_per_game: int = 0  # seat streams are not counted here: a victim keeps its own
+    hints_per_client: int = 0  # at once
+    hints_per_game: int = 0  # at once
+    hint_ms_per_client_min: float = 0  # search time per client per minute
+    pool_jobs_per_client: int = 0  # referee search jobs (autoplay, adjudication) at once, per game owner
+    referee_moves_per_client_s: float = 0  # referee moves in games a client created
+
+    @classmethod
+    def of(cls, cfg) -> "Settings":
+        return cls(**{f: getattr(cfg, f) for f in cls.__dataclass_fields__ if hasattr(cfg, f)})
+
+
+@dataclass
+class Quotas:
+    settings: Settings = field(default_factory=Settings)
+    max_clients: int = 100_000  # bounded memory: forgetting idle clients only loosens a limit
+    buckets: dict[tuple[str, str], Bucket] = field(default_factory=dict)
+    live: set[str] = field(default_factory=set)  # unfinished games
+    owner: dict[str, str] = field(default_factory=dict)  # game id -> creating client
+    owned: dict[str, set[str]] = field(default_factory=dict)  # client -> its unfinished games
+    demo: set[str] = field(default_factory=set)
+    streams: dict[str, int] = field(default_factory=dict)  # client -> open streams
+    spectators: dict[str, int] = field(default_factory=dict)  # game id -> open spectator streams
+    hints: dict[str, int] = field(default_factory=dict)  # client or "game:<id>" -> hints running
+    jobs: dict[str, int] = field(default_factory=dict)  # owner -> referee pool jobs running
+    _logged: dict[str, float] = field(default_factory=dict)
+
+    # ---- rates -------------------------------------------------------------
+    def _take(self, kind: str, client: str, rate: float, burst: float, cost: float, what: str) -> None:
+        if rate <= 0:
+            return
+        key = (kind, client)
+        bucket = self.buckets.get(key)
+        if bucket is None:
+            if len(self.buckets) >= self.max_clients:
+                self.buckets.clear()
+            bucket = self.buckets[key] = Bucket(burst)
+        wait_s = bucket.take(rate, burst, cost)
+        if wait_s:
+            raise Exhausted(what, retry_after_ms=max(1, math.ceil(wait_s * 1000)))
+
+    def request(self, client: str) -> None:
+        rate = self.settings.requests_per_s
+        self._take("request", client, rate, 2 * rate, 1,
+                   f"rate limit of {rate:g} requests/s per client exceeded (GE_RATE_LIMIT_PER_S)")
+
+    def should_log_refusal(self, client: str) -> bool:
+        """One log line per client per second for rate-limit refusals: a flood must not become a log flood."""
+        now = time.monotonic()
+        if now - self._logged.get(client, 0.0) < 1.0:
+            return False
+        if len(self._logged) >= self.max_clients:
+            self._logged.clear()
+        self._logged[client] = now
+        return True
+
+    # ---- games ---------------------------------------------------------------
+    def may_create(self, client: str, time_bank_ms: int) -> None:
+        s = self.settings
+        if s.live_games and len(self.live) >= s.live_games:
+            raise Exhausted(f"the server holds its maximum of {s.live_games} unfinished games (GE_LIVE_GAMES); "
+                            "retry when some have finished or expired", retry_after_ms=30_000)
+        mine = self.owned.get(client, ())
+        if s.live_games_per_client and len(mine) >= s.live_games_per_client:
+            raise Exhausted(f"this client has {len(mine)} unfinished games, the maximum "
+                            "(GE_LIVE_GAMES_PER_CLIENT); finish or abandon some first", retry_after_ms=30_000)
+        if s.demo_games_per_client and time_bank_ms and time_bank_ms < s.demo_bank_ms:
+            demos = sum(1 for g in mine if g in self.demo)
+            if demos >= s.demo_games_per_client:
+                raise Exhausted(f"this client has {demos} unfinished games on a clock under {s.demo_bank_ms} ms "
+                                "(demo games), the maximum (GE_DEMO_GAMES_PER_CLIENT)", retry_after_ms=10_000)
+        rate = s.creates_per_min
+        self._take("create", client, rate / 60, rate, 1,
+                   f"this client created {rate:g} games in the last minute, the maximum (GE_CREATES_PER_MIN)")
+
+    def created(self, client: str, game_id: str, time_bank_ms: int = 0) -> None:
+        self.live.add(game_id)
+        self.owner[game_id] = client
+        self.owned.setdefault(client, set()).add(game_id)
+        if time_bank_ms and time_bank_ms < self.settings.demo_bank_ms:
+            self.demo.add(game_id)
+
+    def recovered(self, game_id: str) -> None:
+        self.live.add(game_id)
+
+    def finished(self, game_id: str) -> None:
+        """The game is over (or evicted): it no longer counts as live for anyone."""
+        self.live.discard(game_id)
+        self.demo.discard(game_id)
+        client = self.owner.pop(game_id, None)
+        if client is not None:
+            mine = self.owned.get(client)
+            if mine is not None:
+                mine.discard(game_id)
+                if not mine:
+                    del self.owned[client]
+
+    def owner_of(self, game_id: str) -> str:
+        return self.owner.get(game_id, "")
+
+    # ---- streams ---------------------------------------------------------------
+    @contextlib.contextmanager
+    def stream(self, client: str, game_id: str, spectator: bool) -> Iterator[None]:
+        s = self.settings
+        if s.streams_per_client and self.streams.get(client, 0) >= s.streams_per_client:
+            raise Exhausted(f"this client has {s.streams_per_client} streams open, the maximum "
+                            "(GE_STREAMS_PER_CLIENT); close one first", retry_after_ms=5_000)
+        if spectator and s.spectators_per_game and self.spectators.get(game_id, 0) >= s.spectators_per_game:
+            raise Exhausted(f"this game has {s.spectators_per_game} spectator streams, the maximum "
+                            "(GE_SPECTATORS_PER_GAME); seats are not affected", retry_after_ms=5_000)
+        _inc(self.streams, client)
+        if spectator:
+            _inc(self.spectators, game_id)
+        try:
+            yield
+        finally:
+            _dec(self.streams, client)
+            if spectator:
+                _dec(self.spectators, game_id)
+
+    # ---- the referee's search pool -------------------------------------------------
+    @contextlib.contextmanager
+    def hint(self, client: str, game_id: str, budget_ms: int) -> Iterator[None]:
+        s = self.settings
+        if s.hints_per_client and self.hints.get(client, 0) >= s.hints_per_client:
+            raise Exhausted(f"this client has {s.hints_per_client} hints running, the maximum "
+                            "(GE_HINTS_PER_CLIENT)", retry_after_ms=max(budget_ms, 100))
+        game_key = "game:" + game_id
+        if s.hints_per_game and self.hints.get(game_key, 0) >= s.hints_per_game:
+            raise Exhausted(f"this game has {s.hints_per_game} hints running, the maximum (GE_HINTS_PER_GAME)",
+                            retry_after_ms=max(budget_ms, 100))
+        rate = s.hint_ms_per_client_min
+        self._take("hint_ms", client, rate / 60, rate, budget_ms,
+                   f"this client used its {rate:g} ms of hint search per minute (GE_HINT_MS_PER_CLIENT_MIN)")
+        _inc(self.hints, client)
+        _inc(self.hints, game_key)
+        try:
+            yield
+        finally:
+            _dec(self.hints, client)
+            _dec(self.hints, game_key)
+
+    @contextlib.contextmanager
+    def pool_job(self, game_id: str) -> Iterator[None]:
+        """Referee search (autoplay, adjudication) for a game, charged to whoever created it."""
+        owner = self.owner_of(game_id)
+        cap = self.settings.pool_jobs_per_client
+        if cap and self.jobs.get(owner, 0) >= cap:
+            raise Exhausted(f"the games of this game's creator have {cap} referee searches running, their "
+                            "share of the pool (GE_POOL_JOBS_PER_CLIENT)", retry_after_ms=500)
+        _inc(self.jobs, owner)
+        try:
+            yield
+        finally:
+            _dec(self.jobs, owner)
+
+    def referee_move(self, game_id: str) -> bool:
+        """Whether the referee may move now in this game: its creator's games share a budget."""
+        rate = self.settings.referee_moves_per_client_s
+        try:
+            self._take("referee", self.owner_of(game_id), rate, rate, 1, "")
+        except Exhausted:
+            return False
+        return True
+
+
+def player_token_of(metadata) -> str:
+    for key, value in metadata or ():
+        if key == PLAYER_TOKEN_HEADER:
+            return value
+    return ""
+
+
+def token_digest(token: str) -> str:
+    """A short, non-reversible name for a token, for keys and logs (tokens are never logged)."""
+    return hashlib.sha256(token.encode()).hexdigest()[:16]
+
+
+def _inc(counts: dict[str, int], key: str) -> None:
+    counts[key] = counts.get(key, 0) + 1
+
+
+def _dec(counts: dict[str, int], key: str) -> None:
+    n = counts.get(key, 0) - 1
+    if n > 0:
+        counts[key] = n
+    else:
+        counts.pop(key, None)
+
+
+QUOTAS = Quotas()  # unlimited until main.py installs the configured one

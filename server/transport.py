@@ -1,0 +1,67 @@
+"""Connection limits and TLS for both listeners, from the GE_* settings (README "Limits", "TLS").
+
+gRPC: keepalive pings, idle and age limits (with a grace period for calls in flight), streams
+per connection, a connection cap and a handshake timeout, so idle or half-open connections
+cannot pile up. TLS when GE_TLS_CERT and GE_TLS_KEY are set (then plaintext is refused), and
+mutual TLS when GE_TLS_CLIENT_CA is set too.
+"""
+from __future__ import annotations
+
+import resource
+import ssl
+from pathlib import Path
+
+import grpc
+
+
+def grpc_options(cfg) -> list[tuple[str, int]]:
+    ms = lambda s: int(s * 1000)  # noqa: E731
+    options = [
+        ("grpc.max_receive_message_length", cfg.max_message_bytes),
+        ("grpc.max_send_message_length", 8 * cfg.max_message_bytes),
+        ("grpc.max_concurrent_streams", cfg.grpc_streams_per_connection),
+        ("grpc.keepalive_time_ms", ms(cfg.grpc_keepalive_s)),
+        ("grpc.keepalive_timeout_ms", 20_000),
+        ("grpc.http2.min_ping_interval_without_data_ms", 10_000),  # clients may ping every 10 s
+        ("grpc.keepalive_permit_without_calls", 1),
+        ("grpc.max_connection_idle_ms", ms(cfg.grpc_max_idle_s)),
+        ("grpc.max_connection_age_ms", ms(cfg.grpc_max_age_s)),
+        ("grpc.max_connection_age_grace_ms", ms(cfg.grpc_max_age_grace_s)),
+        ("grpc.max_allowed_incoming_connections", cfg.grpc_max_connections),
+        ("grpc.server_handshake_timeout_ms", ms(cfg.grpc_handshake_timeout_s)),
+    ]
+    return [(k, v) for k, v in options if v > 0]  # 0 = the setting is off (gRPC's own default)
+
+
+def tls_on(cfg) -> bool:
+    if bool(cfg.tls_cert) != bool(cfg.tls_key):
+        raise SystemExit("GE_TLS_CERT and GE_TLS_KEY go together: set both or neither")
+    if cfg.tls_client_ca and not cfg.tls_cert:
+        raise SystemExit("GE_TLS_CLIENT_CA needs GE_TLS_CERT and GE_TLS_KEY")
+    return bool(cfg.tls_cert)
+
+
+def grpc_credentials(cfg) -> grpc.ServerCredentials | None:
+    if not tls_on(cfg):
+        return None
+    ca = Path(cfg.tls_client_ca).read_bytes() if cfg.tls_client_ca else None
+    return grpc.ssl_server_credentials([(Path(cfg.tls_key).read_bytes(), Path(cfg.tls_cert).read_bytes())],
+                                       root_certificates=ca, require_client_auth=ca is not None)
+
+
+def web_ssl(cfg) -> dict:
+    """uvicorn's TLS arguments for the web port (empty when TLS is off)."""
+    if not tls_on(cfg):
+        return {}
+    args = {"ssl_certfile": cfg.tls_cert, "ssl_keyfile": cfg.tls_key}
+    if cfg.tls_client_ca:
+        args.update(ssl_ca_certs=cfg.tls_client_ca, ssl_cert_reqs=ssl.CERT_REQUIRED)
+    return args
+
+
+def raise_fd_limit() -> int:
+    """Soft open-file limit up to the hard one: connection caps, not EMFILE, should bound connections."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return hard

@@ -1,0 +1,86 @@
+"""The web port's own guards: connection caps and timeouts on uvicorn's HTTP/1.1 protocol, and
+security headers on every response (README "Limits", "Browser access").
+
+uvicorn times out a connection only between requests (timeout_keep_alive), never before the
+first one or while a request's head trickles in, and its limit_concurrency answers 503 only
+once a request arrives. So a connection beyond the total or per-client cap is closed at once,
+and one that has not sent a whole request head within GE_WEB_HEADER_TIMEOUT_S is closed.
+"""
+from __future__ import annotations
+
+import asyncio
+
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from . import quotas
+
+# The page loads only its own script, style and data (no inline script or style), and may not be framed.
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+       "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+SECURITY_HEADERS = [(b"content-security-policy", CSP.encode()), (b"x-frame-options", b"DENY"),
+                    (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer")]
+
+
+def with_security_headers(app):
+    async def guarded_app(scope, receive, send):
+        async def send_with_headers(message):
+            if message["type"] == "http.response.start":
+                names = {k.lower() for k, _ in message.get("headers", [])}
+                message = dict(message, headers=list(message.get("headers", []))
+                               + [(k, v) for k, v in SECURITY_HEADERS if k not in names])
+            await send(message)
+        await app(scope, receive, send_with_headers)
+    return guarded_app
+
+
+def protocol(max_connections: int, per_client: int, header_timeout_s: float):
+    """An H11Protocol class enforcing the connection caps and the request-head timeout."""
+    open_by_client: dict[str, int] = {}
+
+    class GuardedH11(H11Protocol):
+        _client_key = ""
+        _head_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport) -> None:
+            super().connection_made(transport)
+            self._client_key = quotas.peer_address("web:" + _host_port(self.client))
+            n = open_by_client.get(self._client_key, 0) + 1
+            open_by_client[self._client_key] = n
+            if (max_connections and len(self.connections) > max_connections) or (per_client and n > per_client):
+                transport.abort()  # before reading anything: costs one accept, no buffers
+                return
+            self._arm_head_timer()
+
+        def connection_lost(self, exc) -> None:
+            n = open_by_client.get(self._client_key, 0) - 1
+            if n > 0:
+                open_by_client[self._client_key] = n
+            else:
+                open_by_client.pop(self._client_key, None)
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+            super().connection_lost(exc)
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._arm_head_timer()  # the next request's head has the same deadline
+
+        def _arm_head_timer(self) -> None:
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+            if header_timeout_s > 0:
+                self._head_timer = self.loop.call_later(header_timeout_s, self._head_deadline, self.cycle)
+
+        def _head_deadline(self, cycle_then) -> None:
+            # Still no new request since the timer was armed: the head never came (or never completed).
+            if self.cycle is cycle_then and not self.transport.is_closing():
+                self.transport.close()
+
+    return GuardedH11
+
+
+def _host_port(client) -> str:
+    if not client:
+        return "unknown"
+    host, port = client[0], client[1]
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
