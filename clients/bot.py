@@ -165,7 +165,21 @@ def parse_args(argv=None):
     p.add_argument("--think-ms", type=float, default=None, help="time budget per move (mcts)")
     p.add_argument("--iterations", type=int, default=None, help="iteration budget per move (mcts)")
     p.add_argument("--seed", type=int, default=None)
+    add_connection_args(p)
     return p.parse_args(argv)
+
+
+def add_connection_args(p: argparse.ArgumentParser) -> None:
+    """--tls, --ca, --cert, --key and --api-key, shared with clients.tournament."""
+    p.add_argument("--tls", action="store_true", help="connect over TLS (the system's roots unless --ca)")
+    p.add_argument("--ca", metavar="FILE", help="PEM file of the CA to trust (implies --tls)")
+    p.add_argument("--cert", metavar="FILE", help="client certificate (PEM) for a server that wants mutual TLS")
+    p.add_argument("--key", metavar="FILE", help="the client certificate's private key (PEM)")
+    p.add_argument("--api-key", default="", help="API key sent when creating games (server's GE_CREATE_TOKENS)")
+
+
+def connection_kwargs(args) -> dict:
+    return {"tls": args.tls, "ca": args.ca, "cert": args.cert, "key": args.key, "api_key": args.api_key}
 
 
 def main(argv=None) -> int:
@@ -176,7 +190,7 @@ def main(argv=None) -> int:
     if args.policy not in POLICIES:
         print(f"unknown policy {args.policy!r}; choose from {', '.join(POLICIES)}", file=sys.stderr)
         return 2
-    client = Client(args.server, args.game)
+    client = Client(args.server, args.game, **connection_kwargs(args))
     think = args.think_ms if args.think_ms is not None or args.iterations else 100
     rng = random.Random(args.seed)
     if args.player_token:

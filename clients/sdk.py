@@ -83,27 +83,55 @@ def routing(request) -> tuple[tuple[str, str], ...]:
     return (("x-game-id", game_id),) if game_id else ()
 
 
-def call(fn, request, retries: int = 5, timeout: float = 30.0):
-    """Unary call with backoff on transient failures. Writes stay safe to retry because
-    they carry an idempotency key."""
+def retry_delay_s(err: grpc.RpcError) -> float:
+    """The server's RetryInfo delay (a quota refusal says when to come back), else 0."""
+    status = rpc_status.from_call(err) if hasattr(err, "trailing_metadata") else None
+    for d in status.details if status is not None else ():
+        if d.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+            info = error_details_pb2.RetryInfo()
+            d.Unpack(info)
+            return info.retry_delay.seconds + info.retry_delay.nanos / 1e9
+    return 0.0
+
+
+def call(fn, request, retries: int = 5, timeout: float = 30.0, metadata: tuple = ()):
+    """Unary call with backoff on transient failures (at least the server's RetryInfo delay,
+    at most 10 s). Writes stay safe to retry because they carry an idempotency key."""
     delay = 0.1
     for attempt in range(retries + 1):
         try:
-            return fn(request, timeout=timeout, metadata=routing(request))
+            return fn(request, timeout=timeout, metadata=routing(request) + tuple(metadata))
         except grpc.RpcError as e:
             if e.code() not in RETRYABLE or attempt == retries:
                 raise refusal(e) from None
-            time.sleep(delay)
+            time.sleep(min(max(delay, retry_delay_s(e)), 10.0))
             delay = min(delay * 2, 2.0)
 
 
+def make_channel(target: str, tls: bool = False, ca: str | None = None, cert: str | None = None,
+                 key: str | None = None) -> grpc.Channel:
+    """A channel to the server: plaintext, or TLS (`ca`: PEM file to trust instead of the system's
+    roots; `cert`/`key`: this client's certificate for a server that wants mutual TLS)."""
+    options = [("grpc.max_receive_message_length", 16 << 20)]
+    if not (tls or ca or cert):
+        return grpc.insecure_channel(target, options=options)
+    read = lambda path: open(path, "rb").read() if path else None  # noqa: E731
+    creds = grpc.ssl_channel_credentials(root_certificates=read(ca), private_key=read(key),
+                                         certificate_chain=read(cert))
+    return grpc.secure_channel(target, creds, options=options)
+
+
 class Client:
-    def __init__(self, target: str, game: str, channel: grpc.Channel | None = None):
+    """`tls`/`ca`/`cert`/`key` as for `make_channel`; `api_key` is sent on creates (`x-api-key`)
+    for a server with GE_CREATE_TOKENS."""
+
+    def __init__(self, target: str, game: str, channel: grpc.Channel | None = None, *, tls: bool = False,
+                 ca: str | None = None, cert: str | None = None, key: str | None = None, api_key: str = ""):
         self.target = target
         self.game = game
         self.codec = codecs.codec(game)
-        self.channel = channel or grpc.insecure_channel(target, options=[
-            ("grpc.max_receive_message_length", 16 << 20)])
+        self.channel = channel or make_channel(target, tls, ca, cert, key)
+        self.api_key = api_key
         P = self.codec.prefix
         grpc_mod = __import__(self.codec.pb2.__name__ + "_grpc", fromlist=["_"])
         self.stub = getattr(grpc_mod, f"{P}ServiceStub")(self.channel)
@@ -131,7 +159,7 @@ class Client:
                                         for s, p in (reserved or {}).items()])
         if seed is not None:
             req.seed = seed
-        resp = call(self._rpc("CreateXGame"), req)
+        resp = call(self._rpc("CreateXGame"), req, metadata=(("x-api-key", self.api_key),) if self.api_key else ())
         self.invite_code = resp.invite_code
         tokens = [""] * seats
         for t in resp.seat_tokens:

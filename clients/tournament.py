@@ -28,7 +28,7 @@ from engines import registry
 from engines.ai.policies import POLICIES
 from engines.core import RuleError
 
-from .bot import Bot
+from .bot import Bot, add_connection_args, connection_kwargs
 from .sdk import Client, Refused
 
 
@@ -62,7 +62,7 @@ def play_one(job: dict[str, Any]) -> dict[str, Any]:
     result = {"index": job["index"], "seed": job["seed"], "bots": job["bots"], "game_id": None,
               "outcome": None, "moves": 0, "error": None}
     try:
-        client = Client(job["server"], job["game"])
+        client = Client(job["server"], job["game"], **job.get("connection", {}))
         game_id, tokens = client.create(job["seats"], job["options"], job["seed"], max_moves=job["max_moves"])
         result["game_id"] = game_id
         rng = random.Random(job["seed"])
@@ -193,6 +193,7 @@ def parse_args(argv=None):
                    help="play only games i with i %% shard-count == shard-index, for a k8s Indexed Job's workers "
                         "(default %(default)s)")
     p.add_argument("--shard-count", type=int, default=1, help="number of workers the schedule is split over (default %(default)s)")
+    add_connection_args(p)
     return p.parse_args(argv)
 
 
@@ -240,7 +241,7 @@ def run(args) -> dict[str, Any]:
     seeds = random.Random(args.seed)
     jobs = [{"index": i, "server": args.server, "game": args.game, "seats": args.seats, "options": options,
              "seed": seeds.randrange(2**62), "bots": seating(bots, args.seats, i), "think_ms": args.think_ms,
-             "max_moves": args.max_moves} for i in range(args.games)]
+             "max_moves": args.max_moves, "connection": connection_kwargs(args)} for i in range(args.games)]
     jobs = [j for j in jobs if j["index"] % args.shard_count == args.shard_index]  # same seeds in every shard
     results = []
     t0 = time.perf_counter()

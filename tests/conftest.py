@@ -46,7 +46,7 @@ class ServerProcess:
                                      stdout=subprocess.DEVNULL, stderr=open(self.log, "ab"))
         from grpc_health.v1 import health_pb2, health_pb2_grpc
         deadline = time.time() + timeout
-        with grpc.insecure_channel(self.target) as ch:
+        with self.channel() as ch:
             stub = health_pb2_grpc.HealthStub(ch)
             while time.time() < deadline:
                 if self.proc.poll() is not None:
@@ -57,6 +57,10 @@ class ServerProcess:
                 except grpc.RpcError:
                     time.sleep(0.1)
         raise RuntimeError("server did not become healthy")
+
+    def channel(self) -> grpc.Channel:
+        """A channel to this server (a TLS server's test overrides it)."""
+        return grpc.insecure_channel(self.target)
 
     def kill9(self) -> None:
         self.proc.send_signal(signal.SIGKILL)

@@ -3,7 +3,7 @@
 // State lives in the URL hash: #game=pompeii&id=GAME_ID&token=SEAT_TOKEN (the token never leaves the page
 // except in RPC bodies).
 import { GameApi, label, listGames, Refusal, type GameType, type Json } from "./api";
-import { DATA_FILES, generic, RENDERERS, SEAT_COLOURS } from "./boards";
+import { DATA_FILES, generic, RENDERERS } from "./boards";
 import { createFields, initLobby, refreshOpen } from "./lobby";
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -104,8 +104,8 @@ class Session {
     }));
     const outcome = s.over ? ` · over: winners ${(s.outcome?.winners ?? []).map((w: number) => `seat ${w}`).join(", ")}`
       : s.waiting ? ` · <b id="waiting">waiting for players</b>: ${(s.seatHolders ?? []).map((h: Json) => `seat ${h.seat ?? 0} ${h.state === "open" ? "open" : h.playerName}`).join(", ")}` : "";
-    $("status").innerHTML = `version <b id="version">${s.version ?? 0}</b> · to move ${s.toMove >= 0 ? `<span style="color:${SEAT_COLOURS[s.toMove]}">seat ${s.toMove}</span>` : "—"}`
-      + ` · you are ${s.callerSeat >= 0 ? `<b style="color:${SEAT_COLOURS[s.callerSeat]}">seat ${s.callerSeat}</b>` : "a spectator"}${outcome}`;
+    $("status").innerHTML = `version <b id="version">${s.version ?? 0}</b> · to move ${s.toMove >= 0 ? `<span class="seat-${s.toMove}">seat ${s.toMove}</span>` : "—"}`
+      + ` · you are ${s.callerSeat >= 0 ? `<b class="seat-${s.callerSeat}">seat ${s.callerSeat}</b>` : "a spectator"}${outcome}`;
     this.drawMoves();
     $<HTMLDetailsElement>("raw").querySelector("pre")!.textContent = JSON.stringify(this.view, null, 1);
   }

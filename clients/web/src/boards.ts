@@ -74,7 +74,7 @@ function pompeii({ view, data, moves }: Ctx): string {
   }
   out += `</svg>`;
   const perSeat = (name: string, arr: number[] | undefined) => `<tr><th>${name}</th>${(arr ?? []).map((v) => `<td>${v}</td>`).join("")}</tr>`;
-  out += `<table class="info"><tr><th></th>${Array.from({ length: view.players ?? 0 }, (_, s) => `<th style="color:${SEAT_COLOURS[s]}">${seatName(s)}</th>`).join("")}</tr>
+  out += `<table class="info"><tr><th></th>${Array.from({ length: view.players ?? 0 }, (_, s) => `<th class="seat-${s}">${seatName(s)}</th>`).join("")}</tr>
     ${perSeat("hand", view.handSizes)}${perSeat("supply", view.supply)}${perSeat("saved", view.saved)}${perSeat("volcano", view.volcano)}</table>
     <p class="facts">phase <b>${esc(view.phase)}</b> · step <b>${esc(view.step)}</b> · turn ${seatName(view.turn ?? -1)} · deck ${view.deckSize ?? 0}
     ${view.pendingTile ? ` · tile to place <b>${esc(view.pendingTile)}</b>` : ""}
@@ -253,7 +253,7 @@ function smallworld({ view, data, moves }: Ctx): string {
   });
   out += `</svg><p class="facts">round ${view.round ?? 0}/${view.rounds ?? 0} · phase <b>${esc(view.phase)}</b> · current ${seatName(view.currentSeat ?? -1)}</p>`;
   out += `<table class="info"><tr><th>seat</th><th>coins</th><th>active race</th><th>in decline</th></tr>${(view.players ?? []).map((p: Json) =>
-    `<tr><td style="color:${SEAT_COLOURS[p.seat ?? 0]}">${seatName(p.seat ?? 0)}${p.isNecromancer ? " (Necromancer)" : ""}</td><td>${(p.coins ?? 0) < 0 ? "?" : p.coins ?? 0}</td><td>${esc(p.activeRace)}</td><td>${(p.declinedRaces ?? []).map(esc).join(", ")}</td></tr>`).join("")}</table>`;
+    `<tr><td class="seat-${p.seat ?? 0}">${seatName(p.seat ?? 0)}${p.isNecromancer ? " (Necromancer)" : ""}</td><td>${(p.coins ?? 0) < 0 ? "?" : p.coins ?? 0}</td><td>${esc(p.activeRace)}</td><td>${(p.declinedRaces ?? []).map(esc).join(", ")}</td></tr>`).join("")}</table>`;
   return out;
 }
 

@@ -1,0 +1,67 @@
+"""Expiry of games nobody plays (issue 19 item 3) and optional API keys for creators (item 5)."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from clients.sdk import Client, Refused
+from tests.web.conftest import WebServer
+
+from .support import create, web_call
+
+GAME = "pompeii"
+
+
+def test_expiry_abandons_then_evicts_an_idle_game(fresh_server):
+    server = fresh_server(GE_IDLE_GAME_TTL_S="1", GE_FINISHED_TTL_S="2").start()
+    client = Client(server.target, GAME)
+    played, tokens = client.create(2, seed=1)
+    seat = client.seat(played, client.status(played).to_move, tokens[client.status(played).to_move])
+    seat.move(seat.legal()[0])
+    untouched, _ = client.create(2, seed=2)
+    deadline = time.time() + 10
+    while not client.status(played).over and time.time() < deadline:
+        time.sleep(0.2)
+    status = client.status(played)
+    assert status.over and status.outcome["adjudicated"] and not status.outcome.get("winners")
+    assert status.outcome["ranks"] == [1, 1]
+    events = [d for _, kind, d in client.spectator(played).events(timeout=5) if kind == "referee"]
+    assert events and events[-1]["action"] == "abandoned" and "GE_IDLE_GAME_TTL_S" in events[-1]["reason"]
+    with pytest.raises(Refused) as e:  # a game in which nothing was played leaves at once
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            client.status(untouched)
+            time.sleep(0.2)
+    assert e.value.code.name == "NOT_FOUND"
+    with pytest.raises(Refused) as e:  # the played one after GE_FINISHED_TTL_S, like a finished game
+        deadline = time.time() + 15
+        while time.time() < deadline:
+            client.status(played)
+            time.sleep(0.3)
+    assert e.value.code.name == "NOT_FOUND"
+
+
+def test_create_needs_an_api_key_when_configured(tmp_path):
+    keys = tmp_path / "keys"
+    keys.write_text("# operators\nfile-key\n")
+    server = WebServer(tmp_path / "d", GE_CREATE_TOKENS="k1, k2", GE_CREATE_TOKENS_FILE=str(keys)).start()
+    try:
+        client = Client(server.target, GAME)
+        code, message, _ = create(client)
+        assert code == "UNAUTHENTICATED" and "x-api-key" in message
+        assert create(client, metadata=(("x-api-key", "wrong"),))[0] == "UNAUTHENTICATED"
+        assert create(client, metadata=(("x-api-key", "k2"),))[0] == "OK"
+        assert create(client, metadata=(("authorization", "Bearer k1"),))[0] == "OK"
+        assert create(client, metadata=(("x-api-key", "file-key"),))[0] == "OK"
+        game_id, tokens = Client(server.target, GAME, api_key="k1").create(2, seed=3)
+        assert client.spectator(game_id).view()[0].game_id == game_id  # reading needs no key
+        assert client.seat(game_id, 0, tokens[0]).legal() is not None
+        status, err = web_call(server.web_port, "PompeiiService", "CreatePompeiiGame", {"seats": 2})
+        assert status == 401 and err["code"] == "unauthenticated"
+        status, _ = web_call(server.web_port, "PompeiiService", "CreatePompeiiGame", {"seats": 2},
+                             headers={"x-api-key": "k2"})
+        assert status == 200
+        assert "k1" not in server.log.read_text() and "file-key" not in server.log.read_text()
+    finally:
+        server.stop()

@@ -1,0 +1,179 @@
+"""Quotas per client and in total (issue 19 item 2): each one hit is RESOURCE_EXHAUSTED with a RetryInfo
+and a sentence naming its setting, and another client (another loopback address, on the web port, which
+calls the same servicers) goes on."""
+from __future__ import annotations
+
+import concurrent.futures
+import time
+
+import grpc
+import pytest
+
+from clients.sdk import Client
+from gameengine.v1 import common_pb2
+from tests.web.conftest import WebServer
+
+from .support import create, raw, web_call, web_retry_s
+
+GAME = "pompeii"
+SERVICE = "PompeiiService"
+
+
+@pytest.fixture
+def web(tmp_path):
+    servers = []
+
+    def make(**env):
+        s = WebServer(tmp_path / f"w{len(servers)}", **env).start()
+        servers.append(s)
+        return s
+
+    yield make
+    for s in servers:
+        s.stop()
+
+
+def test_requests_per_client_not_per_connection(web):
+    server = web(GE_RATE_LIMIT_PER_S="20", GE_LOG_LEVEL="info")
+    client = Client(server.target, GAME)
+    game_id, _ = client.create(2, seed=1)
+    view = client._req("GetXViewRequest", game_id=game_id)
+    codes = [raw(client._rpc("GetXView"), view) for _ in range(120)]
+    refused = [c for c in codes if c[0] == "RESOURCE_EXHAUSTED"]
+    assert refused and {c[0] for c in codes} <= {"OK", "RESOURCE_EXHAUSTED"}
+    assert all(0 < delay <= 1 for _, _, delay in refused) and "GE_RATE_LIMIT_PER_S" in refused[0][1]
+    # a second connection from the same address is the same client
+    other = Client(server.target, GAME, channel=grpc.insecure_channel(
+        server.target, options=[("grpc.use_local_subchannel_pool", 1)]))
+    assert raw(other._rpc("GetXView"), view)[0] == "RESOURCE_EXHAUSTED"
+    # another address is another client; the same limit holds for it on the web port
+    status, _ = web_call(server.web_port, SERVICE, "GetPompeiiView", {"gameId": game_id})
+    assert status == 200
+    statuses = [web_call(server.web_port, SERVICE, "GetPompeiiView", {"gameId": game_id}, source="127.0.0.3")
+                for _ in range(60)]
+    assert 429 in {s for s, _ in statuses}
+    assert web_retry_s(next(e for s, e in statuses if s == 429)) > 0
+    time.sleep(1.5)
+    assert raw(client._rpc("GetXView"), view)[0] == "OK"  # after the retry delay the client goes on
+    refusal_lines = server.log.read_text().count('"code": "RESOURCE_EXHAUSTED"')
+    assert refusal_lines <= 6, "a flood of refusals is logged about once per client per second"
+
+
+def test_creates_per_minute_and_live_games(web):
+    server = web(GE_CREATES_PER_MIN="4", GE_LIVE_GAMES_PER_CLIENT="2", GE_LIVE_GAMES="3")
+    client = Client(server.target, GAME)
+    games = [client.create(2, seed=i) for i in range(2)]
+    code, message, delay = create(client)
+    assert code == "RESOURCE_EXHAUSTED" and "GE_LIVE_GAMES_PER_CLIENT" in message and delay > 0
+    for i in range(2):  # finishing a game frees its place
+        client.adjudicate(*games[i], "done", rollouts=4)
+        games.append(client.create(2, seed=10 + i))
+        assert create(client)[0] == "RESOURCE_EXHAUSTED"
+    client.adjudicate(*games[2], "done", rollouts=4)
+    code, message, delay = create(client)  # the 5th create within a minute
+    assert code == "RESOURCE_EXHAUSTED" and "GE_CREATES_PER_MIN" in message and 1 < delay <= 15
+    # the total: client 2 takes the last two of 3 live places, client 3 is refused
+    for _ in range(2):
+        assert web_call(server.web_port, SERVICE, "CreatePompeiiGame", {"seats": 2})[0] == 200
+    status, err = web_call(server.web_port, SERVICE, "CreatePompeiiGame", {"seats": 2}, source="127.0.0.3")
+    assert status == 429 and "GE_LIVE_GAMES" in err["message"] and web_retry_s(err) > 0
+
+
+def test_demo_games_have_a_low_per_client_cap(fresh_server):
+    server = fresh_server(GE_DEMO_GAMES_PER_CLIENT="1").start()
+    client = Client(server.target, GAME)
+    demo = {"time_bank_ms": 1, "increment_ms": 700, "timeout_policy": 2}
+    assert create(client, **demo)[0] == "OK"
+    code, message, delay = create(client, **demo)
+    assert code == "RESOURCE_EXHAUSTED" and "GE_DEMO_GAMES_PER_CLIENT" in message and delay > 0
+    assert create(client, time_bank_ms=60_000)[0] == "OK"  # a real clock is not a demo
+
+
+def test_streams_per_client_and_spectators_per_game(fresh_server):
+    server = fresh_server(GE_STREAMS_PER_CLIENT="3", GE_SPECTATORS_PER_GAME="2").start()
+    client = Client(server.target, GAME)
+    game_id, tokens = client.create(2, seed=5)
+    stream = client._rpc("StreamXEvents")
+
+    def open_stream(token=""):
+        call = stream(client._req("StreamXEventsRequest", game_id=game_id, token=token, from_version=10**6),
+                      timeout=3)
+        return call
+
+    held = [open_stream(), open_stream()]
+    time.sleep(0.5)
+    with pytest.raises(grpc.RpcError) as e:
+        next(open_stream())
+    assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "GE_SPECTATORS_PER_GAME" in e.value.details()
+    seat_stream = open_stream(tokens[0])  # a seat is not crowded out by spectators
+    time.sleep(0.5)
+    with pytest.raises(grpc.RpcError) as e:
+        next(open_stream(tokens[1]))
+    assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "GE_STREAMS_PER_CLIENT" in e.value.details()
+    from clients.sdk import retry_delay_s
+    assert retry_delay_s(e.value) > 0
+    with pytest.raises(grpc.RpcError) as e:
+        next(seat_stream)
+    assert e.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED  # it was open until its deadline
+    for call in held:
+        call.cancel()
+    time.sleep(0.5)
+    with pytest.raises(grpc.RpcError) as e:  # places are given back when streams end
+        next(open_stream())
+    assert e.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+
+
+def test_hints_per_game_per_client_and_search_time(fresh_server):
+    server = fresh_server(GE_HINTS_PER_CLIENT="2", GE_HINTS_PER_GAME="1", GE_HINT_MS_PER_CLIENT_MIN="3000",
+                          GE_HINT_QUEUE="6").start()
+    client = Client(server.target, GAME)
+    games = [client.create(2, seed=20 + i) for i in range(3)]
+
+    def hint(game, budget=900):
+        game_id, tokens = game
+        seat = client.status(game_id).to_move
+        return raw(client._rpc("GetXHint"), client._req("GetXHintRequest", game_id=game_id, token=tokens[seat],
+                                                        budget_ms=budget), timeout=60)
+
+    assert hint(games[0], 50)[0] == "OK"  # starts the worker process
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        same_game = list(pool.map(lambda g: hint(g), [games[0], games[0]]))
+    codes = sorted(c for c, _, _ in same_game)
+    assert codes == ["OK", "RESOURCE_EXHAUSTED"]
+    assert "GE_HINTS_PER_GAME" in next(m for c, m, _ in same_game if c != "OK")
+    time.sleep(1)
+    with concurrent.futures.ThreadPoolExecutor(3) as pool:
+        three = list(pool.map(lambda g: hint(g, 300), games))
+    refused = [(m, d) for c, m, d in three if c == "RESOURCE_EXHAUSTED"]
+    assert refused and any("GE_HINTS_PER_CLIENT" in m or "GE_HINT_MS_PER_CLIENT_MIN" in m for m, _ in refused)
+    assert all(d > 0 for _, d in refused)
+    code, message, delay = hint(games[1], 2000)  # the minute's search time is used up
+    assert code == "RESOURCE_EXHAUSTED" and "GE_HINT_MS_PER_CLIENT_MIN" in message and delay > 1
+
+
+def test_referee_work_is_shared_per_client(web):
+    """One client's many clocked games get its budget of referee moves; another client's game its own."""
+    server = web(GE_REFEREE_MOVES_PER_CLIENT_S="2", GE_DEMO_GAMES_PER_CLIENT="0", GE_REFEREE_TICK_S="0.05")
+    client = Client(server.target, GAME)
+    flood = [client.create(2, seed=40 + i, time_bank_ms=1, timeout_policy="random")[0] for i in range(10)]
+    status, body = web_call(server.web_port, SERVICE, "CreatePompeiiGame",
+                            {"seats": 2, "seed": 99, "referee": {"timeBankMs": 1, "timeoutPolicy": "TIMEOUT_POLICY_RANDOM"}})
+    assert status == 200
+    time.sleep(4)
+    flood_moves = sum(client.status(g).version for g in flood)
+    other_moves = client.status(body["gameId"]).version
+    assert flood_moves <= 2 * 4 + 2 + 2, "the flooding client's games share 2 referee moves/s (burst 2)"
+    assert other_moves >= 4, "the other client's game has its own budget"
+
+
+def test_referee_pool_share_per_game_creator(fresh_server):
+    server = fresh_server(GE_POOL_JOBS_PER_CLIENT="1", GE_HINT_QUEUE="4").start()
+    client = Client(server.target, GAME)
+    games = [client.create(3, seed=60 + i) for i in range(2)]
+    adjudicate = client.common.AdjudicateGame
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(lambda g: raw(adjudicate, common_pb2.AdjudicateGameRequest(
+            game_id=g[0], tokens=g[1], reason="stop", rollouts=2000), timeout=60), games))
+    codes = sorted(c for c, _, _ in results)
+    assert codes == ["OK", "RESOURCE_EXHAUSTED"], results
+    assert "GE_POOL_JOBS_PER_CLIENT" in next(m for c, m, _ in results if c != "OK")
