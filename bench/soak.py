@@ -69,7 +69,8 @@ def main(argv=None) -> int:
     ap.add_argument("--max-growth", type=float, default=0.25, help="allowed RSS growth, wave 2 to last")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as d:
-        server = ServerProcess(Path(d), GE_FINISHED_TTL_S="2", GE_RATE_LIMIT_PER_S="0").start()
+        server = ServerProcess(Path(d), GE_FINISHED_TTL_S="2", GE_RATE_LIMIT_PER_S="0",
+                               GE_CREATES_PER_MIN="0").start()
         rows, all_errors = [], []
         try:
             for w in range(args.waves):

@@ -40,7 +40,7 @@ class Config:
     # ---- limits (server/limits.py, server/quotas.py; README "Limits"); 0 turns a quota off ----
     requests_per_s: float = float(_env("GE_RATE_LIMIT_PER_S", "1000"))  # per client, burst 2x
     creates_per_min: float = float(_env("GE_CREATES_PER_MIN", "600"))  # per client
-    live_games: int = int(_env("GE_LIVE_GAMES", "20000"))  # unfinished games, all clients
+    live_games: int = int(_env("GE_LIVE_GAMES", "10000"))  # unfinished games, all clients
     live_games_per_client: int = int(_env("GE_LIVE_GAMES_PER_CLIENT", "1000"))
     demo_games_per_client: int = int(_env("GE_DEMO_GAMES_PER_CLIENT", "4"))  # unfinished, bank under demo_bank_ms
     demo_bank_ms: int = int(_env("GE_DEMO_BANK_MS", "1000"))
@@ -57,7 +57,7 @@ class Config:
     grpc_max_age_s: float = float(_env("GE_GRPC_MAX_AGE_S", "3600"))
     grpc_max_age_grace_s: float = float(_env("GE_GRPC_MAX_AGE_GRACE_S", "300"))
     grpc_streams_per_connection: int = int(_env("GE_GRPC_STREAMS_PER_CONNECTION", "256"))
-    grpc_max_connections: int = int(_env("GE_GRPC_MAX_CONNECTIONS", "4096"))
+    grpc_max_connections: int = int(_env("GE_GRPC_MAX_CONNECTIONS", "8000"))
     grpc_handshake_timeout_s: float = float(_env("GE_GRPC_HANDSHAKE_TIMEOUT_S", "10"))
     web_idle_s: float = float(_env("GE_WEB_IDLE_S", "5"))  # keep-alive between requests
     web_header_timeout_s: float = float(_env("GE_WEB_HEADER_TIMEOUT_S", "10"))  # to send a request's head
