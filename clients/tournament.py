@@ -222,12 +222,15 @@ class Unreachable(RuntimeError):
     """The server does not answer: no game can be played."""
 
 
-def reachable(server: str, timeout_s: float = 10.0) -> None:
+def reachable(server: str, timeout_s: float = 10.0, connection: dict | None = None) -> None:
     """One ListGameTypes call before the schedule, so an unreachable server is one clear error."""
     import grpc
 
     from gameengine.v1 import common_pb2, common_pb2_grpc
-    with grpc.insecure_channel(server) as channel:
+
+    from .sdk import make_channel
+    tls = {k: v for k, v in (connection or {}).items() if k in ("tls", "ca", "cert", "key")}
+    with make_channel(server, **tls) as channel:
         try:
             common_pb2_grpc.GameServiceStub(channel).ListGameTypes(common_pb2.ListGameTypesRequest(),
                                                                     timeout=timeout_s, wait_for_ready=True)
@@ -237,7 +240,7 @@ def reachable(server: str, timeout_s: float = 10.0) -> None:
 
 def run(args) -> dict[str, Any]:
     bots, options = validate(args)
-    reachable(args.server)
+    reachable(args.server, connection=connection_kwargs(args))
     seeds = random.Random(args.seed)
     jobs = [{"index": i, "server": args.server, "game": args.game, "seats": args.seats, "options": options,
              "seed": seeds.randrange(2**62), "bots": seating(bots, args.seats, i), "think_ms": args.think_ms,

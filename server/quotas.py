@@ -141,6 +141,15 @@ class Quotas:
         self._take("request", client, rate, 2 * rate, 1,
                    f"rate limit of {rate:g} requests/s per client exceeded (GE_RATE_LIMIT_PER_S)")
 
+    def request_wait_s(self, client: str) -> float:
+        """Seconds until `client` may send another request (0 = now), without taking one."""
+        rate = self.settings.requests_per_s
+        bucket = self.buckets.get(("request", client))
+        if rate <= 0 or bucket is None:
+            return 0.0
+        tokens = min(2 * rate, bucket.tokens + (time.monotonic() - bucket.last) * rate)
+        return 0.0 if tokens >= 1 else (1 - tokens) / rate
+
     def should_log_refusal(self, client: str) -> bool:
         """One log line per client per second for rate-limit refusals: a flood must not become a log flood."""
         now = time.monotonic()

@@ -70,7 +70,7 @@ async def guarded(method: str, context: grpc.aio.ServicerContext, fn: Callable, 
     except ServiceError as e:
         failure = e
     except Exception:  # never UNKNOWN: an engine or codec bug is INTERNAL, and logged
-        log.exception("internal_error", method=method, **fields)
+        log.exception("internal_error", method=method, **{k: _bounded_field(v) for k, v in fields.items()})
         failure = ServiceError("internal error; the game was not changed")
     latency_ms = (time.perf_counter() - t0) * 1000
     code = failure.code_name if failure else "OK"
