@@ -12,6 +12,7 @@ a client.
 """
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import contextvars
 import functools
@@ -22,8 +23,15 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-from .errors import Exhausted
+from .errors import Exhausted as _Exhausted
 
+
+class Exhausted(_Exhausted):
+    """A quota's refusal (paced by `Quotas.pace`), as opposed to a busy worker pool."""
+    client_quota = True
+
+REFUSAL_PACE_S = 0.25
+PACED_PER_CLIENT = 256
 CALLER: contextvars.ContextVar[str] = contextvars.ContextVar("caller", default="")
 PLAYER_TOKEN_HEADER = "x-player-token"
 # The players layer sets this to map a player token to a player id (None = unknown token);
@@ -120,6 +128,7 @@ class Quotas:
     spectators: dict[str, int] = field(default_factory=dict)  # game id -> open spectator streams
     hints: dict[str, int] = field(default_factory=dict)  # client or "game:<id>" -> hints running
     jobs: dict[str, int] = field(default_factory=dict)  # owner -> referee pool jobs running
+    paced: dict[str, int] = field(default_factory=dict)  # client -> refusals being held
     _logged: dict[str, float] = field(default_factory=dict)
 
     # ---- rates -------------------------------------------------------------
@@ -141,14 +150,16 @@ class Quotas:
         self._take("request", client, rate, 2 * rate, 1,
                    f"rate limit of {rate:g} requests/s per client exceeded (GE_RATE_LIMIT_PER_S)")
 
-    def request_wait_s(self, client: str) -> float:
-        """Seconds until `client` may send another request (0 = now), without taking one."""
-        rate = self.settings.requests_per_s
-        bucket = self.buckets.get(("request", client))
-        if rate <= 0 or bucket is None:
-            return 0.0
-        tokens = min(2 * rate, bucket.tokens + (time.monotonic() - bucket.last) * rate)
-        return 0.0 if tokens >= 1 else (1 - tokens) / rate
+    async def pace(self, client: str, failure) -> None:
+        """Hold a client's own quota refusal for REFUSAL_PACE_S before answering it, so a client that
+        ignores RetryInfo gets at most one refusal per call in flight per REFUSAL_PACE_S, not one per
+        few microseconds of server time. At most PACED_PER_CLIENT are held per client (beyond: at once)."""
+        if getattr(failure, "client_quota", False) and self.paced.get(client, 0) < PACED_PER_CLIENT:
+            _inc(self.paced, client)
+            try:
+                await asyncio.sleep(REFUSAL_PACE_S)
+            finally:
+                _dec(self.paced, client)
 
     def should_log_refusal(self, client: str) -> bool:
         """One log line per client per second for rate-limit refusals: a flood must not become a log flood."""

@@ -79,6 +79,7 @@ async def guarded(method: str, context: grpc.aio.ServicerContext, fn: Callable, 
         log.info("rpc", method=method, code=code, latency_ms=round(latency_ms, 3),
                  rule=getattr(failure, "rule", None), **{k: _bounded_field(v) for k, v in fields.items()})
     if failure is not None:
+        await quotas.QUOTAS.pace(client, failure)
         failure.message = limits.clip(failure.message)
         s = status_for(failure)
         failure = None  # the exception's traceback holds this frame: no cycle through the local

@@ -4,8 +4,7 @@ security headers on every response (README "Limits", "Browser access").
 uvicorn times out a connection only between requests (timeout_keep_alive), never before the
 first one or while a request's head trickles in, and its limit_concurrency answers 503 only
 once a request arrives. So a connection beyond the total or per-client cap is closed at once,
-one that has not sent a whole request head within GE_WEB_HEADER_TIMEOUT_S is closed, and a
-client over its request rate is not read from until it may send again.
+and one that has not sent a whole request head within GE_WEB_HEADER_TIMEOUT_S is closed.
 """
 from __future__ import annotations
 
@@ -18,7 +17,6 @@ from . import quotas
 # The page loads only its own script, style and data (no inline script or style), and may not be framed.
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
-RATE_PAUSE_S = 0.25  # at least this long: a refilled token lasts 1 ms at 1000 requests/s
 SECURITY_HEADERS = [(b"content-security-policy", CSP.encode()), (b"x-frame-options", b"DENY"),
                     (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer")]
 
@@ -62,19 +60,6 @@ def protocol(max_connections: int, per_client: int, header_timeout_s: float):
             if self._head_timer is not None:
                 self._head_timer.cancel()
             super().connection_lost(exc)
-
-        def data_received(self, data: bytes) -> None:
-            super().data_received(data)
-            # A client over its request rate: stop reading its connection until it may send again,
-            # so a flood waits in the kernel's buffers instead of costing a refusal each.
-            wait_s = quotas.QUOTAS.request_wait_s("ip:" + self._client_key)
-            if wait_s > 0 and not self.transport.is_closing():
-                self.transport.pause_reading()
-                self.loop.call_later(max(wait_s, RATE_PAUSE_S), self._resume)
-
-        def _resume(self) -> None:
-            if not self.transport.is_closing():
-                self.transport.resume_reading()
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
