@@ -18,6 +18,7 @@ from gameengine import codecs
 GAMES = list(codecs.available())
 SEATS = {"pompeii": 3, "eruption": 3, "citadels": 4, "smallworld": 3}
 REFUSALS = {grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND,
+            grpc.StatusCode.ALREADY_EXISTS,
             grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.ABORTED, grpc.StatusCode.RESOURCE_EXHAUSTED}
 
 
