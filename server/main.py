@@ -42,6 +42,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     for rec in store.games.values():
         if not core.is_over(rec):
             quotas.QUOTAS.recovered(rec.game_id)
+    quotas.verify_player_token = lambda token: getattr(store.players.authenticate(token), "player_id", None)
     access.configure(cfg.create_tokens, cfg.create_tokens_file)
     transport.raise_fd_limit()
     referee = Referee(core, cfg)

@@ -19,7 +19,7 @@ import structlog
 
 from gameengine.v1 import common_pb2, player_pb2, player_pb2_grpc
 
-from . import auth, lobby, player_stream
+from . import access, auth, lobby, player_stream, quotas
 from .errors import AlreadyExists, InvalidArgument, NotFound
 from .participation import PlayerRegistered, PlayerNotified, seating_of
 
@@ -61,6 +61,8 @@ class PlayerServicer(player_pb2_grpc.PlayerServiceServicer):
         from .servicer import guarded  # servicer imports service, which imports lobby
 
         async def body():
+            access.require_create_key(context.invocation_metadata())
+            quotas.QUOTAS.may_register(quotas.client_identity(context.peer()))  # by address: a player is an identity
             record, token = register(self.core.store, request.name)
             return player_pb2.RegisterPlayerResponse(
                 player=player_pb2.Player(player_id=record.player_id, name=record.name), player_token=token)

@@ -34,8 +34,8 @@ REFUSAL_PACE_S = 0.25
 PACED_PER_CLIENT = 256
 CALLER: contextvars.ContextVar[str] = contextvars.ContextVar("caller", default="")
 PLAYER_TOKEN_HEADER = "x-player-token"
-# The players layer sets this to map a player token to a player id (None = unknown token);
-# until then a player token is not trusted as an identity (an attacker could mint new ones).
+# Maps a player token (metadata x-player-token) to its player id, None for an unknown token (an
+# unverified token is no identity: anyone could send new ones); main.py installs the registry's.
 verify_player_token: Callable[[str], str | None] | None = None
 
 
@@ -189,6 +189,12 @@ class Quotas:
         rate = s.creates_per_min
         self._take("create", client, rate / 60, rate, 1,
                    f"this client created {rate:g} games in the last minute, the maximum (GE_CREATES_PER_MIN)")
+
+    def may_register(self, address: str) -> None:
+        """Registering players counts against the address's creates per minute: each player is a new client."""
+        rate = self.settings.creates_per_min
+        self._take("create", address, rate / 60, rate, 1,
+                   f"this address created {rate:g} games or players in the last minute, the maximum (GE_CREATES_PER_MIN)")
 
     def created(self, client: str, game_id: str, time_bank_ms: int = 0) -> None:
         self.live.add(game_id)

@@ -8,7 +8,7 @@ reference spectator/player page from `server/web_static/`.
 
 There is no second implementation: each web method calls the very servicer
 objects the gRPC server uses (servicer.make_servicer / GameServiceServicer), so
-the GameCore operations, codecs, rate limit, logging, metrics and the mapping of
+the GameCore operations, codecs, quotas, logging, metrics and the mapping of
 ServiceError to status codes with google.rpc details are shared. Only the
 transport differs: `_WebContext` stands in for grpc's ServicerContext, and a
 refusal's google.rpc.Status becomes a ConnectError carrying the same code,

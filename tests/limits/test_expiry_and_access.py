@@ -65,3 +65,38 @@ def test_create_needs_an_api_key_when_configured(tmp_path):
         assert "k1" not in server.log.read_text() and "file-key" not in server.log.read_text()
     finally:
         server.stop()
+
+
+def test_registering_players_needs_a_key_and_counts_as_a_create(fresh_server):
+    from gameengine.v1 import player_pb2, player_pb2_grpc
+
+    from .support import raw
+    server = fresh_server(GE_CREATE_TOKENS="k1", GE_CREATES_PER_MIN="2").start()
+    client = Client(server.target, GAME)
+    players = player_pb2_grpc.PlayerServiceStub(client.channel)
+    register = lambda name, md=(("x-api-key", "k1"),): raw(players.RegisterPlayer,  # noqa: E731
+                                                          player_pb2.RegisterPlayerRequest(name=name), md)
+    assert register("ann", ())[0] == "UNAUTHENTICATED"
+    assert register("ann")[0] == "OK" and register("bob")[0] == "OK"
+    code, message, delay = register("cid")
+    assert code == "RESOURCE_EXHAUSTED" and "GE_CREATES_PER_MIN" in message and delay > 1
+
+
+def test_a_player_token_is_its_own_client(fresh_server):
+    from gameengine.v1 import common_pb2, player_pb2, player_pb2_grpc
+
+    from .support import raw
+    server = fresh_server(GE_RATE_LIMIT_PER_S="5").start()
+    client = Client(server.target, GAME)
+    players = player_pb2_grpc.PlayerServiceStub(client.channel)
+    tokens = [players.RegisterPlayer(player_pb2.RegisterPlayerRequest(name=n)).player_token for n in ("ann", "bob")]
+    game_id, _ = client.create(2, seed=1)
+    status = common_pb2.GetGameStatusRequest(game_id=game_id)
+    as_ann = (("x-player-token", tokens[0]),)
+    codes = []
+    while "RESOURCE_EXHAUSTED" not in codes and len(codes) < 30:
+        codes.append(raw(client.common.GetGameStatus, status, as_ann)[0])
+    assert codes[-1] == "RESOURCE_EXHAUSTED"
+    assert raw(client.common.GetGameStatus, status, (("x-player-token", tokens[1]),))[0] == "OK"
+    assert "RESOURCE_EXHAUSTED" in {raw(client.common.GetGameStatus, status, (("x-player-token", "forged"),))[0]
+                                    for _ in range(14)}, "an unknown token is no identity: the address's quota"
