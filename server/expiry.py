@@ -1,6 +1,6 @@
 """Expiry of games nobody plays: an unfinished game with no move for GE_IDLE_GAME_TTL_S is
 abandoned by the referee (`Referee.abandon`: no winner, every seat ranked 1, a referee event
-saying why) and then leaves memory like a finished game (GE_FINISHED_TTL_S).
+saying why) and then leaves memory like a finished game (GE_FINISHED_TTL_S after its last move).
 
 `idle` is the reusable part: any kind of waiting record (a lobby game with an open seat, say)
 expires through it with its own liveness test and time-to-live.

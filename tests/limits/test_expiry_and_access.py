@@ -14,7 +14,7 @@ GAME = "pompeii"
 
 
 def test_expiry_abandons_then_evicts_an_idle_game(fresh_server):
-    server = fresh_server(GE_IDLE_GAME_TTL_S="1", GE_FINISHED_TTL_S="2").start()
+    server = fresh_server(GE_IDLE_GAME_TTL_S="1", GE_FINISHED_TTL_S="4").start()
     client = Client(server.target, GAME)
     played, tokens = client.create(2, seed=1)
     seat = client.seat(played, client.status(played).to_move, tokens[client.status(played).to_move])
