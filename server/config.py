@@ -68,3 +68,5 @@ class Config:
     tls_cert: str = _env("GE_TLS_CERT", "")  # PEM; with tls_key, both ports serve TLS only
     tls_key: str = _env("GE_TLS_KEY", "")
     tls_client_ca: str = _env("GE_TLS_CLIENT_CA", "")  # PEM; set = clients must present a cert it signed
+    drain_file: str = _env("GE_DRAIN_FILE", "")  # draining while it exists; empty = <data_dir>/DRAIN (server/drain.py)
+    otel: str = _env("GE_OTEL", "")  # "1" = OpenTelemetry tracing of gRPC calls (server/tracing.py)

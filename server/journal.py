@@ -24,10 +24,13 @@ import errno
 import os
 import struct
 import threading
+import time
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
+
+from . import metrics
 
 FRAME = struct.Struct("<II")
 FILE_HEADER = struct.Struct("<4sI")
@@ -40,6 +43,13 @@ FILE_MODE = 0o600
 
 # The one place bytes reach a data-dir file: tests replace it to inject short and failed writes.
 write: Callable[[int, bytes], int] = os.write
+
+
+def fdatasync(fd: int) -> None:
+    """os.fdatasync, timed (ge_journal_fsync_seconds)."""
+    t0 = time.perf_counter()
+    os.fdatasync(fd)
+    metrics.JOURNAL_FSYNC_SECONDS.observe(time.perf_counter() - t0)
 
 
 class JournalUnavailable(OSError):
@@ -112,16 +122,18 @@ class Journal:
     def append(self, frames: bytes) -> None:
         """Write whole frames or raise JournalUnavailable with the file as it was."""
         with self._lock:
+            t0 = time.perf_counter()
             try:
                 if self._torn:
                     self._cut_back()
                 if self._sync_failed:  # nothing more is acknowledged until what was is on disk
-                    os.fdatasync(self._fd)
+                    fdatasync(self._fd)
                     self._sync_failed = False
                 write_all(self._fd, frames)
                 if self.fsync == "always":
-                    os.fdatasync(self._fd)
+                    fdatasync(self._fd)
             except OSError as e:
+                metrics.JOURNAL_ERRORS.inc()
                 self._torn = True
                 self.failed = f"{errno.errorcode.get(e.errno, e.errno)}: {e.strerror or e}"
                 try:
@@ -129,6 +141,8 @@ class Journal:
                 except OSError:
                     pass  # retried before the next write
                 raise JournalUnavailable(e.errno, self.failed) from None
+            metrics.JOURNAL_APPEND_SECONDS.observe(time.perf_counter() - t0)
+            metrics.JOURNAL_BYTES.inc(len(frames))
             self._size += len(frames)
             self.failed = None
             self._dirty = self.fsync != "always"
@@ -169,8 +183,9 @@ class Journal:
         with self._lock:
             if self._dirty and not self._closed.is_set():
                 try:
-                    os.fdatasync(self._fd)
+                    fdatasync(self._fd)
                 except OSError as e:  # writes are refused until an fsync succeeds again
+                    metrics.JOURNAL_ERRORS.inc()
                     self.failed = f"fsync: {errno.errorcode.get(e.errno, e.errno)}: {e.strerror or e}"
                     self._sync_failed = True
                     return

@@ -8,6 +8,7 @@ import structlog
 def configure(level: str = "info") -> None:
     structlog.configure(
         processors=[
+            structlog.contextvars.merge_contextvars,  # request_id and peer of the RPC (server/observe.py)
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info,

@@ -4,6 +4,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import signal
+import time
 
 import grpc
 import structlog
@@ -14,7 +15,7 @@ from prometheus_client import start_http_server
 from gameengine import codecs
 from gameengine.v1 import common_pb2, lobby_pb2, player_pb2
 
-from . import access, expiry, lobby, logs, metrics, player_stream, quotas, transport, web
+from . import access, drain, expiry, lobby, logs, metrics, observe, player_stream, quotas, tracing, transport, web
 from .config import Config
 from .datadir import StartupError
 from .players import PlayerServicer
@@ -28,15 +29,16 @@ log = structlog.get_logger("gameengine")
 
 async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     store = Store(cfg.data_dir, cfg.fsync, cfg.fsync_interval_ms / 1000, shard=cfg.shard)
+    t0 = time.perf_counter()
     counts = store.recover()
-    log.info("recovered", data_dir=cfg.data_dir, **counts)
+    metrics.RESTORE_SECONDS.set(time.perf_counter() - t0)
+    log.info("recovered", data_dir=cfg.data_dir, restore_s=round(time.perf_counter() - t0, 3), **counts)
     # Small young generations keep each collection short: with (50000, 20, 100) a
     # middle-generation pass every ~1.4 s at 1900 moves/s stalled the loop ~10 ms.
     # Full collections are kept short by `_collect_and_freeze`; what start-up and
     # recovery loaded is frozen out of their sight at once.
     gc.freeze()
     gc.set_threshold(5_000, 10, 10)
-    metrics.LIVE_GAMES.set(len(store.games))
     quotas.QUOTAS = quotas.Quotas(quotas.Settings.of(cfg))
     core = GameCore(store)
     for rec in store.games.values():
@@ -50,8 +52,11 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     player_stream.sync_all(core)  # what a crash kept from the player streams (idempotent)
     lobby.forget_expired(store)
     lobby.restart_clocks(core, referee)
+    counts_games = observe.game_counts(core)
+    drain.STATE = drain.Drain(drain.drain_file(cfg.data_dir, cfg.drain_file))
+    drain.STATE.refresh()
 
-    server = grpc.aio.server(options=transport.grpc_options(cfg) + [
+    server = grpc.aio.server(interceptors=[observe.RpcObserver(), *tracing.interceptors(cfg)], options=transport.grpc_options(cfg) + [
         ("grpc.so_reuseport", 0)])  # a second server on the port fails to bind instead of sharing it
     wanted = [g for g in cfg.games.split(",") if g] or list(codecs.available())
     names = [common_pb2.DESCRIPTOR.services_by_name["GameService"].full_name]
@@ -98,7 +103,8 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
              asyncio.create_task(referee.run()),
              asyncio.create_task(_collect_and_freeze(1.0)),
              asyncio.create_task(lobby.expiry_loop(core, cfg.lobby_waiting_ttl_s)),
-             asyncio.create_task(_watch_storage(store, health_servicer, names + [""]))]
+             asyncio.create_task(_watch_storage(store, health_servicer, names + [""])),
+             asyncio.create_task(drain.STATE.watch(lambda: counts_games()[0]))]
     if ready is not None:
         ready.set()
     await stop.wait()
@@ -158,7 +164,6 @@ async def _snapshots(store: Store, interval_s: float) -> None:
         try:
             snap = await store.snapshot()
             metrics.SNAPSHOT_SECONDS.observe(snap["save_s"])
-            metrics.LIVE_GAMES.set(len(store.games))
             log.info("snapshot", **snap)
         except Exception:
             log.exception("snapshot_failed")
@@ -169,7 +174,6 @@ async def _evictions(store: Store, core: GameCore, ttl_s: float) -> None:
         await asyncio.sleep(min(60.0, max(ttl_s / 4, 0.5)))
         gone = store.evict_finished(ttl_s, core.is_over)
         if gone:
-            metrics.LIVE_GAMES.set(len(store.games))
             log.info("evicted_finished_games", games=gone, ttl_s=ttl_s)
 
 

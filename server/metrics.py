@@ -1,4 +1,7 @@
-"""Prometheus metrics, served over HTTP on GE_METRICS_PORT (default 9464)."""
+"""Prometheus metrics, served over HTTP on GE_METRICS_PORT (default 9464).
+
+k8s/monitoring's alerts and dashboard query these names; tests/deploy/test_monitoring.py
+checks every query against a running server's /metrics."""
 from prometheus_client import Counter, Gauge, Histogram
 
 RPC_LATENCY = Histogram("ge_rpc_latency_seconds", "RPC handling time", ["method", "code"],
@@ -7,8 +10,41 @@ MOVE_LATENCY = Histogram("ge_move_apply_seconds", "Engine check + journal time p
                          buckets=(0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.05))
 MOVES = Counter("ge_moves_total", "Moves by outcome", ["game", "result"])
 GAMES_CREATED = Counter("ge_games_created_total", "Games created", ["game"])
-LIVE_GAMES = Gauge("ge_live_games", "Games held in memory")
 STREAMS = Gauge("ge_event_streams", "Open event streams", ["game"])
 SNAPSHOT_SECONDS = Histogram("ge_snapshot_seconds", "Snapshot duration", buckets=(0.01, 0.1, 0.5, 1, 2, 5, 10, 30))
 REFEREE_ACTIONS = Counter("ge_referee_actions_total", "Referee interventions", ["game", "action"])
 HINTS = Counter("ge_hints_total", "Hint requests", ["game", "result"])
+
+# The standard gRPC server families (the names and labels of go-grpc-prometheus and
+# py-grpc-prometheus, so stock gRPC dashboards work), for the gRPC port (transport="grpc")
+# and the Connect/gRPC-Web port (transport="web"). grpc_code is the StatusCode name.
+_RPC = ["grpc_type", "grpc_service", "grpc_method", "transport"]
+GRPC_STARTED = Counter("grpc_server_started_total", "RPCs started on the server", _RPC)
+GRPC_HANDLED = Counter("grpc_server_handled_total", "RPCs completed on the server, by status code",
+                       _RPC + ["grpc_code"])
+GRPC_HANDLING = Histogram("grpc_server_handling_seconds",
+                          "Time from the start of an RPC to its last message (streams: until they end)", _RPC,
+                          buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
+                                   10, 60, 600, 3600))
+GRPC_MSG_SENT = Counter("grpc_server_msg_sent_total", "Messages sent by the server (stream items included)", _RPC)
+
+# Games in memory, computed at every scrape (server/main.py registers the source).
+LIVE_GAMES = Gauge("ge_live_games", "Games held in memory, by state (running or finished)", ["state"])
+UNFINISHED_GAMES = Gauge("ge_unfinished_games", "Games not over yet: 0 means a drained replica may be removed")
+DRAINING = Gauge("ge_draining", "1 while this replica accepts no new games (README: Deployment, scale-down)")
+
+# The journal (observed in one place: journal.Journal.append / sync) and recovery.
+JOURNAL_APPEND_SECONDS = Histogram("ge_journal_append_seconds", "Time to write one journal record (with fsync when GE_FSYNC=always)",
+                                   buckets=(0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
+                                            0.05, 0.25, 1))
+JOURNAL_FSYNC_SECONDS = Histogram("ge_journal_fsync_seconds", "Time of one journal fdatasync",
+                                  buckets=(0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+                                           0.05, 0.1, 0.25, 1))
+JOURNAL_BYTES = Counter("ge_journal_bytes_total", "Bytes written to the journal")
+JOURNAL_ERRORS = Counter("ge_journal_write_errors_total", "Journal writes or fsyncs that failed (the write was refused)")
+RESTORE_SECONDS = Gauge("ge_restore_seconds", "Time the last start-up took to load the snapshot and replay the journal")
+
+# Limits: every refusal for a limit, by limit name (rate, hint_queue, ...).
+LIMIT_REFUSALS = Counter("ge_limit_refusals_total", "Requests refused for a limit", ["limit"])
+HINT_QUEUE_DEPTH = Gauge("ge_hint_queue_depth", "Hint and referee searches running or waiting for a worker")
+HINT_QUEUE_CAPACITY = Gauge("ge_hint_queue_capacity", "Searches the referee admits at once (GE_HINT_WORKERS + GE_HINT_QUEUE)")

@@ -23,12 +23,17 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
+from . import metrics
 from .errors import Exhausted as _Exhausted
 
 
 class Exhausted(_Exhausted):
     """A quota's refusal (paced by `Quotas.pace`), as opposed to a busy worker pool."""
     client_quota = True
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        metrics.LIMIT_REFUSALS.labels("quota").inc()  # every quota refusal, counted where it is made
 
 REFUSAL_PACE_S = 0.25
 PACED_PER_CLIENT = 256

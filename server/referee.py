@@ -65,6 +65,7 @@ class Referee:
         self.pool = concurrent.futures.ProcessPoolExecutor(
             max_workers=cfg.hint_workers, mp_context=multiprocessing.get_context("spawn"))
         self.slots = asyncio.Semaphore(cfg.hint_workers + cfg.hint_queue)
+        metrics.HINT_QUEUE_CAPACITY.set(cfg.hint_workers + cfg.hint_queue)
         self.busy = 0
         self.hints_running = 0
         self._acting: set[str] = set()
@@ -203,9 +204,14 @@ class Referee:
     # ---- hints ------------------------------------------------------------
     async def _in_pool(self, fn, *args):
         if self.slots.locked():
+            metrics.LIMIT_REFUSALS.labels("hint_queue").inc()
             raise Exhausted("the referee's hint workers are all busy; retry shortly", retry_after_ms=500)
         async with self.slots:
-            return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
+            metrics.HINT_QUEUE_DEPTH.inc()
+            try:
+                return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
+            finally:
+                metrics.HINT_QUEUE_DEPTH.dec()
 
     async def hint(self, rec: GameRecord, seat: int, budget_ms: int):
         if self.core.is_over(rec):

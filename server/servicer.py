@@ -20,7 +20,7 @@ from engines import registry
 from gameengine.codecs import Codec, MalformedMove
 from gameengine.v1 import common_pb2, common_pb2_grpc
 
-from . import access, limits, lobby, metrics, quotas
+from . import access, drain, limits, lobby, metrics, quotas
 from .errors import Illegal, InvalidArgument, ServiceError
 from .service import GameCore
 
@@ -126,6 +126,7 @@ def make_servicer(codec: Codec, core: GameCore, referee) -> tuple[object, Callab
         async def create(self, request, context):
             async def body():
                 access.require_create_key(context.invocation_metadata())
+                drain.STATE.refuse_new_game()
                 options = codec.options_from_proto(request.options)
                 seed = request.seed if request.HasField("seed") else None
                 seating, code = None, ""

@@ -46,6 +46,7 @@ from .grpcweb_text import grpc_web_text
 from .lobby import LobbyServicer
 from .participation import seating_of
 from .players import PlayerServicer
+from .observe import web_stream, web_unary
 from .servicer import GameServiceServicer, make_servicer
 
 log = structlog.get_logger("gameengine.web")
@@ -55,7 +56,8 @@ STATUS_DETAILS_KEY = "grpc-status-details-bin"
 # Headers a browser client must be allowed to send and read (Connect, gRPC-Web).
 ALLOW_HEADERS = ["content-type", "connect-protocol-version", "connect-timeout-ms", "connect-content-encoding",
                  "connect-accept-encoding", "x-grpc-web", "x-user-agent", "grpc-timeout", "authorization",
-                 "x-api-key", "x-player-token"]
+                 "x-api-key", "x-player-token",
+                 "x-game-id", "x-request-id"]
 EXPOSE_HEADERS = ["grpc-status", "grpc-message", "grpc-status-details-bin", "connect-content-encoding",
                   "connect-accept-encoding", "content-encoding"]
 
@@ -108,11 +110,12 @@ def endpoints(servicers: list[tuple[Any, object]]) -> dict[str, Endpoint]:
             fn = getattr(servicer, m.name)
             path = f"/{service.full_name}/{m.name}"
             if m.server_streaming:
-                result[path] = Endpoint.server_stream(method=info, function=_stream(fn))
+                result[path] = Endpoint.server_stream(
+                    method=info, function=web_stream(_stream(fn), service.full_name, m.name))
             elif m.client_streaming:
                 raise NotImplementedError(f"{path}: client streaming is not served to browsers")
             else:
-                result[path] = Endpoint.unary(method=info, function=_unary(fn))
+                result[path] = Endpoint.unary(method=info, function=web_unary(_unary(fn), service.full_name, m.name))
     return result
 
 

@@ -1,0 +1,208 @@
+"""Per-RPC observation for both transports: the standard gRPC metric families and the
+request id and peer bound to every log line written while the call runs.
+
+The gRPC port gets it from `RpcObserver`, a grpc.aio server interceptor (so health and
+reflection are counted too); the Connect/gRPC-Web port from `web_unary`/`web_stream`,
+which server/web.py wraps around each endpoint. py-grpc-prometheus does not support
+grpc.aio, hence this small interceptor with its exact names and labels.
+"""
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+import uuid
+from typing import Any, AsyncIterator, Callable
+
+import grpc
+import structlog
+
+from . import metrics
+
+REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")  # a caller's id is logged only if it looks like one
+MAX_PEER = 128
+
+
+def request_id(supplied: str | None) -> str:
+    """The caller's x-request-id when it is a short token; a fresh one otherwise."""
+    if supplied and REQUEST_ID.match(supplied):
+        return supplied
+    return uuid.uuid4().hex[:16]
+
+
+def split_method(full: str) -> tuple[str, str]:
+    """'/gameengine.v1.PompeiiService/MakePompeiiMove' -> (service, method)."""
+    _, _, rest = full.partition("/")
+    service, _, method = rest.partition("/")
+    return service or "unknown", method or "unknown"
+
+
+class Call:
+    """One RPC being observed: started on creation, handled (with its code) on finish."""
+
+    def __init__(self, grpc_type: str, service: str, method: str, transport: str):
+        self.labels = (grpc_type, service, method, transport)
+        self.t0 = time.perf_counter()
+        metrics.GRPC_STARTED.labels(*self.labels).inc()
+
+    def sent(self) -> None:
+        metrics.GRPC_MSG_SENT.labels(*self.labels).inc()
+
+    def finish(self, code: str) -> None:
+        metrics.GRPC_HANDLING.labels(*self.labels).observe(time.perf_counter() - self.t0)
+        metrics.GRPC_HANDLED.labels(*self.labels, code).inc()
+
+
+def bind_log_fields(rid: str, peer: str, forwarded_for: str | None = None) -> None:
+    """Every log line of this call carries them (logs.py merges contextvars). Both servers
+    run each call in its own asyncio task, so the binding ends with the call; nothing to reset
+    (a reset from a stream's finaliser could run in another context)."""
+    fields = {"request_id": rid, "peer": peer[:MAX_PEER]}
+    if forwarded_for:
+        fields["forwarded_for"] = forwarded_for[:MAX_PEER]
+    structlog.contextvars.bind_contextvars(**fields)
+
+
+# ---- gRPC port -------------------------------------------------------------
+
+def _grpc_code(context, err: BaseException | None) -> str:
+    if err is None:
+        code = context.code() if hasattr(context, "code") else None
+        return code.name if isinstance(code, grpc.StatusCode) else "OK"
+    if isinstance(err, (asyncio.CancelledError, GeneratorExit)):
+        return "CANCELLED"
+    code = context.code() if hasattr(context, "code") else None
+    return code.name if isinstance(code, grpc.StatusCode) else "UNKNOWN"
+
+
+class RpcObserver(grpc.aio.ServerInterceptor):
+    async def intercept_service(self, continuation, details):
+        handler = await continuation(details)
+        if handler is None:
+            return None
+        service, method = split_method(details.method)
+        md = {k: v for k, v in (details.invocation_metadata or ()) if isinstance(v, str)}
+        rid = request_id(md.get("x-request-id"))
+        forwarded = md.get("x-forwarded-for")
+        if handler.unary_unary:
+            return handler._replace(unary_unary=self._unary(handler.unary_unary, "unary", service, method, rid,
+                                                            forwarded))
+        if handler.stream_unary:
+            return handler._replace(stream_unary=self._unary(handler.stream_unary, "client_stream", service,
+                                                             method, rid, forwarded))
+        if handler.unary_stream:
+            return handler._replace(unary_stream=self._stream(handler.unary_stream, "server_stream", service,
+                                                              method, rid, forwarded))
+        if handler.stream_stream:
+            return handler._replace(stream_stream=self._stream(handler.stream_stream, "bidi_stream", service,
+                                                               method, rid, forwarded))
+        return handler
+
+    @staticmethod
+    def _unary(behavior, kind, service, method, rid, forwarded):
+        async def observed(request, context):
+            call = Call(kind, service, method, "grpc")
+            bind_log_fields(rid, context.peer(), forwarded)
+            try:
+                response = await behavior(request, context)
+            except BaseException as e:
+                call.finish(_grpc_code(context, e))
+                raise
+            call.sent()
+            call.finish(_grpc_code(context, None))
+            return response
+        return observed
+
+    @staticmethod
+    def _stream(behavior, kind, service, method, rid, forwarded):
+        async def observed(request, context):
+            call = Call(kind, service, method, "grpc")
+            bind_log_fields(rid, context.peer(), forwarded)
+            try:
+                result = behavior(request, context)
+                if asyncio.iscoroutine(result):  # a handler that writes with context.write()
+                    await result
+                else:
+                    async for item in result:
+                        call.sent()
+                        yield item
+            except BaseException as e:
+                call.finish(_grpc_code(context, e))
+                raise
+            call.finish(_grpc_code(context, None))
+        return observed
+
+
+# ---- Connect / gRPC-Web port -------------------------------------------------
+
+def _web_fields(ctx) -> tuple[str, str, str | None]:
+    headers = ctx.request_headers
+    return request_id(headers.get("x-request-id")), f"web:{ctx.client_address or 'unknown'}", \
+        headers.get("x-forwarded-for")
+
+
+def _web_code(err: BaseException) -> str:
+    code = getattr(err, "code", None)
+    if code is not None and hasattr(code, "name"):
+        return code.name
+    return "CANCELLED" if isinstance(err, (asyncio.CancelledError, GeneratorExit)) else "UNKNOWN"
+
+
+def web_unary(fn: Callable, service: str, method: str) -> Callable:
+    async def observed(request, ctx):
+        call = Call("unary", service, method, "web")
+        rid, peer, forwarded = _web_fields(ctx)
+        bind_log_fields(rid, peer, forwarded)
+        try:
+            response = await fn(request, ctx)
+        except BaseException as e:
+            call.finish(_web_code(e))
+            raise
+        call.sent()
+        call.finish("OK")
+        return response
+    return observed
+
+
+def web_stream(fn: Callable, service: str, method: str) -> Callable:
+    async def observed(request, ctx) -> AsyncIterator[Any]:
+        call = Call("server_stream", service, method, "web")
+        rid, peer, forwarded = _web_fields(ctx)
+        bind_log_fields(rid, peer, forwarded)
+        try:
+            async for item in fn(request, ctx):
+                call.sent()
+                yield item
+        except BaseException as e:
+            call.finish(_web_code(e))
+            raise
+        call.finish("OK")
+    return observed
+
+
+# ---- games in memory --------------------------------------------------------------
+
+def game_counts(core, max_age_s: float = 0.5) -> Callable[[], tuple[int, int]]:
+    """(running, finished) games in memory, counted when asked (a scrape; at most every
+    max_age_s), and wired to ge_live_games{state} and ge_unfinished_games. Counted, not
+    kept: no write path can forget to update it. Runs in the metrics server's thread:
+    `list()` copies the dict atomically under the GIL and is_over only reads."""
+    cache: list[Any] = [float("-inf"), (0, 0)]
+
+    def counts() -> tuple[int, int]:
+        now = time.monotonic()
+        if now - cache[0] >= max_age_s:
+            games = list(core.store.games.values())
+            finished = 0
+            for rec in games:
+                try:
+                    finished += bool(core.is_over(rec))
+                except Exception:  # a game being changed right now counts as running
+                    pass
+            cache[:] = [now, (len(games) - finished, finished)]
+        return cache[1]
+
+    metrics.LIVE_GAMES.labels("running").set_function(lambda: counts()[0])
+    metrics.LIVE_GAMES.labels("finished").set_function(lambda: counts()[1])
+    metrics.UNFINISHED_GAMES.set_function(lambda: counts()[0])
+    return counts
