@@ -53,6 +53,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     lobby.forget_expired(store)
     lobby.restart_clocks(core, referee)
     counts_games = observe.game_counts(core)
+    observe.data_volume(cfg.data_dir)
     drain.STATE = drain.Drain(drain.drain_file(cfg.data_dir, cfg.drain_file))
     drain.STATE.refresh()
 

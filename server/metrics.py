@@ -31,6 +31,8 @@ GRPC_MSG_SENT = Counter("grpc_server_msg_sent_total", "Messages sent by the serv
 # Games in memory, computed at every scrape (server/main.py registers the source).
 LIVE_GAMES = Gauge("ge_live_games", "Games held in memory, by state (running or finished)", ["state"])
 UNFINISHED_GAMES = Gauge("ge_unfinished_games", "Games not over yet: 0 means a drained replica may be removed")
+DATA_FREE = Gauge("ge_data_volume_free_bytes", "Free bytes on GE_DATA_DIR's file system")
+DATA_CAPACITY = Gauge("ge_data_volume_capacity_bytes", "Size of GE_DATA_DIR's file system")
 DRAINING = Gauge("ge_draining", "1 while this replica accepts no new games (README: Deployment, scale-down)")
 
 # The journal (observed in one place: journal.Journal.append / sync) and recovery.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import shutil
 import time
 import uuid
 from typing import Any, AsyncIterator, Callable
@@ -206,3 +207,9 @@ def game_counts(core, max_age_s: float = 0.5) -> Callable[[], tuple[int, int]]:
     metrics.LIVE_GAMES.labels("finished").set_function(lambda: counts()[1])
     metrics.UNFINISHED_GAMES.set_function(lambda: counts()[0])
     return counts
+
+
+def data_volume(data_dir: str) -> None:
+    """ge_data_volume_{free,capacity}_bytes of the data directory's file system, read at scrape."""
+    metrics.DATA_FREE.set_function(lambda: shutil.disk_usage(data_dir).free)
+    metrics.DATA_CAPACITY.set_function(lambda: shutil.disk_usage(data_dir).total)

@@ -2,6 +2,7 @@
 (strict: unknown fields fail), and keeps the promises the README makes about it."""
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -13,7 +14,14 @@ from tests.conftest import ROOT, free_port
 from .support import kubernetes_validate, kustomize_command, nginx_check, nginx_conf, render
 
 K8S = ROOT / "k8s"
-KUSTOMIZATIONS = sorted(p.parent.relative_to(K8S).as_posix() for p in K8S.rglob("kustomization.yaml"))
+# Components (k8s/components/*) are not built alone: they render inside the overlays using them.
+KUSTOMIZATIONS = sorted(p.parent.relative_to(K8S).as_posix() for p in K8S.rglob("kustomization.yaml")
+                        if "kind: Component" not in p.read_text())
+# Custom resources, validated against their published schemas (vendored: schemas/README.md).
+SCHEMAS = Path(__file__).parent / "schemas"
+CRD_SCHEMAS = {("monitoring.coreos.com/v1", "ServiceMonitor"): "monitoring.coreos.com-servicemonitor_v1.json",
+               ("monitoring.coreos.com/v1", "PrometheusRule"): "monitoring.coreos.com-prometheusrule_v1.json",
+               ("cert-manager.io/v1", "Certificate"): "cert-manager.io-certificate_v1.json"}
 # The oldest and the newest API versions the manifests are meant for (native gRPC probes are GA in 1.27).
 SCHEMA_VERSIONS = ["1.30.0", "1.34.0"]
 
@@ -38,7 +46,19 @@ def env_of(container: dict) -> dict[str, dict]:
 
 
 def test_every_kustomization_is_found():
-    assert {"base", "overlays/dev", "overlays/prod", "tournament"} <= set(KUSTOMIZATIONS)
+    assert {"base", "overlays/dev", "overlays/prod", "overlays/tls", "tournament"} <= set(KUSTOMIZATIONS)
+
+
+def validate_custom(doc: dict) -> None:
+    """A custom resource against its vendored JSON schema; unknown top-level fields fail too."""
+    import jsonschema  # comes with kubernetes-validate
+
+    schema = json.loads((SCHEMAS / CRD_SCHEMAS[(doc["apiVersion"], doc["kind"])]).read_text())
+    # no check_schema: the CRDs' patterns are Go regular expressions (only used fields are compiled)
+    errors = sorted(jsonschema.Draft7Validator(schema).iter_errors(doc), key=lambda e: list(e.path))
+    assert not errors, [f"{'/'.join(map(str, e.path))}: {e.message}" for e in errors]
+    assert set(doc) <= set(schema["properties"]), set(doc) - set(schema["properties"])
+    assert set(doc["metadata"]) <= {"name", "namespace", "labels", "annotations"}, doc["metadata"]
 
 
 @pytest.mark.parametrize("kustomization", KUSTOMIZATIONS)
@@ -47,6 +67,9 @@ def test_renders_and_validates(kustomization):
     docs = build(kustomization)
     assert docs
     for doc in docs:
+        if (doc["apiVersion"], doc["kind"]) in CRD_SCHEMAS:
+            validate_custom(doc)
+            continue
         for version in SCHEMA_VERSIONS:
             try:
                 kv.validate(doc, version, strict=True)
@@ -99,7 +122,19 @@ def test_service_shape(kustomization):
     assert api["spec"]["selector"].items() <= router["spec"]["template"]["metadata"]["labels"].items()
 
 
-@pytest.mark.parametrize("kustomization", ["base", "overlays/prod"])
+def self_signed(tmp_path: Path) -> Path:
+    """tls.crt, tls.key, ca.crt as a cert-manager Secret holds them (one self-signed pair)."""
+    d = tmp_path / "tls"
+    d.mkdir()
+    done = subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                           "-nodes", "-days", "1", "-subj", "/CN=gameengine-api", "-keyout", str(d / "tls.key"),
+                           "-out", str(d / "tls.crt")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    (d / "ca.crt").write_text((d / "tls.crt").read_text())
+    return d
+
+
+@pytest.mark.parametrize("kustomization", ["base", "overlays/prod", "overlays/tls"])
 def test_router_config_is_the_tested_one_and_loads(kustomization, tmp_path):
     """The ConfigMap carries router.conf.template as in the repo (tests/deploy runs it on
     loopback), every ${VAR} in it is set in the router's environment, and nginx accepts
@@ -121,13 +156,22 @@ def test_router_config_is_the_tested_one_and_loads(kustomization, tmp_path):
         assert used <= known, f"{name}: {used - known} not in the router's env"
 
     # $(POD_NAMESPACE) is Kubernetes' own expansion; stand in for it and for the pod's DNS.
-    values = {"GE_ROUTER_LISTEN": f"127.0.0.1:{free_port()}", "NGINX_LOCAL_RESOLVERS": "127.0.0.1",
+    values = {"NGINX_LOCAL_RESOLVERS": "127.0.0.1",
               "GE_REPLICAS_DOMAIN": env["GE_REPLICAS_DOMAIN"]["value"].replace("$(POD_NAMESPACE)", "test")}
-    assert env["GE_ROUTER_LISTEN"]["value"] == str(nginx["ports"][0]["containerPort"])
+    # The listen values are the container's ports (and flags such as `ssl`): loopback ports here.
+    ports = {p["name"]: p["containerPort"] for p in nginx["ports"]}
+    for name, port_name in (("GE_ROUTER_LISTEN", "grpc"), ("GE_ROUTER_WEB_LISTEN", "web")):
+        port, *flags = env[name]["value"].split()
+        assert int(port) == ports[port_name], name
+        values[name] = " ".join([f"127.0.0.1:{free_port()}", *flags])
+    tls_mount = next((m["mountPath"] for m in nginx["volumeMounts"] if m["name"] == "tls"), None)
     paths = []
     for name, text in sorted(files.items()):
         path = tmp_path / name.removesuffix(".template")
-        path.write_text(render(text, values))
+        text = render(text, values)
+        if tls_mount:  # the Secret's files, from a self-signed pair
+            text = text.replace(tls_mount + "/", f"{self_signed(tmp_path) if not (tmp_path / 'tls').exists() else tmp_path / 'tls'}/")
+        path.write_text(text)
         assert "${" not in re.sub(r"#.*", "", path.read_text()), name
         paths.append(path)
     nginx_check(nginx_conf(tmp_path, paths))
@@ -149,6 +193,11 @@ def test_tournament_job_splits_the_schedule():
                                     if k not in ("shard-index", "json")] + ["--shard-index=0"])
     assert parsed.shard_count == spec["completions"]
     assert "gameengine-api" in args["server"]
+    # results outlive the pods: the --json directory is the PVC's mount
+    pvc = one(docs, "PersistentVolumeClaim", "gameengine-tournament-results")
+    volumes = {v["name"]: v for v in spec["template"]["spec"]["volumes"]}
+    mount = next(m for m in worker["volumeMounts"] if args["json"].startswith(m["mountPath"] + "/"))
+    assert volumes[mount["name"]]["persistentVolumeClaim"]["claimName"] == pvc["metadata"]["name"]
 
 
 def test_dockerfile_runs_the_server_as_non_root_with_a_health_probe():
@@ -161,3 +210,13 @@ def test_dockerfile_runs_the_server_as_non_root_with_a_health_probe():
     copied = re.findall(r"^COPY (\w+) \1$", text, re.M)
     for sub in copied:
         assert (ROOT / sub).is_dir(), sub
+
+
+def test_crd_schemas_refuse_what_the_operators_would():
+    """The vendored schemas are strict: an unknown field or a wrong type in a custom resource fails."""
+    monitor = one(build("overlays/prod"), "ServiceMonitor", "gameengine")
+    validate_custom(monitor)
+    for bad in ({**monitor, "spec": {**monitor["spec"], "endpoint": []}},
+                {**monitor, "spec": {**monitor["spec"], "endpoints": [{"port": "metrics", "interval": "often"}]}}):
+        with pytest.raises(AssertionError):
+            validate_custom(bad)

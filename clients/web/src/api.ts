@@ -45,6 +45,11 @@ export async function listGames(): Promise<{ types: GameType[]; games: LiveGame[
 
 const JSON_OPTS = { alwaysEmitImplicit: true } as const;
 
+/** The router (k8s/) sends a call to the replica that owns its game by this header. */
+function routing(req: Json): Record<string, string> {
+  return req?.gameId ? { "x-game-id": String(req.gameId) } : {};
+}
+
 function key(): string {
   return globalThis.crypto?.randomUUID?.() ?? `${Date.now()}-${Math.random().toString(36).slice(2)}`;
 }
@@ -72,8 +77,8 @@ export class GameApi {
     if (!m || !this.client) return this.fetchJson(name, req);
     try {
       const input = fromJson(m.input, req as JsonValue, { ignoreUnknownFields: true });
-      const fn = (this.client as any)[m.localName] as (r: unknown) => Promise<any>;
-      const res = await fn.call(this.client, input);
+      const fn = (this.client as any)[m.localName] as (r: unknown, o: unknown) => Promise<any>;
+      const res = await fn.call(this.client, input, { headers: routing(req) });
       return toJson(m.output as DescMessage, res, JSON_OPTS);
     } catch (e) {
       throw refusal(e);
@@ -83,7 +88,7 @@ export class GameApi {
   /** Fallback for a game this bundle does not know yet: Connect protocol, JSON codec, by hand. */
   private async fetchJson(name: string, req: Json): Promise<Json> {
     const r = await fetch(`/${this.type.service}/${name.replace("X", this.type.prefix)}`, {
-      method: "POST", headers: { "content-type": "application/json", "connect-protocol-version": "1" },
+      method: "POST", headers: { "content-type": "application/json", "connect-protocol-version": "1", ...routing(req) },
       body: JSON.stringify(req),
     });
     const body = await r.json();
@@ -114,7 +119,8 @@ export class GameApi {
     }
     const fn = (this.client as any)[m.localName] as (r: unknown, o: unknown) => AsyncIterable<any>;
     try {
-      for await (const item of fn.call(this.client, create(m.input, { gameId, token, fromVersion } as any), { signal })) {
+      for await (const item of fn.call(this.client, create(m.input, { gameId, token, fromVersion } as any),
+                                           { signal, headers: routing({ gameId }) })) {
         yield [item.version, toJson(m.output.field.event.message as DescMessage, item.event, JSON_OPTS)];
       }
     } catch (e) {
