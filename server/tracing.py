@@ -4,12 +4,13 @@ On with GE_OTEL=1, or when the standard OTEL_TRACES_EXPORTER / OTEL_EXPORTER_OTL
 variables are set (OTEL_TRACES_EXPORTER=none keeps it off). Needs the `otel` extra:
 `pip install -e '.[otel]'` (opentelemetry-sdk, -instrumentation-grpc, -exporter-otlp).
 Spans go to OTLP (OTEL_EXPORTER_OTLP_ENDPOINT, default localhost:4317) or, with
-OTEL_TRACES_EXPORTER=console, to stdout; OTEL_SERVICE_NAME names the service (default
+OTEL_TRACES_EXPORTER=console, to stderr beside the logs; OTEL_SERVICE_NAME names the service (default
 gameengine). The server's span carries the gRPC method and status; incoming
 `traceparent` metadata joins the caller's trace."""
 from __future__ import annotations
 
 import os
+import sys
 
 import structlog
 
@@ -40,7 +41,7 @@ def interceptors(cfg) -> list:
     os.environ.setdefault("OTEL_SERVICE_NAME", "gameengine")
     provider = TracerProvider(resource=Resource.create())
     if os.environ.get("OTEL_TRACES_EXPORTER", "otlp") == "console":
-        provider.add_span_processor(SimpleSpanProcessor(ConsoleSpanExporter()))
+        provider.add_span_processor(SimpleSpanProcessor(ConsoleSpanExporter(out=sys.stderr)))  # beside the logs
     else:
         from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
         provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))

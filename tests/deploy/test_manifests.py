@@ -220,3 +220,87 @@ def test_crd_schemas_refuse_what_the_operators_would():
                 {**monitor, "spec": {**monitor["spec"], "endpoints": [{"port": "metrics", "interval": "often"}]}}):
         with pytest.raises(AssertionError):
             validate_custom(bad)
+
+
+@pytest.mark.parametrize("kustomization", ["base", "overlays/prod", "overlays/tls"])
+def test_item4_only_the_router_reaches_the_replicas(kustomization):
+    docs = build(kustomization)
+    sts = one(docs, "StatefulSet", "gameengine")
+    router = one(docs, "Deployment", "gameengine-router")
+    (server,) = sts["spec"]["template"]["spec"]["containers"]
+    ports = {p["name"]: p["containerPort"] for p in server["ports"]}
+    assert {"grpc", "web", "metrics"} <= ports.keys()
+    env = env_of(server)
+    assert int(env["GE_WEB_PORT"]["value"]) == ports["web"]  # the browser path is on
+
+    policy = one(docs, "NetworkPolicy", "gameengine-replicas")
+    labels = sts["spec"]["template"]["metadata"]["labels"]
+    assert policy["spec"]["podSelector"]["matchLabels"].items() <= labels.items()
+    assert policy["spec"]["policyTypes"] == ["Ingress"]
+    rules = {tuple(sorted(p["port"] for p in r["ports"])): r["from"] for r in policy["spec"]["ingress"]}
+    assert set(rules) == {("grpc", "web"), ("metrics",)}
+    (from_router,) = rules[("grpc", "web")]
+    assert from_router["podSelector"]["matchLabels"].items() <= router["spec"]["template"]["metadata"]["labels"].items()
+    (from_prometheus,) = rules[("metrics",)]
+    assert from_prometheus["podSelector"]["matchLabels"] == {"app.kubernetes.io/name": "prometheus"}
+
+
+@pytest.mark.parametrize("kustomization", ["base", "overlays/dev", "overlays/prod"])
+def test_item4_router_scales_and_probes_through_nginx(kustomization):
+    docs = build(kustomization)
+    router = one(docs, "Deployment", "gameengine-router")
+    assert "replicas" not in router["spec"]  # the HPA owns it
+    hpa = one(docs, "HorizontalPodAutoscaler", "gameengine-router")
+    assert hpa["spec"]["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": "gameengine-router"}
+    assert 1 <= hpa["spec"]["minReplicas"] < hpa["spec"]["maxReplicas"]
+    (nginx,) = router["spec"]["template"]["spec"]["containers"]
+    ports = {p["name"]: p["containerPort"] for p in nginx["ports"]}
+    # readiness: a gRPC health Check through nginx to a replica; liveness: nginx's own /healthz
+    assert nginx["readinessProbe"]["grpc"]["port"] == ports["grpc"]
+    assert nginx["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "web"}
+    api = one(docs, "Service", "gameengine-api")
+    assert {p["targetPort"] for p in api["spec"]["ports"]} == {"grpc", "web"}
+
+
+def test_item6_admin_token_comes_from_the_overlays_generator():
+    for kustomization in ("overlays/dev", "overlays/prod"):
+        docs = build(kustomization)
+        secret = next(d for d in docs if d["kind"] == "Secret" and d["metadata"]["name"].startswith("gameengine-admin"))
+        sts = one(docs, "StatefulSet", "gameengine")
+        (server,) = sts["spec"]["template"]["spec"]["containers"]
+        ref = env_of(server)["GE_ADMIN_TOKEN"]["valueFrom"]["secretKeyRef"]
+        assert ref["name"] == secret["metadata"]["name"] and "token" in secret["data"]
+    # prod commits no token: empty keeps admin calls off until the operator sets one
+    prod = next(d for d in build("overlays/prod") if d["kind"] == "Secret")
+    assert prod["data"]["token"] == ""
+
+
+def test_item3_tls_overlay_mounts_the_secret_where_the_settings_point():
+    docs = build("overlays/tls")
+    sts = one(docs, "StatefulSet", "gameengine")
+    spec = sts["spec"]["template"]["spec"]
+    (server,) = spec["containers"]
+    env = env_of(server)
+    mount = next(m for m in server["volumeMounts"] if m["name"] == "tls")
+    volume = next(v for v in spec["volumes"] if v["name"] == "tls")
+    certs = {c["spec"]["secretName"]: c for c in docs if c["kind"] == "Certificate"}
+    assert volume["secret"]["secretName"] in certs
+    for name, file in (("GE_TLS_CERT", "tls.crt"), ("GE_TLS_KEY", "tls.key"), ("GE_TLS_CLIENT_CA", "ca.crt")):
+        assert env[name]["value"] == f"{mount['mountPath']}/{file}"
+    # kubelet gRPC probes cannot speak TLS: the replicas are probed on the plain metrics port
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        assert server[probe]["httpGet"]["port"] == "metrics", probe
+    router = one(docs, "Deployment", "gameengine-router")
+    (nginx,) = router["spec"]["template"]["spec"]["containers"]
+    renv = env_of(nginx)
+    assert renv["GE_ROUTER_LISTEN"]["value"].endswith(" ssl") and renv["GE_ROUTER_WEB_LISTEN"]["value"].endswith(" ssl")
+    rvol = next(v for v in router["spec"]["template"]["spec"]["volumes"] if v["name"] == "tls")
+    assert rvol["secret"]["secretName"] in certs
+    assert "client auth" in certs[rvol["secret"]["secretName"]]["spec"]["usages"]
+    upstreams = one(docs, "ConfigMap", next(v["configMap"]["name"] for v in router["spec"]["template"]["spec"]["volumes"]
+                                            if v["name"] == "templates"))["data"]["upstreams.conf.template"]
+    assert "grpcs://" in upstreams and "https://" in upstreams and "grpc://" not in upstreams
+    # the replicas' certificate names what the router dials
+    names = certs[volume["secret"]["secretName"]]["spec"]["dnsNames"]
+    domain = renv["GE_REPLICAS_DOMAIN"]["value"].replace("$(POD_NAMESPACE)", sts["metadata"]["namespace"])
+    assert domain in names and f"*.{domain}" in names
