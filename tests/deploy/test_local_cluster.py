@@ -337,7 +337,12 @@ def test_item1_connect_and_page_through_the_router_reach_the_owner(cluster):
     assert status == 200 and b"<script" in html
     status, js, _ = web_get(router.web_base + "/app.js")
     assert status == 200 and b"x-game-id" in js  # the page's calls carry the routing header (api.ts)
-    assert web_get(router.web_base + "/healthz")[:2] == (200, b"ok\n")
+    assert web_get(router.web_base + "/healthz")[:2] == (200, b"ok\n")  # the router's livenessProbe
+    # The router's readinessProbe: kubelet's gRPC health Check through nginx to a replica.
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+    with grpc.insecure_channel(router.target) as ch:
+        assert health_pb2_grpc.HealthStub(ch).Check(health_pb2.HealthCheckRequest(), timeout=5).status == \
+            health_pb2.HealthCheckResponse.SERVING
 
     # Connect creates name no game: round robin over the replicas.
     games = dict(web_create(router, 300 + i) for i in range(6))
