@@ -161,7 +161,7 @@ def test_item5_rate_limit_refusals_are_counted(fresh_server):
     refused = 0
     with grpc.insecure_channel(s.target) as ch:
         stub = common_pb2_grpc.GameServiceStub(ch)
-        for _ in range(10):
+        for _ in range(20):  # burst is twice the rate (server/quotas.py)
             try:
                 stub.ListGameTypes(common_pb2.ListGameTypesRequest(), timeout=5)
             except grpc.RpcError as e:
