@@ -145,7 +145,12 @@ class Game(Protocol):
         by default private moves stay withheld and the seed, which reproduces every secret, too."""
 
     def to_move(self, state: Any) -> int | None:
-        """The seat whose turn it is (for clocks and UIs); None when over."""
+        """The seat whose decision the game waits for (the one clocks charge); None when over.
+        It is in seats_to_act and has a legal move; other seats there may only act out of turn."""
+
+    def current_player(self, state: Any) -> int | None:
+        """The seat whose turn it is in the turn order; None when over. It differs from
+        to_move while the game waits on another seat (a Small World defender, SW-82)."""
 
 
 def play_random(game: Game, state: Any, rng: random.Random, max_moves: int = 100_000) -> list[tuple[int, Move]]:

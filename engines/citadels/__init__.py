@@ -55,5 +55,10 @@ class CitadelsGame:
     def to_move(self, state):
         return rules.to_move(state)
 
+    def current_player(self, state):
+        if state.phase == "over":
+            return None
+        return state.picker if state.phase == "selection" else state.active  # the Graveyard owner answers out of turn
+
 
 GAME = CitadelsGame()

@@ -172,5 +172,8 @@ class EruptionGame:
     def to_move(self, st):
         return None if st.phase == "over" else st.active
 
+    def current_player(self, st):
+        return self.to_move(st)
+
 
 GAME = EruptionGame()

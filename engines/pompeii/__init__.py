@@ -59,5 +59,8 @@ class PompeiiGame:
     def to_move(self, state):
         return None if state.phase == OVER else state.turn
 
+    def current_player(self, state):
+        return self.to_move(state)  # out-of-turn declarations (POM-92) never keep the game waiting
+
 
 GAME = PompeiiGame()

@@ -61,6 +61,10 @@ class SmallWorld:
         return bool(state.options["reveal_log_after_end"])  # ED-47: the seed would show the order of the undrawn decks
 
     def to_move(self, state):
+        acting = R.seats_to_act(state)  # a defender redeploying (SW-82) before the current player
+        return acting[0] if acting else None
+
+    def current_player(self, state):
         return None if state.over else state.cur
 
 
