@@ -91,6 +91,11 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     web_stop = await web.start(core, referee, cfg)  # Connect/gRPC-Web and the page on GE_WEB_PORT
     for name in names + [""]:
         await _set(health_servicer, name, health_pb2.HealthCheckResponse.SERVING)
+    # The server's overall status also follows the referee's worker pool (NOT_SERVING only
+    # while a dead worker cannot be replaced).
+    referee.on_health = lambda ok: asyncio.ensure_future(_set(health_servicer, "", (
+        health_pb2.HealthCheckResponse.SERVING if ok and store.journal.failed is None
+        else health_pb2.HealthCheckResponse.NOT_SERVING)))
     log.info("serving", host=cfg.host, port=port, metrics_port=cfg.metrics_port, games=wanted,
              fsync=cfg.fsync, data_dir=cfg.data_dir, tls=credentials is not None)
 
@@ -104,7 +109,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
              asyncio.create_task(referee.run()),
              asyncio.create_task(_collect_and_freeze(1.0)),
              asyncio.create_task(lobby.expiry_loop(core, cfg.lobby_waiting_ttl_s)),
-             asyncio.create_task(_watch_storage(store, health_servicer, names + [""])),
+             asyncio.create_task(_watch_storage(store, health_servicer, names + [""], lambda: referee.healthy)),
              asyncio.create_task(drain.STATE.watch(lambda: counts_games()[0]))]
     if ready is not None:
         ready.set()
@@ -128,8 +133,10 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     log.info("stopped", **snap)
 
 
-async def _watch_storage(store: Store, health_servicer, names: list[str], interval_s: float = 0.5) -> None:
-    """NOT_SERVING while the journal cannot be written; SERVING again as soon as it can."""
+async def _watch_storage(store: Store, health_servicer, names: list[str], referee_ok=lambda: True,
+                         interval_s: float = 0.5) -> None:
+    """NOT_SERVING while the journal cannot be written; SERVING again as soon as it can (the
+    overall status "" only while the referee's workers are up too)."""
     serving = True
     while True:
         await asyncio.sleep(interval_s)
@@ -138,8 +145,8 @@ async def _watch_storage(store: Store, health_servicer, names: list[str], interv
             serving = ok
             log.warning("storage_" + ("recovered" if ok else "failing"), reason=store.journal.failed)
             for name in names:
-                await _set(health_servicer, name, health_pb2.HealthCheckResponse.SERVING if ok
-                           else health_pb2.HealthCheckResponse.NOT_SERVING)
+                await _set(health_servicer, name, health_pb2.HealthCheckResponse.SERVING
+                           if ok and (name or referee_ok()) else health_pb2.HealthCheckResponse.NOT_SERVING)
 
 
 async def _collect_and_freeze(interval_s: float) -> None:

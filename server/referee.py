@@ -9,9 +9,11 @@ import asyncio
 import concurrent.futures
 import math
 import multiprocessing
+import os
 import random
 import time
-from typing import Any
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Callable
 
 import structlog
 
@@ -19,7 +21,7 @@ from engines.ai import mcts, policies
 from engines.core import Move
 from gameengine import codecs
 
-from . import metrics, quotas
+from . import clock, metrics, quotas
 from .errors import Exhausted, Illegal, PermissionDenied, Unavailable
 from .records import Adjudication, Clock, ClockSet, GameAdjudicated, RefereeActed, SeatForfeited
 from .store import GameRecord
@@ -58,12 +60,31 @@ def rollout_job(game: str, state: Any, seats: int, seed: int, rollouts: int, bud
     return rows
 
 
+def score_rollouts(rows: list[list[float]], seats: int, reason: str) -> Adjudication:
+    """An adjudicated outcome from rollout reward rows: mean scores, ranks, winners, confidence."""
+    n = len(rows)
+    means = [sum(r[s] for r in rows) / n for s in range(seats)]
+    best = max(means)
+    winners = [s for s in range(seats) if means[s] == best]
+    order = sorted(range(seats), key=lambda s: -means[s])
+    ranks = [0] * seats
+    for pos, s in enumerate(order):
+        ranks[s] = ranks[order[pos - 1]] if pos and means[s] == means[order[pos - 1]] else pos + 1
+    runner_up = max([m for s, m in enumerate(means) if s not in winners], default=0.0)
+    # confidence: how far the leader is ahead, in standard errors, squashed to 0..1
+    spread = math.sqrt(max(best * (1 - best), 1e-9) / n)
+    confidence = 1 - math.exp(-max(best - runner_up, 0) / spread) if n else 0.0
+    return Adjudication(tuple(means), tuple(ranks), tuple(winners), round(confidence, 4), reason)
+
+
 class Referee:
     def __init__(self, core, cfg):
         self.core = core
         self.cfg = cfg
-        self.pool = concurrent.futures.ProcessPoolExecutor(
-            max_workers=cfg.hint_workers, mp_context=multiprocessing.get_context("spawn"))
+        self.pool = self._new_pool()
+        # Told (True/False) when the worker pool becomes unusable or usable again (health).
+        self.on_health: Callable[[bool], None] | None = None
+        self.healthy = True
         self.slots = asyncio.Semaphore(cfg.hint_workers + cfg.hint_queue)
         metrics.HINT_QUEUE_CAPACITY.set(cfg.hint_workers + cfg.hint_queue)
         self.busy = 0
@@ -79,6 +100,10 @@ class Referee:
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
 
+    def _new_pool(self) -> concurrent.futures.ProcessPoolExecutor:
+        return concurrent.futures.ProcessPoolExecutor(
+            max_workers=self.cfg.hint_workers, mp_context=multiprocessing.get_context("spawn"))
+
     # ---- clocks -----------------------------------------------------------
     def clock_at_create(self, rec: GameRecord) -> list[ClockSet]:
         """The clock written with the creation (GameCore.create); none while the game waits for
@@ -86,40 +111,39 @@ class Referee:
         bank = rec.referee.get("time_bank_ms")
         if not bank or (rec.seating is not None and rec.seating.waiting):
             return []
-        return [ClockSet(Clock((bank,) * rec.seats, self.core.status(rec, None)["to_move"], time.time()))]
+        return [ClockSet(clock.start(rec.seats, bank, self.core.to_move(rec), time.time()))]
 
     def clock_after_move(self, rec: GameRecord, seat: int) -> list[ClockSet]:
-        """The clock written with a move, in the same write (GameCore.make_move)."""
-        clock = rec.referee_state.clock
-        if clock is None:
+        """The clock written with a move, in the same write (GameCore.make_move; a replayed
+        key makes no write, so it never moves the clock)."""
+        c = rec.referee_state.clock
+        if c is None:
             return []
-        now = time.time()
-        bank = list(clock.bank_ms)
-        if clock.turn == seat:
-            bank[seat] = max(0, bank[seat] - int((now - clock.since) * 1000)) + rec.referee["increment_ms"]
-        turn = self.core.status(rec, None)["to_move"]
-        since = now if turn != clock.turn or clock.turn == seat else clock.since
-        return [ClockSet(Clock(tuple(bank), turn, since))]
+        return [ClockSet(clock.after_move(c, seat, self.core.to_move(rec), rec.referee["increment_ms"], time.time()))]
 
     def on_create(self, rec: GameRecord) -> None:
         """The game started (at its creation, or when its last open seat was taken)."""
         bank = rec.referee.get("time_bank_ms")
         if bank and rec.referee_state.clock is None:
-            self.core.write(rec, ClockSet(Clock((bank,) * rec.seats, self.core.status(rec, None)["to_move"],
-                                                time.time())))
+            self.core.write(rec, ClockSet(clock.start(rec.seats, bank, self.core.to_move(rec), time.time())))
         if rec.referee_state.clock is not None:
             self.watched.add(rec.game_id)
 
     def on_move(self, rec: GameRecord, seat: int) -> None:
+        """After an accepted (not replayed) move: release a finished game's quota, start a
+        capped game's adjudication."""
         if self.core.is_over(rec):
             quotas.QUOTAS.finished(rec.game_id)
+        if self.at_cap(rec):
+            self.watched.add(rec.game_id)  # the tick retries it until it succeeds
+            self._spawn_adjudication(rec)
+
+    def at_cap(self, rec: GameRecord) -> bool:
         cap = rec.referee.get("max_moves", 0)
-        if cap and rec.version >= cap and not self.core.is_over(rec):
-            self._keep(asyncio.get_running_loop().create_task(self.adjudicate(rec, f"move cap of {cap} reached")))
+        return bool(cap) and rec.version >= cap and not self.core.is_over(rec)
 
     def remaining_ms(self, rec: GameRecord, now: float) -> float:
-        clock = rec.referee_state.clock
-        return clock.bank_ms[clock.turn] - (now - clock.since) * 1000
+        return clock.remaining_ms(rec.referee_state.clock, now)
 
     async def run(self) -> None:
         """Resume clocks after a restart (downtime is not charged), then watch them."""
@@ -127,16 +151,20 @@ class Referee:
         games = self.core.games
         for rec in list(games.values()):
             ref = rec.referee_state
-            if (ref.clock is not None or ref.forfeited) and not self.core.is_over(rec):
+            if (ref.clock is not None or ref.forfeited or self.at_cap(rec)) and not self.core.is_over(rec):
                 self.watched.add(rec.game_id)
                 if ref.clock is not None:
                     try:
                         self.core.write(rec, ClockSet(Clock(ref.clock.bank_ms, ref.clock.turn, now)))
                     except Unavailable as e:  # the clock resumes from its old start; no move is at risk
                         log.warning("clock_resume_not_written", game_id=rec.game_id, reason=str(e))
+        probe_at = 0.0
         while True:
             await asyncio.sleep(self.cfg.referee_tick_s)
             now = time.time()
+            if not self.healthy and now >= probe_at:  # get a working pool back without waiting for a hint
+                probe_at = now + 1.0
+                self._keep(asyncio.get_running_loop().create_task(self._probe()))
             for game_id in list(self.watched):
                 rec = games.get(game_id)
                 if rec is None or self.core.is_over(rec):
@@ -144,7 +172,12 @@ class Referee:
                     continue
                 if game_id in self._acting:
                     continue
-                turn = self.core.status(rec, None)["to_move"]
+                if self.at_cap(rec):
+                    self._spawn_adjudication(rec)
+                    continue
+                turn = self.core.to_move(rec)
+                if turn < 0:
+                    continue  # waiting for players or being adjudicated
                 if turn in rec.referee_state.forfeited:
                     action, reason = "random", f"seat {turn} forfeited; the referee moves for it"
                 elif rec.referee_state.clock is not None and turn >= 0 and self.remaining_ms(rec, now) <= 0:
@@ -158,6 +191,21 @@ class Referee:
         self._acting.add(rec.game_id)
         task = self._keep(asyncio.get_running_loop().create_task(self.act(rec, seat, action, reason)))
         task.add_done_callback(lambda _: self._acting.discard(rec.game_id))
+
+    def _spawn_adjudication(self, rec: GameRecord) -> None:
+        if rec.game_id in self._acting:
+            return
+        self._acting.add(rec.game_id)
+        task = self._keep(asyncio.get_running_loop().create_task(self._adjudicate_cap(rec)))
+        task.add_done_callback(lambda _: self._acting.discard(rec.game_id))
+
+    async def _adjudicate_cap(self, rec: GameRecord) -> None:
+        try:
+            await self.adjudicate(rec, f"move cap of {rec.referee['max_moves']} reached")
+        except (Exhausted, Unavailable) as e:
+            log.info("cap_adjudication_deferred", game_id=rec.game_id, reason=e.message)
+        except Exception:
+            log.exception("cap_adjudication_failed", game_id=rec.game_id)
 
     def _keep(self, task: asyncio.Task) -> asyncio.Task:
         self._tasks.add(task)
@@ -209,9 +257,50 @@ class Referee:
         async with self.slots:
             metrics.HINT_QUEUE_DEPTH.inc()
             try:
-                return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
+                return await self._run_in_pool(fn, *args)
             finally:
                 metrics.HINT_QUEUE_DEPTH.dec()
+
+    async def _run_in_pool(self, fn, *args):
+        """Run a job in the worker pool. A pool whose worker died (killed, e.g. by the OOM
+        killer: BrokenProcessPool) or that cannot start one is replaced and the job tried
+        once more; only when that fails too is the referee unhealthy (health NOT_SERVING)
+        until a later job or the tick's probe gets a working pool."""
+        loop = asyncio.get_running_loop()
+        for attempt in (1, 2):
+            pool = self.pool
+            try:
+                try:
+                    job = loop.run_in_executor(pool, fn, *args)  # submits now: starting a worker may fail
+                except OSError as e:
+                    raise BrokenProcessPool(str(e)) from e
+                result = await job
+            except BrokenProcessPool as e:
+                log.warning("worker_pool_broken", attempt=attempt, error=type(e).__name__)
+                self._replace_pool(pool)
+                continue
+            self._set_healthy(True)
+            return result
+        self._set_healthy(False)
+        raise Unavailable("the referee's worker process could not be restarted; retry shortly", retry_after_ms=1000)
+
+    def _replace_pool(self, broken: concurrent.futures.ProcessPoolExecutor) -> None:
+        if self.pool is broken:  # not already replaced by another job that saw it break
+            broken.shutdown(wait=False, cancel_futures=True)
+            self.pool = self._new_pool()
+
+    def _set_healthy(self, healthy: bool) -> None:
+        if healthy != self.healthy:
+            self.healthy = healthy
+            log.warning("referee_health", serving=healthy)
+            if self.on_health is not None:
+                self.on_health(healthy)
+
+    async def _probe(self) -> None:
+        try:
+            await self._run_in_pool(os.getpid)
+        except Unavailable:
+            pass
 
     async def hint(self, rec: GameRecord, seat: int, budget_ms: int):
         if self.core.is_over(rec):
@@ -238,29 +327,24 @@ class Referee:
         """Score an unfinished game from rollouts of its true state; marks it adjudicated."""
         if self.core.is_over(rec):
             return self.core.outcome(rec)
-        state = rec.engine.clone(rec.state)
-        with quotas.QUOTAS.pool_job(rec.game_id):
-            rows = await self._in_pool(rollout_job, rec.game, state, rec.seats, rec.seed ^ rec.version,
-                                       min(rollouts or 200, 2000), 10_000)
-        n = len(rows)
-        means = [sum(r[s] for r in rows) / n for s in range(rec.seats)]
-        best = max(means)
-        winners = [s for s in range(rec.seats) if means[s] == best]
-        order = sorted(range(rec.seats), key=lambda s: -means[s])
-        ranks = [0] * rec.seats
-        for pos, s in enumerate(order):
-            ranks[s] = ranks[order[pos - 1]] if pos and means[s] == means[order[pos - 1]] else pos + 1
-        runner_up = max([m for s, m in enumerate(means) if s not in winners], default=0.0)
-        # confidence: how far the leader is ahead, in standard errors, squashed to 0..1
-        spread = math.sqrt(max(best * (1 - best), 1e-9) / n)
-        confidence = 1 - math.exp(-max(best - runner_up, 0) / spread) if n else 0.0
-        if not self.core.is_over(rec):
-            said = f"{reason}; scored from {n} rollouts, confidence {confidence:.2f}"
-            self._note(rec, "adjudicated", -1, said)
-            self.core.write(rec, GameAdjudicated(Adjudication(tuple(means), tuple(ranks), tuple(winners),
-                                                              round(confidence, 4), reason)),
-                            RefereeActed("adjudicated", -1, said))
-            quotas.QUOTAS.finished(rec.game_id)
+        running = self.core.adjudicating
+        async with self.core.store.lock(rec.game_id):  # no move in flight: the scored version is final
+            state = rec.engine.clone(rec.state)
+            running[rec.game_id] = running.get(rec.game_id, 0) + 1
+        try:
+            with quotas.QUOTAS.pool_job(rec.game_id):
+                rows = await self._in_pool(rollout_job, rec.game, state, rec.seats, rec.seed ^ rec.version,
+                                           min(rollouts or 200, 2000), 10_000)
+            if not self.core.is_over(rec):
+                adjudication = score_rollouts(rows, rec.seats, reason)
+                said = f"{reason}; scored from {len(rows)} rollouts, confidence {adjudication.confidence:.2f}"
+                self._note(rec, "adjudicated", -1, said)
+                self.core.write(rec, GameAdjudicated(adjudication), RefereeActed("adjudicated", -1, said))
+                quotas.QUOTAS.finished(rec.game_id)
+        finally:  # over once scored; open to moves again if every attempt failed
+            running[rec.game_id] -= 1
+            if not running[rec.game_id]:
+                del running[rec.game_id]
         return self.core.outcome(rec)
 
     def abandon(self, rec: GameRecord, reason: str) -> None:

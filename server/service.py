@@ -12,7 +12,7 @@ from typing import Any, AsyncIterator
 from engines import registry
 from engines.core import Event, IllegalMove, InvalidOptions, Move
 
-from . import auth, limits, lobby
+from . import auth, clock, limits, lobby
 from .errors import AlreadyExists, Illegal, InvalidArgument, NotFound, PermissionDenied, Unavailable
 from .records import MoveMade
 from .store import GameRecord, Store
@@ -27,6 +27,8 @@ class GameCore:
         # set by the referee, called after the creation or move is applied.
         self.after_create = lambda rec: []
         self.after_move = lambda rec, seat: []
+        # Game id -> adjudications running on it: such a game takes no moves (the scored version is final).
+        self.adjudicating: dict[str, int] = {}
 
     # ---- lookup and auth ----------------------------------------------------
     @property
@@ -66,13 +68,15 @@ class GameCore:
     def status(self, rec: GameRecord, caller: int | None) -> dict[str, Any]:
         engine = rec.engine
         over = self.is_over(rec)
+        closed = over or self.closed(rec) is not None
         status = {
             "game_id": rec.game_id,
             "game": rec.game,
             "seats": rec.seats,
             "version": rec.version,
-            "seats_to_act": [] if over else self.public_seats_to_act(rec, caller),
-            "to_move": -1 if over else _seat_or_minus(engine.to_move(rec.state)),
+            "seats_to_act": [] if closed else self.public_seats_to_act(rec, caller),
+            "to_move": self.to_move(rec),
+            "current_player": -1 if over else _seat_or_minus(engine.current_player(rec.state)),
             "over": over,
             "caller_seat": -1 if caller is None else caller,
         }
@@ -83,15 +87,29 @@ class GameCore:
                 status.update(seats_to_act=[], to_move=-1)
         if over:
             status["outcome"] = self.outcome(rec)
-        clock = rec.referee_state.clock
-        if clock is not None:
-            bank = list(clock.bank_ms)
-            if not over and 0 <= clock.turn < rec.seats:
-                bank[clock.turn] = max(0, int(bank[clock.turn] - (time.time() - clock.since) * 1000))
-            status["time_bank_ms"] = bank
+        if rec.referee_state.clock is not None:
+            status["time_bank_ms"] = clock.banks_now(rec.referee_state.clock, over, time.time())
         if rec.referee_state.forfeited:
             status["forfeited"] = sorted(rec.referee_state.forfeited)
         return status
+
+    def to_move(self, rec: GameRecord) -> int:
+        """The seat whose decision the game waits for (the seat clocks charge); -1 when the
+        game is over, waits for players (LOBBY-1) or is closed for adjudication."""
+        if self.is_over(rec) or lobby.waiting(rec) or self.closed(rec) is not None:
+            return -1
+        return _seat_or_minus(rec.engine.to_move(rec.state))
+
+    def closed(self, rec: GameRecord) -> Illegal | None:
+        """Why an unfinished game takes no more moves: its move cap is reached (the referee
+        adjudicates it, retrying until it can) or AdjudicateGame is scoring it."""
+        cap = rec.referee.get("max_moves", 0)
+        if cap and rec.version >= cap:
+            return Illegal(f"the game reached its move cap of {cap} moves; the referee is adjudicating it",
+                           rule="REF-MAX-MOVES")
+        if rec.game_id in self.adjudicating:
+            return Illegal("the game is being adjudicated; it takes no more moves", rule="REF-ADJUDICATING")
+        return None
 
     @staticmethod
     def public_seats_to_act(rec: GameRecord, caller: int | None) -> list[int]:
@@ -124,7 +142,7 @@ class GameCore:
         return rec.engine.view(rec.state, seat)
 
     def legal_moves(self, rec: GameRecord, seat: int | None) -> list[Move]:
-        if seat is None or self.is_over(rec) or lobby.waiting(rec):
+        if seat is None or self.is_over(rec) or lobby.waiting(rec) or self.closed(rec) is not None:
             return []
         return rec.engine.legal_moves(rec.state, seat)
 
@@ -166,6 +184,7 @@ class GameCore:
                                   rule=getattr(engine, "seats_rule", None))
         if seed is not None and not 0 <= seed <= MAX_SEED:
             raise InvalidArgument("seed must be in 0..2^63-1")
+        clock.validate(referee)
         try:
             return self.store.create(game, seats, options, seed, referee, seating, followups=self.after_create)
         except InvalidOptions as e:
@@ -186,6 +205,9 @@ class GameCore:
                 raise Illegal("the game is over", rule="GAME-OVER")
             if lobby.waiting(rec):
                 raise Illegal(lobby.RULES["LOBBY-1"], rule="LOBBY-1")
+            closed = self.closed(rec)
+            if closed is not None:
+                raise closed
             if seat in rec.referee_state.forfeited and not by_referee:
                 raise PermissionDenied(f"seat {seat} has forfeited; the referee plays it")
             try:

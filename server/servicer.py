@@ -181,7 +181,8 @@ def make_servicer(codec: Codec, core: GameCore, referee) -> tuple[object, Callab
                                                         request.idempotency_key, move)
                 metrics.MOVE_LATENCY.labels(game).observe(time.perf_counter() - t0)
                 metrics.MOVES.labels(game, "replayed" if replayed else "accepted").inc()
-                referee.on_move(rec, seat)
+                if not replayed:  # a replay changes nothing, the clock included
+                    referee.on_move(rec, seat)
                 return getattr(pb, f"Make{P}MoveResponse")(
                     status=status_proto(core.status(rec, seat)),
                     events=[codec.event_to_proto(e) for e in events], replayed=replayed,

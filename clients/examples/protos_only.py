@@ -2,9 +2,10 @@
 
     PYTHONPATH=protos python clients/examples/protos_only.py --game pompeii --seats 3
 
-Creates a game, then repeatedly asks the seat the game waits for (`to_move`) for
-its legal moves and plays a random one, quoting the version it saw, until the
-game is over; prints the outcome. This is the loop a frontend or bot in any
+Creates a game, then repeatedly asks the seat whose decision the game waits for
+(`to_move`; `current_player` is whose turn it is, which differs e.g. while a Small
+World defender redeploys) for its legal moves and plays a random one, quoting the
+version it saw, until the game is over; prints the outcome. This is the loop a frontend or bot in any
 language would write against protos/gameengine/v1.
 """
 from __future__ import annotations
@@ -34,7 +35,7 @@ def play(target: str, game: str, seats: int, seed: int, options: dict | None = N
         tokens = [t.token for t in created.seat_tokens]
         status, moves = created.status, 0
         while not status.over:
-            seat = status.to_move if status.to_move in status.seats_to_act else status.seats_to_act[0]
+            seat = status.to_move
             legal = getattr(stub, f"List{P}Moves")(getattr(pb, f"List{P}MovesRequest")(
                 game_id=created.game_id, token=tokens[seat]))
             reply = getattr(stub, f"Make{P}Move")(getattr(pb, f"Make{P}MoveRequest")(

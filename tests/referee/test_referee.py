@@ -178,10 +178,10 @@ def test_capped_game_is_adjudicated(referee_server):
     status = seats[0].status()
     while status.version < 20:
         actor = next(s for s in status.seats_to_act if status.acts(s))
-        seats[actor].move(rng.choice(seats[actor].legal()), expected_version=status.version)
+        legal = seats[actor].legal()
+        seats[actor].move(rng.choice(legal), expected_version=status.version)
         status = seats[actor].last
-    actor = next(s for s in status.seats_to_act if status.acts(s))
-    pending = seats[actor].legal()[0]
+    pending = legal[0]  # the game checks "over" before legality
     final = wait_over(client, game_id, 60)
     assert final.outcome["adjudicated"] is True
     assert 0 <= final.outcome.get("confidence", 0) <= 1

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file gameengine/v1/common.proto.
  */
 export const file_gameengine_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChpnYW1lZW5naW5lL3YxL2NvbW1vbi5wcm90bxINZ2FtZWVuZ2luZS52MSIoCglTZWF0VG9rZW4SDAoEc2VhdBgBIAEoBRINCgV0b2tlbhgCIAEoCSJiCgdPdXRjb21lEg4KBnNjb3JlcxgBIAMoARINCgVyYW5rcxgCIAMoBRIPCgd3aW5uZXJzGAMgAygFEhMKC2FkanVkaWNhdGVkGAQgASgIEhIKCmNvbmZpZGVuY2UYBSABKAEiqQIKCkdhbWVTdGF0dXMSDwoHZ2FtZV9pZBgBIAEoCRIMCgRnYW1lGAIgASgJEg0KBXNlYXRzGAMgASgFEg8KB3ZlcnNpb24YBCABKA0SFAoMc2VhdHNfdG9fYWN0GAUgAygFEg8KB3RvX21vdmUYBiABKAUSDAoEb3ZlchgHIAEoCBInCgdvdXRjb21lGAggASgLMhYuZ2FtZWVuZ2luZS52MS5PdXRjb21lEhMKC2NhbGxlcl9zZWF0GAkgASgFEhQKDHRpbWVfYmFua19tcxgKIAMoBRIRCglmb3JmZWl0ZWQYCyADKAUSDwoHd2FpdGluZxgUIAEoCBIvCgxzZWF0X2hvbGRlcnMYFSADKAsyGS5nYW1lZW5naW5lLnYxLlNlYXRIb2xkZXIiUQoKU2VhdEhvbGRlchIMCgRzZWF0GAEgASgFEg0KBXN0YXRlGAIgASgJEhEKCXBsYXllcl9pZBgDIAEoCRITCgtwbGF5ZXJfbmFtZRgEIAEoCSIyCg9TZWF0UmVzZXJ2YXRpb24SDAoEc2VhdBgBIAEoBRIRCglwbGF5ZXJfaWQYAiABKAkiPgoLR2FtZVN0YXJ0ZWQSLwoMc2VhdF9ob2xkZXJzGAEgAygLMhkuZ2FtZWVuZ2luZS52MS5TZWF0SG9sZGVyIoUBCg5SZWZlcmVlT3B0aW9ucxIUCgx0aW1lX2JhbmtfbXMYASABKA0SFAoMaW5jcmVtZW50X21zGAIgASgNEjQKDnRpbWVvdXRfcG9saWN5GAMgASgOMhwuZ2FtZWVuZ2luZS52MS5UaW1lb3V0UG9saWN5EhEKCW1heF9tb3ZlcxgEIAEoDSI8CgxSZWZlcmVlRXZlbnQSDgoGYWN0aW9uGAEgASgJEgwKBHNlYXQYAiABKAUSDgoGcmVhc29uGAMgASgJIloKFUFkanVkaWNhdGVHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEg4KBnRva2VucxgCIAMoCRIOCgZyZWFzb24YAyABKAkSEAoIcm9sbG91dHMYBCABKA0iQwoWQWRqdWRpY2F0ZUdhbWVSZXNwb25zZRIpCgZzdGF0dXMYASABKAsyGS5nYW1lZW5naW5lLnYxLkdhbWVTdGF0dXMiFgoUTGlzdEdhbWVUeXBlc1JlcXVlc3QibQoIR2FtZVR5cGUSDAoEZ2FtZRgBIAEoCRIRCgltaW5fc2VhdHMYAiABKAUSEQoJbWF4X3NlYXRzGAMgASgFEi0KC3NlYXRfcmFuZ2VzGAQgAygLMhguZ2FtZWVuZ2luZS52MS5TZWF0UmFuZ2UiQgoJU2VhdFJhbmdlEg8KB29wdGlvbnMYASADKAkSEQoJbWluX3NlYXRzGAIgASgFEhEKCW1heF9zZWF0cxgDIAEoBSJEChVMaXN0R2FtZVR5cGVzUmVzcG9uc2USKwoKZ2FtZV90eXBlcxgBIAMoCzIXLmdhbWVlbmdpbmUudjEuR2FtZVR5cGUiNgoUR2V0R2FtZVN0YXR1c1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRINCgV0b2tlbhgCIAEoCSJCChVHZXRHYW1lU3RhdHVzUmVzcG9uc2USKQoGc3RhdHVzGAEgASgLMhkuZ2FtZWVuZ2luZS52MS5HYW1lU3RhdHVzKoMBCg1UaW1lb3V0UG9saWN5Eh4KGlRJTUVPVVRfUE9MSUNZX1VOU1BFQ0lGSUVEEAASGwoXVElNRU9VVF9QT0xJQ1lfQVVUT1BMQVkQARIZChVUSU1FT1VUX1BPTElDWV9SQU5ET00QAhIaChZUSU1FT1VUX1BPTElDWV9GT1JGRUlUEAMypAIKC0dhbWVTZXJ2aWNlEloKDUxpc3RHYW1lVHlwZXMSIy5nYW1lZW5naW5lLnYxLkxpc3RHYW1lVHlwZXNSZXF1ZXN0GiQuZ2FtZWVuZ2luZS52MS5MaXN0R2FtZVR5cGVzUmVzcG9uc2USWgoNR2V0R2FtZVN0YXR1cxIjLmdhbWVlbmdpbmUudjEuR2V0R2FtZVN0YXR1c1JlcXVlc3QaJC5nYW1lZW5naW5lLnYxLkdldEdhbWVTdGF0dXNSZXNwb25zZRJdCg5BZGp1ZGljYXRlR2FtZRIkLmdhbWVlbmdpbmUudjEuQWRqdWRpY2F0ZUdhbWVSZXF1ZXN0GiUuZ2FtZWVuZ2luZS52MS5BZGp1ZGljYXRlR2FtZVJlc3BvbnNlYgZwcm90bzM");
+  fileDesc("ChpnYW1lZW5naW5lL3YxL2NvbW1vbi5wcm90bxINZ2FtZWVuZ2luZS52MSIoCglTZWF0VG9rZW4SDAoEc2VhdBgBIAEoBRINCgV0b2tlbhgCIAEoCSJiCgdPdXRjb21lEg4KBnNjb3JlcxgBIAMoARINCgVyYW5rcxgCIAMoBRIPCgd3aW5uZXJzGAMgAygFEhMKC2FkanVkaWNhdGVkGAQgASgIEhIKCmNvbmZpZGVuY2UYBSABKAEiwQIKCkdhbWVTdGF0dXMSDwoHZ2FtZV9pZBgBIAEoCRIMCgRnYW1lGAIgASgJEg0KBXNlYXRzGAMgASgFEg8KB3ZlcnNpb24YBCABKA0SFAoMc2VhdHNfdG9fYWN0GAUgAygFEg8KB3RvX21vdmUYBiABKAUSDAoEb3ZlchgHIAEoCBInCgdvdXRjb21lGAggASgLMhYuZ2FtZWVuZ2luZS52MS5PdXRjb21lEhMKC2NhbGxlcl9zZWF0GAkgASgFEhQKDHRpbWVfYmFua19tcxgKIAMoAxIRCglmb3JmZWl0ZWQYCyADKAUSFgoOY3VycmVudF9wbGF5ZXIYDCABKAUSDwoHd2FpdGluZxgUIAEoCBIvCgxzZWF0X2hvbGRlcnMYFSADKAsyGS5nYW1lZW5naW5lLnYxLlNlYXRIb2xkZXIiUQoKU2VhdEhvbGRlchIMCgRzZWF0GAEgASgFEg0KBXN0YXRlGAIgASgJEhEKCXBsYXllcl9pZBgDIAEoCRITCgtwbGF5ZXJfbmFtZRgEIAEoCSIyCg9TZWF0UmVzZXJ2YXRpb24SDAoEc2VhdBgBIAEoBRIRCglwbGF5ZXJfaWQYAiABKAkiPgoLR2FtZVN0YXJ0ZWQSLwoMc2VhdF9ob2xkZXJzGAEgAygLMhkuZ2FtZWVuZ2luZS52MS5TZWF0SG9sZGVyIoUBCg5SZWZlcmVlT3B0aW9ucxIUCgx0aW1lX2JhbmtfbXMYASABKA0SFAoMaW5jcmVtZW50X21zGAIgASgNEjQKDnRpbWVvdXRfcG9saWN5GAMgASgOMhwuZ2FtZWVuZ2luZS52MS5UaW1lb3V0UG9saWN5EhEKCW1heF9tb3ZlcxgEIAEoDSI8CgxSZWZlcmVlRXZlbnQSDgoGYWN0aW9uGAEgASgJEgwKBHNlYXQYAiABKAUSDgoGcmVhc29uGAMgASgJIloKFUFkanVkaWNhdGVHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEg4KBnRva2VucxgCIAMoCRIOCgZyZWFzb24YAyABKAkSEAoIcm9sbG91dHMYBCABKA0iQwoWQWRqdWRpY2F0ZUdhbWVSZXNwb25zZRIpCgZzdGF0dXMYASABKAsyGS5nYW1lZW5naW5lLnYxLkdhbWVTdGF0dXMiFgoUTGlzdEdhbWVUeXBlc1JlcXVlc3QibQoIR2FtZVR5cGUSDAoEZ2FtZRgBIAEoCRIRCgltaW5fc2VhdHMYAiABKAUSEQoJbWF4X3NlYXRzGAMgASgFEi0KC3NlYXRfcmFuZ2VzGAQgAygLMhguZ2FtZWVuZ2luZS52MS5TZWF0UmFuZ2UiQgoJU2VhdFJhbmdlEg8KB29wdGlvbnMYASADKAkSEQoJbWluX3NlYXRzGAIgASgFEhEKCW1heF9zZWF0cxgDIAEoBSJEChVMaXN0R2FtZVR5cGVzUmVzcG9uc2USKwoKZ2FtZV90eXBlcxgBIAMoCzIXLmdhbWVlbmdpbmUudjEuR2FtZVR5cGUiNgoUR2V0R2FtZVN0YXR1c1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRINCgV0b2tlbhgCIAEoCSJCChVHZXRHYW1lU3RhdHVzUmVzcG9uc2USKQoGc3RhdHVzGAEgASgLMhkuZ2FtZWVuZ2luZS52MS5HYW1lU3RhdHVzKoMBCg1UaW1lb3V0UG9saWN5Eh4KGlRJTUVPVVRfUE9MSUNZX1VOU1BFQ0lGSUVEEAASGwoXVElNRU9VVF9QT0xJQ1lfQVVUT1BMQVkQARIZChVUSU1FT1VUX1BPTElDWV9SQU5ET00QAhIaChZUSU1FT1VUX1BPTElDWV9GT1JGRUlUEAMypAIKC0dhbWVTZXJ2aWNlEloKDUxpc3RHYW1lVHlwZXMSIy5nYW1lZW5naW5lLnYxLkxpc3RHYW1lVHlwZXNSZXF1ZXN0GiQuZ2FtZWVuZ2luZS52MS5MaXN0R2FtZVR5cGVzUmVzcG9uc2USWgoNR2V0R2FtZVN0YXR1cxIjLmdhbWVlbmdpbmUudjEuR2V0R2FtZVN0YXR1c1JlcXVlc3QaJC5nYW1lZW5naW5lLnYxLkdldEdhbWVTdGF0dXNSZXNwb25zZRJdCg5BZGp1ZGljYXRlR2FtZRIkLmdhbWVlbmdpbmUudjEuQWRqdWRpY2F0ZUdhbWVSZXF1ZXN0GiUuZ2FtZWVuZ2luZS52MS5BZGp1ZGljYXRlR2FtZVJlc3BvbnNlYgZwcm90bzM");
 
 /**
  * A seat's bearer token, minted once at creation. The server keeps only its hash.
@@ -126,13 +126,17 @@ export type GameStatus = Message<"gameengine.v1.GameStatus"> & {
    * Seats with a legal move now, as far as the caller may know: the seat the game
    * waits for, plus the caller's own seat when it may act out of turn (Pompeii's
    * eruption declaration). Other seats' out-of-turn rights are never shown (POM-51).
+   * Empty when the game is over or closed for adjudication.
    *
    * @generated from field: repeated int32 seats_to_act = 5;
    */
   seatsToAct: number[];
 
   /**
-   * The seat whose decision the game waits for, or -1 when the game is over.
+   * The seat whose decision the game waits for: it has a legal move, and it is the seat
+   * the clock charges and the referee plays for on a timeout. In Small World's defend
+   * phase that is the defender redeploying (SW-82), not the current player. -1 when the
+   * game is over or closed for adjudication (move cap reached, AdjudicateGame running).
    *
    * @generated from field: int32 to_move = 6;
    */
@@ -156,12 +160,13 @@ export type GameStatus = Message<"gameengine.v1.GameStatus"> & {
   callerSeat: number;
 
   /**
-   * Remaining time bank per seat in ms when the game has a clock (the seat to move is
-   * charged live); empty otherwise.
+   * Remaining time bank per seat in ms when the game has a clock (the seat to_move is
+   * charged live); empty otherwise. int64 because increments grow a bank without limit
+   * (int32 before: the varint encoding is the same, so old readers still parse it).
    *
-   * @generated from field: repeated int32 time_bank_ms = 10;
+   * @generated from field: repeated int64 time_bank_ms = 10;
    */
-  timeBankMs: number[];
+  timeBankMs: bigint[];
 
   /**
    * Seats the referee has declared forfeited (timeout policy "forfeit").
@@ -169,6 +174,15 @@ export type GameStatus = Message<"gameengine.v1.GameStatus"> & {
    * @generated from field: repeated int32 forfeited = 11;
    */
   forfeited: number[];
+
+  /**
+   * The seat whose turn it is in the game's turn order, or -1 when the game is over.
+   * Usually equal to to_move; it differs while the game waits on another seat's decision
+   * (a Small World defender redeploying, SW-82; the Citadels Graveyard owner, CIT-63).
+   *
+   * @generated from field: int32 current_player = 12;
+   */
+  currentPlayer: number;
 
   /**
    * True while a seat is still open (LOBBY-1): no move is accepted, seats_to_act is empty, to_move -1.
@@ -292,14 +306,16 @@ export const GameStartedSchema: GenMessage<GameStarted> = /*@__PURE__*/
  */
 export type RefereeOptions = Message<"gameengine.v1.RefereeOptions"> & {
   /**
-   * Time bank per seat in milliseconds; 0 = no clock.
+   * Time bank per seat in milliseconds; 0 = no clock. At most 604800000 (7 days): a
+   * larger value is refused with INVALID_ARGUMENT (rule REF-CLOCK) and nothing is created.
    *
    * @generated from field: uint32 time_bank_ms = 1;
    */
   timeBankMs: number;
 
   /**
-   * Added to the mover's bank after each of its moves.
+   * Added to the mover's bank after each of its moves (the seat to_move's own moves).
+   * At most 86400000 (1 day), else INVALID_ARGUMENT (rule REF-CLOCK).
    *
    * @generated from field: uint32 increment_ms = 2;
    */
@@ -311,7 +327,10 @@ export type RefereeOptions = Message<"gameengine.v1.RefereeOptions"> & {
   timeoutPolicy: TimeoutPolicy;
 
   /**
-   * The referee adjudicates the game once this many moves were made; 0 = no cap.
+   * The referee adjudicates the game once this many moves were made; 0 = no cap. From
+   * then on moves are refused with FAILED_PRECONDITION (rule REF-MAX-MOVES) until the
+   * referee has scored it (it retries while its workers are busy); the capped version is
+   * the final one.
    *
    * @generated from field: uint32 max_moves = 4;
    */

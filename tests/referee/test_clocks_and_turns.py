@@ -1,0 +1,273 @@
+"""Issue 15 items 1-6: clocks follow the seat the game waits for; replays, the move cap,
+clock bounds and a dead worker process. Every test runs against a real server."""
+from __future__ import annotations
+
+import os
+import random
+import signal
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import grpc
+import pytest
+
+from clients.sdk import Client, Refused
+from gameengine.v1 import common_pb2
+from tests.conftest import ServerProcess
+
+
+@pytest.fixture(scope="module")
+def clock_server(tmp_path_factory):
+    s = ServerProcess(tmp_path_factory.mktemp("clocks"), GE_AUTOPLAY_MS="5", GE_REFEREE_TICK_S="0.02",
+                      GE_HINT_WORKERS="1", GE_HINT_QUEUE="0", GE_HINT_MAX_MS="4000").start()
+    yield s
+    s.stop()
+
+
+def raw_status(client: Client, game_id: str) -> common_pb2.GameStatus:
+    return client.common.GetGameStatus(common_pb2.GetGameStatusRequest(game_id=game_id)).status
+
+
+def actor_of(status) -> int | None:
+    return next((s for s in status.seats_to_act if status.acts(s)), None)
+
+
+def play_random(client: Client, game_id: str, tokens: list[str], rng: random.Random, until) -> None:
+    """Random legal moves for whoever the game waits for, until `until(status, view)` holds."""
+    seats = [client.seat(game_id, s, t) for s, t in enumerate(tokens)]
+    spectator = client.spectator(game_id)
+    for _ in range(5000):
+        status, view = spectator.view()
+        assert not status.over, "the game ended before the wanted state"
+        if until(status, view):
+            return
+        actor = actor_of(status)
+        seats[actor].move(rng.choice(seats[actor].legal()), expected_version=status.version)
+    raise AssertionError("wanted state not reached")
+
+
+def test_item1_smallworld_defender_is_charged_not_the_attacker(clock_server):
+    client = Client(clock_server.target, "smallworld")
+    game_id, tokens = client.create(3, seed=21, time_bank_ms=600_000, increment_ms=0, timeout_policy="random")
+    play_random(client, game_id, tokens, random.Random(4), lambda s, v: v["phase"] == "defend")
+    status = raw_status(client, game_id)
+    defender, attacker = status.seats_to_act[0], status.current_player
+    assert defender != attacker
+    assert status.to_move == defender, "to_move is the seat the game waits for (SW-82 defender)"
+    before = list(status.time_bank_ms)
+    time.sleep(0.6)
+    after = list(raw_status(client, game_id).time_bank_ms)
+    assert after[defender] <= before[defender] - 400, "the defender's thinking time is charged to it"
+    assert after[attacker] == before[attacker], "the attacker is not charged while the defender thinks"
+    # The defender answers: its time was booked, and the attacker's clock runs again.
+    seat = client.seat(game_id, defender, tokens[defender])
+    seat.move(seat.legal()[0], expected_version=status.version)
+    booked = list(raw_status(client, game_id).time_bank_ms)
+    assert booked[defender] <= before[defender] - 400 and booked[attacker] == before[attacker]
+    client.close()
+
+
+def test_item1_random_timeout_plays_the_defender(clock_server):
+    """The seats play until a defender must redeploy, then nobody moves: the defender runs out
+    of time and the referee answers for it (it used to time out the attacker, who has no
+    legal move, and the game stalled for good)."""
+    client = Client(clock_server.target, "smallworld")
+    game_id, tokens = client.create(3, seed=21, time_bank_ms=5_000, increment_ms=0, timeout_policy="random")
+    play_random(client, game_id, tokens, random.Random(4), lambda s, v: v["phase"] == "defend")
+    status = raw_status(client, game_id)
+    defender, attacker = status.to_move, status.current_player
+    deadline = time.time() + 20
+    while time.time() < deadline and raw_status(client, game_id).version == status.version:
+        time.sleep(0.05)
+    entries = client.spectator(game_id).log().entries
+    assert len(entries) > status.version, "the game went on"
+    answer = entries[status.version]
+    assert answer.by_referee and answer.seat == defender != attacker
+    assert raw_status(client, game_id).time_bank_ms[attacker] > 0, "the attacker was not charged"
+    client.close()
+
+
+def test_item3_replayed_key_does_not_move_the_clock(clock_server):
+    client = Client(clock_server.target, "smallworld")
+    game_id, tokens = client.create(3, seed=22, time_bank_ms=60_000, increment_ms=5_000)
+    status = raw_status(client, game_id)
+    seat = status.to_move
+    sc = client.seat(game_id, seat, tokens[seat])
+    move = client.codec.move_to_proto(sc.legal()[0])
+    req = client._req("MakeXMoveRequest", game_id=game_id, token=tokens[seat], expected_version=status.version,
+                      idempotency_key=uuid.uuid4().hex, move=move)
+    first = client._rpc("MakeXMove")(req)
+    assert not first.replayed and first.status.to_move == seat, "the seat is still to move (SW-50b turn)"
+    banked = first.status.time_bank_ms[seat]
+    for _ in range(20):
+        again = client._rpc("MakeXMove")(req)
+        assert again.replayed
+    assert again.status.version == first.status.version
+    assert again.status.time_bank_ms[seat] <= banked, "20 replays added no increment"
+    client.close()
+
+
+def test_item4_moves_refused_at_the_cap_while_workers_are_busy(clock_server):
+    client = Client(clock_server.target, "pompeii")
+    busy_id, busy_tokens = client.create(2, seed=23)
+    busy_seat = raw_status(client, busy_id).to_move
+    hinting = threading.Thread(target=lambda: client.seat(busy_id, busy_seat, busy_tokens[busy_seat]).hint(3500))
+    hinting.start()  # the only worker slot (GE_HINT_WORKERS=1, GE_HINT_QUEUE=0)
+    try:
+        time.sleep(0.3)
+        with pytest.raises(Refused) as e:
+            client.seat(busy_id, busy_seat, busy_tokens[busy_seat]).hint(100)
+        assert e.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED, "the pool is busy"
+        game_id, tokens = client.create(2, seed=24, max_moves=5)
+        seats = [client.seat(game_id, s, t) for s, t in enumerate(tokens)]
+        rng = random.Random(5)
+        for version in range(5):
+            status = raw_status(client, game_id)
+            legal = seats[status.to_move].legal()
+            seats[status.to_move].move(rng.choice(legal), expected_version=version)
+        status = raw_status(client, game_id)
+        assert status.version == 5 and not status.over
+        assert list(status.seats_to_act) == [] and status.to_move == -1, "nobody is waited for at the cap"
+        for seat in seats:
+            assert seat.legal() == []
+            with pytest.raises(Refused) as e:
+                seat.move(legal[0], expected_version=5)
+            assert e.value.code == grpc.StatusCode.FAILED_PRECONDITION and e.value.rule == "REF-MAX-MOVES"
+            assert "move cap of 5" in str(e.value)
+    finally:
+        hinting.join()
+    deadline = time.time() + 30  # the cap's adjudication is retried once the worker is free
+    while time.time() < deadline and not raw_status(client, game_id).over:
+        time.sleep(0.1)
+    final = raw_status(client, game_id)
+    assert final.over and final.outcome.adjudicated and final.version == 5
+    client.close()
+
+
+def test_item4_adjudicate_game_refuses_moves_while_it_scores(clock_server):
+    client = Client(clock_server.target, "smallworld")
+    game_id, tokens = client.create(3, seed=25)
+    seats = [client.seat(game_id, s, t) for s, t in enumerate(tokens)]
+    rng = random.Random(6)
+    for _ in range(4):
+        status = raw_status(client, game_id)
+        seats[status.to_move].move(rng.choice(seats[status.to_move].legal()), expected_version=status.version)
+    status = raw_status(client, game_id)
+    scored_at, mover = status.version, seats[status.to_move]
+    pending = mover.legal()[0]
+    done: list = []
+    adjudicating = threading.Thread(target=lambda: done.append(client.adjudicate(game_id, tokens, "test", 400)))
+    adjudicating.start()
+    refusals = accepted = 0
+    while adjudicating.is_alive():
+        try:
+            mover.move(pending, expected_version=scored_at)
+            accepted += 1
+        except Refused as e:
+            assert e.code == grpc.StatusCode.FAILED_PRECONDITION, e
+            refusals += e.rule == "REF-ADJUDICATING"
+        time.sleep(0.02)
+    adjudicating.join()
+    final = raw_status(client, game_id)
+    assert accepted == 0 and refusals > 0
+    assert final.over and final.outcome.adjudicated and final.version == scored_at, "the scored version is final"
+    client.close()
+
+
+def journal_bytes(data_dir: Path) -> dict[str, int]:
+    return {p.name: p.stat().st_size for p in data_dir.iterdir() if p.name != "server.log"}
+
+
+def test_item5_clock_over_int32_is_refused_and_creates_nothing(clock_server):
+    client = Client(clock_server.target, "pompeii")
+    time.sleep(0.3)  # let earlier tests' journal writes settle
+    before = journal_bytes(clock_server.data_dir)
+    for bank, increment in ((2**31, 0), (60_000, 2**31), (2**32 - 1, 2**32 - 1)):
+        with pytest.raises(Refused) as e:
+            client.create(2, seed=26, time_bank_ms=bank, increment_ms=increment)
+        assert e.value.code == grpc.StatusCode.INVALID_ARGUMENT and e.value.rule == "REF-CLOCK"
+        assert "at most" in str(e.value)
+    assert journal_bytes(clock_server.data_dir) == before, "a refused create journals nothing"
+    client.close()
+
+
+def test_item5_banks_past_int32_are_shown_exactly(clock_server):
+    """The largest clock allowed: a week's bank plus a day per move passes 2^31 ms after 18 moves."""
+    client = Client(clock_server.target, "pompeii")
+    week, day = 7 * 24 * 3600 * 1000, 24 * 3600 * 1000
+    game_id, tokens = client.create(2, seed=27, time_bank_ms=week, increment_ms=day)
+    seats = [client.seat(game_id, s, t) for s, t in enumerate(tokens)]
+    rng = random.Random(7)
+    moved = [0, 0]
+    while max(moved) < 20:
+        status = raw_status(client, game_id)
+        assert not status.over
+        seats[status.to_move].move(rng.choice(seats[status.to_move].legal()), expected_version=status.version)
+        moved[status.to_move] += 1
+    banks = raw_status(client, game_id).time_bank_ms
+    top = max(range(2), key=lambda s: moved[s])
+    assert banks[top] > 2**31
+    assert week + moved[top] * day - 60_000 <= banks[top] <= week + moved[top] * day
+    client.close()
+
+
+def test_item5_int64_banks_are_wire_compatible_with_int32():
+    """Old readers (int32) parse the int64 field: same varint encoding, packed."""
+    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+    proto = descriptor_pb2.FileDescriptorProto(name="old_status.proto", package="old", syntax="proto3")
+    msg = proto.message_type.add(name="GameStatus")
+    msg.field.add(name="time_bank_ms", number=10, type=descriptor_pb2.FieldDescriptorProto.TYPE_INT32,
+                  label=descriptor_pb2.FieldDescriptorProto.LABEL_REPEATED)
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(proto)
+    Old = message_factory.GetMessageClass(pool.FindMessageTypeByName("old.GameStatus"))
+    banks = [0, 1, 700, 2**31 - 1]
+    new = common_pb2.GameStatus(time_bank_ms=banks).SerializeToString()
+    assert list(Old.FromString(new).time_bank_ms) == banks
+    assert list(common_pb2.GameStatus.FromString(Old(time_bank_ms=banks).SerializeToString()).time_bank_ms) == banks
+
+
+def worker_pids(server_pid: int) -> list[int]:
+    """The server's pool workers (spawned children running spawn_main), not its resource tracker."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            cmdline = (entry / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == server_pid and b"spawn_main" in cmdline:
+            pids.append(int(entry.name))
+    return pids
+
+
+def test_item6_killed_worker_is_replaced(fresh_server):
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+    server = fresh_server(GE_AUTOPLAY_MS="5", GE_REFEREE_TICK_S="0.02", GE_HINT_WORKERS="1").start()
+    client = Client(server.target, "pompeii")
+    game_id, tokens = client.create(2, seed=28)
+    seat = client.seat(game_id, raw_status(client, game_id).to_move, tokens[raw_status(client, game_id).to_move])
+    seat.hint(50)
+    clocked_id, _ = client.create(2, seed=29, time_bank_ms=20, timeout_policy="autoplay")
+    (old,) = worker_pids(server.proc.pid)
+    os.kill(old, signal.SIGKILL)  # as the OOM killer would
+    time.sleep(0.5)
+    best, _ = seat.hint(50)  # the pool is replaced and the hint retried once
+    assert best in seat.legal()
+    (new,) = worker_pids(server.proc.pid)
+    assert new != old
+    moved = raw_status(client, clocked_id).version
+    time.sleep(1.5)
+    assert raw_status(client, clocked_id).version > moved, "clocked AUTOPLAY games keep moving"
+    os.kill(new, signal.SIGKILL)
+    time.sleep(0.5)
+    final = client.adjudicate(game_id, tokens, "after a worker died", 50)
+    assert final.over and final.outcome["adjudicated"]
+    with grpc.insecure_channel(server.target) as ch:
+        health = health_pb2_grpc.HealthStub(ch).Check(health_pb2.HealthCheckRequest())
+    assert health.status == health_pb2.HealthCheckResponse.SERVING
+    client.close()
