@@ -45,10 +45,11 @@ def wait_all_over(client: Client, game_ids: list[str], timeout_s: float) -> dict
     return final
 
 
-def defend_answers(client: Client, game_id: str) -> list[tuple[int, bool]]:
-    """(seat, by_referee) of every move made as a defender (SW-82), from the finished game's log."""
+def defend_answers(client: Client, game_id: str, seed: int) -> list[tuple[int, bool]]:
+    """(seat, by_referee) of every move made as a defender (SW-82): the finished game's log replayed
+    from the seed it was created with (a spectator's log does not show it, ED-47)."""
     log = client.spectator(game_id).log()
-    state = ENGINE.new_state(log.status.seats, client.codec.options_from_proto(log.options), log.seed)
+    state = ENGINE.new_state(log.status.seats, client.codec.options_from_proto(log.options), seed)
     answers = []
     for entry in log.entries:
         if state.phase == "defend":
@@ -66,8 +67,9 @@ def referee_events(client: Client, game_id: str) -> list[dict]:
 def demo_clock_run(target: str, games: int, increment_ms: int, timeout_s: float) -> dict:
     """Nobody moves: the referee plays every seat when its bank runs out, as on the page's demo."""
     client = Client(target, GAME)
-    ids = [client.create(3, seed=100 + i, time_bank_ms=1, increment_ms=increment_ms, timeout_policy="random")[0]
-           for i in range(games)]
+    seeds = {client.create(3, seed=100 + i, time_bank_ms=1, increment_ms=increment_ms,
+                           timeout_policy="random")[0]: 100 + i for i in range(games)}
+    ids = list(seeds)
     t0 = time.time()
     wait_all_over(client, ids, timeout_s)
     moves = defended = 0
@@ -80,7 +82,7 @@ def demo_clock_run(target: str, games: int, increment_ms: int, timeout_s: float)
         assert [(d["action"], d["seat"]) for d in events] == [("random", e.seat) for e in entries[-len(events):]]
         assert all(d["reason"] == f"seat {d['seat']} ran out of time" for d in events)
         moves += len(entries)
-        defended += len(defend_answers(client, gid))
+        defended += len(defend_answers(client, gid, seeds[gid]))
     client.close()
     assert defended, "the run went through defend phases"
     return {"games": games, "moves": moves, "defender_moves": defended, "seconds": round(time.time() - t0, 1)}
@@ -138,7 +140,7 @@ def forfeit_run(target: str, games: int, timeout_s: float) -> dict:
         assert status.outcome.ranks[quitter] == max(status.outcome.ranks) and quitter not in status.outcome.winners
         forfeits = [d for d in referee_events(client, gid) if d["action"] == "forfeit"]
         assert [d["seat"] for d in forfeits] == [quitter]
-        defended += sum(1 for seat, by_referee in defend_answers(client, gid) if seat == quitter and by_referee)
+        defended += sum(1 for seat, by_referee in defend_answers(client, gid, 200 + i) if seat == quitter and by_referee)
     client.close()
     assert defended, "some quitter was waited on as a defender and answered for by the referee"
     return {"games": games, "forfeited_right_seat": games, "referee_defender_moves": defended,
