@@ -3,9 +3,12 @@ picks a move with a policy from engines.ai (random, greedy or ISMCTS) and sends 
 
     python -m clients.bot --server 127.0.0.1:50051 --game pompeii --game-id ID --seat 0 --token T --policy mcts
     python -m clients.bot --player-token T --join open --game pompeii --policy mcts
+    python -m clients.bot --player-token T --tournament ID --policy mcts
 
 The second form needs only a player token: it waits for open games in the lobby, joins them
 (`--join GAME_ID` joins that one) and plays each from its player stream's "your turn" events.
+The third enters tournament ID (unless it is entered already) and plays every game the
+tournament gives it, as its player stream tells it, until the tournament is over.
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ import structlog
 from engines.ai.policies import POLICIES, choose
 from engines.registry import GAME_IDS
 
-from .sdk import Client, PlayerClient, Refused, SeatClient
+from .sdk import TOURNAMENT_STATES, Client, PlayerClient, Refused, SeatClient, TournamentClient
 
 log = structlog.get_logger("gameengine.bot")
 
@@ -81,6 +84,7 @@ class LobbyBot:
     max_seats: int = 1  # seats held at once
     games: int = 0  # stop after this many games are over; 0 = never
     poll_s: float = 0.5
+    joining: bool = True  # False: seats come only as reservations (a tournament's games)
     seats: dict = field(default_factory=dict)  # game id -> Bot
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _stop: threading.Event = field(default_factory=threading.Event)
@@ -125,10 +129,11 @@ class LobbyBot:
             if s.game == self.client.game:
                 joined = self.player.join(s.game_id, seat=s.seat)
                 self._take(s.game_id, s.seat, joined.seat_token)
-        threading.Thread(target=self._joiner, name="lobby-joiner", daemon=True).start()
+        if self.joining:
+            threading.Thread(target=self._joiner, name="lobby-joiner", daemon=True).start()
         outcomes = []
         try:
-            for event in self.player.events():
+            for event in self._events():
                 if event.game != self.client.game:
                     continue
                 if event.kind == "seat_assigned" and event.seat_token:  # a seat reserved for us
@@ -150,16 +155,72 @@ class LobbyBot:
             self._stop.set()
         return outcomes
 
+    def _events(self):
+        """The player stream, until stop() (which closes it from another thread)."""
+        try:
+            yield from self.player.events()
+        except Refused:
+            if not self._stop.is_set():
+                raise
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.player.close()
+
+
+def enter_tournament(tournaments: TournamentClient, tournament_id: str, player: PlayerClient):
+    """The tournament, entered by `player` unless it is entered already or has a fixed list."""
+    t = tournaments.get(tournament_id)
+    me = player.me().player.player_id
+    player.player_id = me
+    entered = any(e.player_id == me for e in t.entrants)
+    if not entered and t.open_registration and TOURNAMENT_STATES[t.state] == "TOURNAMENT_STATE_REGISTERING":
+        try:
+            t = tournaments.join(tournament_id, player.token)
+        except Refused as e:
+            if e.rule != "TOUR-8":  # entered meanwhile (a restarted bot): fine
+                raise
+    elif not entered:
+        raise Refused(grpc.StatusCode.FAILED_PRECONDITION, "this player is not an entrant of the tournament and "
+                      "can no longer enter it", "TOUR-4")
+    return t
+
+
+def play_tournament(server: str, player_token: str, tournament_id: str, make_bot) -> list[dict]:
+    """Enter the tournament, play every game it gives, return when it finished or was cancelled."""
+    tournaments = TournamentClient(server)
+    player = PlayerClient(server, player_token, route=tournament_id)
+    t = enter_tournament(tournaments, tournament_id, player)
+    print(f"entered {t.tournament_id} ({t.game}, {len(t.entrants)} entrants so far)", flush=True)
+    lobby = LobbyBot(player, Client(server, t.game), make_bot, joining=False)
+
+    def watch() -> None:
+        try:
+            for event in tournaments.events(tournament_id):
+                if event.kind == "tournament_finished":
+                    break
+        except Refused as e:
+            log.warning("tournament_stream_failed", rule=e.rule, message=e.message)
+        time.sleep(0.5)  # the last game_over events reach the player stream first
+        lobby.stop()
+
+    threading.Thread(target=watch, name="tournament-watch", daemon=True).start()
+    try:
+        return lobby.run()
+    finally:
+        tournaments.close()
+
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(prog="python -m clients.bot", description=__doc__.split("\n\n")[0])
     p.add_argument("--server", default="127.0.0.1:50051")
-    p.add_argument("--game", required=True)
+    p.add_argument("--game", help="the game (not needed with --tournament)")
     p.add_argument("--game-id", help="play this seat (with --seat and --token)")
     p.add_argument("--seat", type=int)
     p.add_argument("--token")
     p.add_argument("--player-token", help="a registered player's token: join games from the lobby instead")
     p.add_argument("--join", default="open", help='"open" (any open game of --game) or a game id')
+    p.add_argument("--tournament", help="with --player-token: enter this tournament and play every game it gives")
     p.add_argument("--games", type=int, default=0, help="with --player-token: stop after this many games (0 = never)")
     p.add_argument("--policy", default="mcts")
     p.add_argument("--think-ms", type=float, default=None, help="time budget per move (mcts)")
@@ -184,6 +245,20 @@ def connection_kwargs(args) -> dict:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    rng = random.Random(args.seed)
+    think = args.think_ms if args.think_ms is not None or args.iterations else 100
+    if args.tournament:
+        if not args.player_token or args.policy not in POLICIES:
+            print(f"--tournament needs --player-token and a policy from {', '.join(POLICIES)}", file=sys.stderr)
+            return 2
+        try:
+            outcomes = play_tournament(args.server, args.player_token, args.tournament,
+                                       lambda seat: Bot(seat, args.policy, think, args.iterations, rng))
+        except Refused as e:
+            print(f"refused: {e.rule or e.code.name}: {e.message}", file=sys.stderr)
+            return 1
+        print(f"tournament over: played {len(outcomes)} games", flush=True)
+        return 0
     if args.game not in GAME_IDS:
         print(f"unknown game {args.game!r}; choose from {', '.join(GAME_IDS)}", file=sys.stderr)
         return 2
@@ -191,8 +266,6 @@ def main(argv=None) -> int:
         print(f"unknown policy {args.policy!r}; choose from {', '.join(POLICIES)}", file=sys.stderr)
         return 2
     client = Client(args.server, args.game, **connection_kwargs(args))
-    think = args.think_ms if args.think_ms is not None or args.iterations else 100
-    rng = random.Random(args.seed)
     if args.player_token:
         lobby = LobbyBot(PlayerClient(args.server, args.player_token), client,
                          lambda seat: Bot(seat, args.policy, think, args.iterations, rng), args.join, games=args.games)

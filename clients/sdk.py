@@ -26,7 +26,8 @@ from grpc_status import rpc_status
 
 from engines.core import Event, Move
 from gameengine import codecs
-from gameengine.v1 import common_pb2, common_pb2_grpc, lobby_pb2, lobby_pb2_grpc, player_pb2, player_pb2_grpc
+from gameengine.v1 import (common_pb2, common_pb2_grpc, lobby_pb2, lobby_pb2_grpc, player_pb2, player_pb2_grpc,
+                            tournament_pb2, tournament_pb2_grpc)
 
 RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.RESOURCE_EXHAUSTED)
 POLICY_CODES = {"autoplay": 1, "random": 2, "forfeit": 3}
@@ -76,11 +77,12 @@ class Status:
         return self.to_move == seat or self.to_move not in self.seats_to_act
 
 
-def routing(request) -> tuple[tuple[str, str], ...]:
-    """`x-game-id` metadata for a request that names a game: a proxy in front of several
-    replicas routes on it to the game's owner (k8s/). Creates carry none (any replica)."""
-    game_id = getattr(request, "game_id", "")
-    return (("x-game-id", game_id),) if game_id else ()
+def routing(request, route: str = "") -> tuple[tuple[str, str], ...]:
+    """`x-game-id` metadata for a request that names a game (or a tournament): a proxy in front of
+    several replicas routes on it to the owner (k8s/). Creates carry none (any replica) unless
+    `route` names a game or tournament whose replica the caller lives on (players, entrants)."""
+    key = getattr(request, "game_id", "") or getattr(request, "tournament_id", "") or route
+    return (("x-game-id", key),) if key else ()
 
 
 def retry_delay_s(err: grpc.RpcError) -> float:
@@ -94,13 +96,13 @@ def retry_delay_s(err: grpc.RpcError) -> float:
     return 0.0
 
 
-def call(fn, request, retries: int = 5, timeout: float = 30.0, metadata: tuple = ()):
+def call(fn, request, retries: int = 5, timeout: float = 30.0, metadata: tuple = (), route: str = ""):
     """Unary call with backoff on transient failures (at least the server's RetryInfo delay,
     at most 10 s). Writes stay safe to retry because they carry an idempotency key."""
     delay = 0.1
     for attempt in range(retries + 1):
         try:
-            return fn(request, timeout=timeout, metadata=routing(request) + tuple(metadata))
+            return fn(request, timeout=timeout, metadata=routing(request, route) + tuple(metadata))
         except grpc.RpcError as e:
             if e.code() not in RETRYABLE or attempt == retries:
                 raise refusal(e) from None
@@ -295,24 +297,26 @@ class PlayerClient:
             ...
     """
 
-    def __init__(self, target: str, token: str, channel: grpc.Channel | None = None):
+    def __init__(self, target: str, token: str, channel: grpc.Channel | None = None, route: str = ""):
         self.target = target
         self.token = token
         self.channel = channel or grpc.insecure_channel(target)
         self.players = player_pb2_grpc.PlayerServiceStub(self.channel)
         self.lobby = lobby_pb2_grpc.LobbyServiceStub(self.channel)
         self.cursor = 0  # of the last event received: events() resumes from it
+        self.route = route  # behind the k8s router: a game or tournament id on the player's replica
 
     @classmethod
-    def register(cls, target: str, name: str) -> "PlayerClient":
+    def register(cls, target: str, name: str, route: str = "") -> "PlayerClient":
         with grpc.insecure_channel(target) as ch:
-            resp = call(player_pb2_grpc.PlayerServiceStub(ch).RegisterPlayer, player_pb2.RegisterPlayerRequest(name=name))
-        me = cls(target, resp.player_token)
+            resp = call(player_pb2_grpc.PlayerServiceStub(ch).RegisterPlayer, player_pb2.RegisterPlayerRequest(name=name),
+                        route=route)
+        me = cls(target, resp.player_token, route=route)
         me.player_id, me.name = resp.player.player_id, resp.player.name
         return me
 
     def me(self) -> player_pb2.GetPlayerResponse:
-        return call(self.players.GetPlayer, player_pb2.GetPlayerRequest(player_token=self.token))
+        return call(self.players.GetPlayer, player_pb2.GetPlayerRequest(player_token=self.token), route=self.route)
 
     def open_games(self, game: str = "", page_size: int = 20) -> list[lobby_pb2.OpenGame]:
         """Every public waiting game with a free seat (all pages)."""
@@ -346,13 +350,116 @@ class PlayerClient:
         while True:
             try:
                 req = player_pb2.StreamPlayerEventsRequest(player_token=self.token, cursor=self.cursor)
-                for msg in self.players.StreamPlayerEvents(req, timeout=timeout):
+                for msg in self.players.StreamPlayerEvents(req, timeout=timeout, metadata=routing(req, self.route)):
                     self.cursor = msg.cursor
                     delay = 0.2
                     yield PlayerEvent.of(msg)
                 return
             except grpc.RpcError as e:
                 if not reconnect or e.code() not in (grpc.StatusCode.UNAVAILABLE,):
+                    raise refusal(e) from None
+                time.sleep(delay)
+                delay = min(delay * 2, 2.0)
+
+    def close(self) -> None:
+        self.channel.close()
+
+
+FORMATS = {"round_robin": tournament_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN, "swiss": tournament_pb2.TOURNAMENT_FORMAT_SWISS}
+TOURNAMENT_STATES = {v: k for k, v in tournament_pb2.TournamentState.items()}
+
+
+@dataclass
+class TournamentEvent:
+    """One event of a tournament's stream: kind is "game_scheduled", "game_finished", "round_finished",
+    "standings_changed" or "tournament_finished"; body is its message."""
+    cursor: int
+    kind: str
+    body: Any
+
+
+class TournamentClient:
+    """TournamentService: create, enter, start, follow and read tournaments.
+
+        tc = TournamentClient("127.0.0.1:50051")
+        t, creator = tc.create("citadels", 4, games=12, time_bank_ms=2000, increment_ms=200)
+        tc.join(t.tournament_id, player_token)            # each entrant, with its own token
+        tc.start(t.tournament_id, creator)
+        for event in tc.events(t.tournament_id): ...      # ends with tournament_finished
+    """
+
+    def __init__(self, target: str, channel: grpc.Channel | None = None):
+        self.target = target
+        self.channel = channel or grpc.insecure_channel(target)
+        self.stub = tournament_pb2_grpc.TournamentServiceStub(self.channel)
+        self.cursor = 0
+
+    def create(self, game: str, seats: int, fmt: str = "round_robin", games: int = 0, rounds: int = 0,
+               time_bank_ms: int = 2000, increment_ms: int = 200, timeout_policy: str = "autoplay",
+               max_moves: int = 0, max_parallel: int = 0, player_ids: Iterable[str] = (), max_entrants: int = 0,
+               points_per_rank: Iterable[float] = (), seed: int | None = None,
+               options: dict[str, Any] | None = None, name: str = "") -> tuple[tournament_pb2.Tournament, str]:
+        """(the tournament, its creator token). `fmt` is "round_robin" or "swiss"."""
+        req = tournament_pb2.CreateTournamentRequest(
+            name=name, game=game, seats_per_game=seats, format=FORMATS.get(fmt, 0), games=games, rounds=rounds,
+            clock=tournament_pb2.TournamentClock(time_bank_ms=time_bank_ms, increment_ms=increment_ms,
+                                                 timeout_policy=POLICY_CODES[timeout_policy], max_moves=max_moves),
+            max_parallel_games=max_parallel, player_ids=list(player_ids), max_entrants=max_entrants,
+            points_per_rank=list(points_per_rank))
+        if options:
+            getattr(req, game).CopyFrom(codecs.codec(game).options_to_proto(options))
+        if seed is not None:
+            req.seed = seed
+        resp = call(self.stub.CreateTournament, req, retries=0)
+        return resp.tournament, resp.creator_token
+
+    def join(self, tournament_id: str, player_token: str) -> tournament_pb2.Tournament:
+        return call(self.stub.JoinTournament, tournament_pb2.JoinTournamentRequest(
+            tournament_id=tournament_id, player_token=player_token)).tournament
+
+    def withdraw(self, tournament_id: str, player_token: str) -> tournament_pb2.Tournament:
+        return call(self.stub.WithdrawFromTournament, tournament_pb2.WithdrawFromTournamentRequest(
+            tournament_id=tournament_id, player_token=player_token)).tournament
+
+    def start(self, tournament_id: str, creator_token: str) -> tournament_pb2.Tournament:
+        return call(self.stub.StartTournament, tournament_pb2.StartTournamentRequest(
+            tournament_id=tournament_id, creator_token=creator_token)).tournament
+
+    def cancel(self, tournament_id: str, creator_token: str) -> tournament_pb2.Tournament:
+        return call(self.stub.CancelTournament, tournament_pb2.CancelTournamentRequest(
+            tournament_id=tournament_id, creator_token=creator_token)).tournament
+
+    def get(self, tournament_id: str) -> tournament_pb2.Tournament:
+        return call(self.stub.GetTournament, tournament_pb2.GetTournamentRequest(tournament_id=tournament_id)).tournament
+
+    def list(self, game: str = "", page_size: int = 20, page_token: str = "") -> tournament_pb2.ListTournamentsResponse:
+        return call(self.stub.ListTournaments, tournament_pb2.ListTournamentsRequest(
+            game=game, page_size=page_size, page_token=page_token))
+
+    def leaderboard(self, game: str, page_size: int = 20) -> list[tournament_pb2.LeaderboardEntry]:
+        return list(call(self.stub.GetLeaderboard, tournament_pb2.GetLeaderboardRequest(
+            game=game, page_size=page_size)).entries)
+
+    def events(self, tournament_id: str, cursor: int | None = None, timeout: float | None = None):
+        """TournamentEvents after `cursor` (default: the last one received), reconnecting from the last
+        cursor after a transient failure (a server restart): nothing lost or repeated. Ends with
+        tournament_finished."""
+        if cursor is not None:
+            self.cursor = cursor
+        delay = 0.2
+        while True:
+            try:
+                req = tournament_pb2.StreamTournamentEventsRequest(tournament_id=tournament_id, cursor=self.cursor)
+                for msg in self.stub.StreamTournamentEvents(req, timeout=timeout, metadata=routing(req)):
+                    self.cursor = msg.cursor
+                    delay = 0.2
+                    kind = msg.WhichOneof("event")
+                    yield TournamentEvent(msg.cursor, kind, getattr(msg, kind))
+                    if kind == "tournament_finished":
+                        return
+                return
+            except grpc.RpcError as e:
+                if e.code() != grpc.StatusCode.UNAVAILABLE:
                     raise refusal(e) from None
                 time.sleep(delay)
                 delay = min(delay * 2, 2.0)

@@ -13,9 +13,9 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2
 from prometheus_client import start_http_server
 
 from gameengine import codecs
-from gameengine.v1 import common_pb2, lobby_pb2, player_pb2
+from gameengine.v1 import common_pb2, lobby_pb2, player_pb2, tournament_pb2
 
-from . import access, drain, expiry, lobby, logs, metrics, observe, player_stream, quotas, tracing, transport, web
+from . import access, drain, expiry, lobby, logs, metrics, observe, player_stream, quotas, tournaments, tracing, transport, web
 from .config import Config
 from .datadir import StartupError
 from .players import PlayerServicer
@@ -56,6 +56,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     observe.data_volume(cfg.data_dir)
     drain.STATE = drain.Drain(drain.drain_file(cfg.data_dir, cfg.drain_file))
     drain.STATE.refresh()
+    store.listeners.append(tournaments.listener(core, referee))
 
     server = grpc.aio.server(interceptors=[observe.RpcObserver(), *tracing.interceptors(cfg)], options=transport.grpc_options(cfg) + [
         ("grpc.so_reuseport", 0)])  # a second server on the port fails to bind instead of sharing it
@@ -68,7 +69,8 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
         names.append(codec.pb2.DESCRIPTOR.services_by_name[f"{codec.prefix}Service"].full_name)
     add_service(common_pb2.DESCRIPTOR.services_by_name["GameService"], common_pb2,
                 GameServiceServicer(core, wanted, referee, cfg.admin_token), server)
-    for pb, servicer in ((player_pb2, PlayerServicer(core)), (lobby_pb2, lobby.LobbyServicer(core, referee, cfg))):
+    for pb, servicer in ((player_pb2, PlayerServicer(core)), (lobby_pb2, lobby.LobbyServicer(core, referee, cfg)),
+                         (tournament_pb2, tournaments.TournamentServicer(core, referee, cfg, wanted))):
         service = next(iter(pb.DESCRIPTOR.services_by_name.values()))
         add_service(service, pb, servicer, server)
         names.append(service.full_name)
@@ -111,6 +113,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
              asyncio.create_task(lobby.expiry_loop(core, cfg.lobby_waiting_ttl_s)),
              asyncio.create_task(_watch_storage(store, health_servicer, names + [""], lambda: referee.healthy)),
              asyncio.create_task(drain.STATE.watch(lambda: counts_games()[0]))]
+    store.listeners.append(tournaments.listener(core, referee))
     if ready is not None:
         ready.set()
     await stop.wait()

@@ -35,6 +35,7 @@ class Seating:
     token_pending: list[bool]  # per seat: a reservation whose token still goes out on the player stream
     started: bool = False
     expired: bool = False
+    tournament: str = ""  # "<tournament id>/<schedule index>" of a game a tournament created
 
     @property
     def waiting(self) -> bool:

@@ -38,7 +38,7 @@ from gameengine import codecs
 from gameengine.storage.v1 import storage_pb2 as spb
 from gameengine.v1 import common_pb2
 
-from . import participation
+from . import participation, tournament_records
 from .participation import PlayerNotified, PlayerRegistered, Seating, SeatingChanged
 
 
@@ -293,12 +293,13 @@ class GameAdjudicated:
 def _seating_pb(s: Seating) -> spb.Seating:
     return spb.Seating(holders=s.holders, creator=s.creator, private=s.private, invite_hash=s.invite_hash,
                        created_at=s.created_at, expires_at=s.expires_at, claims=s.claims,
-                       token_pending=s.token_pending, started=s.started, expired=s.expired)
+                       token_pending=s.token_pending, started=s.started, expired=s.expired,
+                       tournament=s.tournament)
 
 
 def _seating(m: spb.Seating) -> Seating:
     return Seating(list(m.holders), m.creator, m.private, m.invite_hash, m.created_at, m.expires_at,
-                   list(m.claims), list(m.token_pending), m.started, m.expired)
+                   list(m.claims), list(m.token_pending), m.started, m.expired, m.tournament)
 
 
 def encode_seating(change: SeatingChanged, game: str) -> spb.SeatingSet:
@@ -366,6 +367,7 @@ def decode_player(m) -> PlayerRegistered | PlayerNotified:
 
 
 PLAYER_KINDS = (PlayerRegistered.FIELD, PlayerNotified.FIELD)  # the players subject: game_id "", seq 0
+TOURNAMENT_KINDS = tuple(tournament_records.FIELDS.values())  # game_id "tournament/<id>", its own seq
 
 
 def players_state(players: participation.Players) -> list[spb.PlayerState]:
@@ -409,7 +411,7 @@ def parse(payload: bytes) -> spb.JournalRecord:
         pb = spb.JournalRecord.FromString(payload)
     except Exception as e:  # DecodeError: a CRC-intact payload that is no record
         raise FormatError(f"not a journal record ({e})") from None
-    if pb.WhichOneof("write") not in KINDS:
+    if pb.WhichOneof("write") not in KINDS and pb.WhichOneof("write") not in TOURNAMENT_KINDS:
         raise FormatError(f"game {pb.game_id[:40]!r} seq {pb.seq}: a record of a kind this server does not "
                           "know (written by a newer release?)")
     return pb

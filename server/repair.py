@@ -68,7 +68,7 @@ def snapshot_base(data_dir: Path, report: Report | None = None) -> tuple[int, di
     for seg in reversed(snapshots.listed(data_dir)):
         file = snapshots.path(data_dir, seg)
         try:
-            segment, histories, _ = snapshots.load(file)
+            segment, histories, *_ = snapshots.load(file)
         except snapshots.SnapshotDamaged as e:
             if report:
                 report.say(f"{file.name}: DAMAGED: {e}", problem=True)
@@ -138,8 +138,8 @@ def _sequence(items: list[Item], base: dict[str, int]) -> dict[str, tuple[int, i
             item.keep = False
             continue
         gid = pb.game_id
-        if pb.WhichOneof("write") in records.PLAYER_KINDS:
-            continue  # the players subject: idempotent records, no sequence
+        if pb.WhichOneof("write") in records.PLAYER_KINDS + records.TOURNAMENT_KINDS:
+            continue  # the players and tournament subjects: guarded when applied, not by a game's seq
         if gid in gaps:
             item.keep = False  # after the gap: quarantined
             continue

@@ -29,12 +29,12 @@ def listed(data_dir: Path) -> list[int]:
     return sorted(int(p.stem.split("-")[1]) for p in data_dir.glob("snapshot-*.ges"))
 
 
-def write(data_dir: Path, segment: int, histories: list[bytes], players=()) -> Path:
+def write(data_dir: Path, segment: int, histories: list[bytes], players=(), tournament_records=()) -> Path:
     """Write, fsync, rename and verify a snapshot; raises OSError or SnapshotDamaged."""
     final = path(data_dir, segment)
     tmp = final.with_suffix(".tmp")
     header = spb.SnapshotHeader(segment=segment, games=len(histories), written=time.time(),
-                                players=players).SerializeToString()
+                                players=players, tournament_records=tournament_records).SerializeToString()
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, journal.FILE_MODE)
     try:
         chunks = [journal.file_header(SNAPSHOT_MAGIC), journal.frame(header)]
@@ -52,8 +52,9 @@ def write(data_dir: Path, segment: int, histories: list[bytes], players=()) -> P
     return final
 
 
-def load(file: Path) -> tuple[int, list[bytes], list]:
-    """(segment, GameHistory payloads, PlayerStates), or SnapshotDamaged saying where and why."""
+def load(file: Path) -> tuple[int, list[bytes], list, list]:
+    """(segment, GameHistory payloads, PlayerStates, tournament JournalRecords), or SnapshotDamaged
+    saying where and why."""
     try:
         s = journal.scan(file, SNAPSHOT_MAGIC)
     except OSError as e:
@@ -72,4 +73,4 @@ def load(file: Path) -> tuple[int, list[bytes], list]:
     if header.games != len(games) or header.segment != int(file.stem.split("-")[1]):
         raise SnapshotDamaged(f"{file.name}: header says {header.games} games from segment {header.segment}, "
                               f"the file holds {len(games)}")
-    return header.segment, games, list(header.players)
+    return header.segment, games, list(header.players), list(header.tournament_records)

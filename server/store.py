@@ -26,7 +26,7 @@ import structlog
 
 from engines.core import Event, IllegalMove
 
-from . import auth, datadir, journal, legacy, participation, records, snapshots
+from . import auth, datadir, journal, legacy, participation, records, snapshots, tournament_records
 from .datadir import StartupError
 from .errors import Stale, Unavailable
 from .records import Created, GameRecord, LogEntry, MoveMade  # noqa: F401  (GameRecord: imported from here)
@@ -57,6 +57,7 @@ class Store:
         self.journal: journal.Journal | None = None
         self.orphans = 0  # records of games no snapshot holds (recovery)
         self.players = participation.Players()  # the players subject (records.PLAYER_KINDS)
+        self.tournaments = tournament_records.Tournaments()  # tournament subjects (records.TOURNAMENT_KINDS)
         self.listeners: list = []  # fn(game_id) after every change to a game (player streams)
         self.last_snapshot = {"save_s": 0.0, "games": 0, "at": 0.0}
 
@@ -76,7 +77,7 @@ class Store:
         next_segment = max(segs, default=start - 1) + 1
         if old_files:  # a verified snapshot in this format holds what they held: then move them aside
             snapshots.write(self.data_dir, next_segment, [bytes(r.history) for r in self.games.values()],
-                            records.players_state(self.players))
+                            records.players_state(self.players), list(self.tournaments.history))
             counts["imported_legacy"] = legacy.archive(self.data_dir, old_files)
         self.journal = journal.Journal(self.data_dir, next_segment, self._fsync, self._fsync_interval_s)
         counts["games"] = len(self.games)
@@ -92,13 +93,16 @@ class Store:
         for seg in reversed(have):
             file = snapshots.path(self.data_dir, seg)
             try:
-                segment, histories, players = snapshots.load(file)
+                segment, histories, players, tournament_recs = snapshots.load(file)
                 records.load_players(players, self.players)
+                for pb in tournament_recs:
+                    self._redo_tournament(pb)
                 for h in histories:
                     self._fold_history(h, file.name)
             except snapshots.SnapshotDamaged as e:
                 self.games.clear()
                 self.players = participation.Players()
+                self.tournaments = tournament_records.Tournaments()
                 log.error("snapshot_damaged", reason=str(e), fallback="the previous snapshot and the journal")
                 counts.setdefault("damaged_snapshots", []).append(str(e))
                 continue
@@ -164,6 +168,8 @@ class Store:
         kind = pb.WhichOneof("write")
         if kind in records.PLAYER_KINDS:  # idempotent: 0 when the snapshot holds it already
             return self.players.redo(records.decode(pb, ""))
+        if kind in records.TOURNAMENT_KINDS:  # guarded by the tournament's own seq
+            return self._redo_tournament(pb)
         if kind == "created":
             if pb.game_id in self.games:
                 return 0
@@ -290,6 +296,26 @@ class Store:
                               "retry later", retry_after_ms=1000) from None
         self.players.redo(record)
 
+    def _redo_tournament(self, pb) -> int:
+        n = self.tournaments.redo(tournament_records.from_journal(pb))
+        if n:
+            self.tournaments.history.append(pb)
+        return n
+
+    def write_tournament(self, record) -> None:
+        """Journal then apply a tournament record (server/tournament_records.py): the same journal
+        and acknowledgement rule as a move; a record out of its tournament's sequence is a bug."""
+        pb = tournament_records.to_journal(record, time.time())
+        try:
+            self.journal.append(journal.frame(pb.SerializeToString()))
+        except journal.JournalUnavailable as e:
+            log.error("journal_write_failed", subject="tournaments", reason=str(e))
+            raise Unavailable(f"the server cannot write its journal ({e.strerror}); nothing was changed: "
+                              "retry later", retry_after_ms=1000) from None
+        if not self.tournaments.redo(record):
+            raise ValueError(f"tournament record {type(record).__name__} out of sequence")
+        self.tournaments.history.append(pb)
+
     def evict_finished(self, older_than_s: float, is_over) -> int:
         """Drop games that ended more than `older_than_s` ago from memory (and from the
         next snapshot): live memory is bounded by live games, not by history."""
@@ -314,7 +340,8 @@ class Store:
             if i % 500 == 499:
                 await asyncio.sleep(0)
         players = records.players_state(self.players)
-        await asyncio.to_thread(snapshots.write, self.data_dir, segment, histories, players)
+        await asyncio.to_thread(snapshots.write, self.data_dir, segment, histories, players,
+                                list(self.tournaments.history))
         self._prune(segment)
         self.last_snapshot = {"save_s": time.perf_counter() - t0, "games": len(histories), "at": time.time()}
         return self.last_snapshot

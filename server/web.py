@@ -39,7 +39,7 @@ from starlette.staticfiles import StaticFiles
 
 import engines
 from gameengine import codecs
-from gameengine.v1 import common_pb2, lobby_pb2, player_pb2
+from gameengine.v1 import common_pb2, lobby_pb2, player_pb2, tournament_pb2
 
 from . import transport, webguard
 from .grpcweb_text import grpc_web_text
@@ -48,6 +48,7 @@ from .participation import seating_of
 from .players import PlayerServicer
 from .observe import web_stream, web_unary
 from .servicer import GameServiceServicer, make_servicer
+from .tournaments import TournamentServicer
 
 log = structlog.get_logger("gameengine.web")
 STATIC = Path(__file__).resolve().parent / "web_static"
@@ -138,7 +139,9 @@ def build_app(core, referee, cfg) -> Callable:
         (common_pb2.DESCRIPTOR.services_by_name["GameService"],
          GameServiceServicer(core, wanted, referee, cfg.admin_token)),
         (player_pb2.DESCRIPTOR.services_by_name["PlayerService"], PlayerServicer(core)),
-        (lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"], LobbyServicer(core, referee, cfg))]
+        (lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"], LobbyServicer(core, referee, cfg)),
+        (tournament_pb2.DESCRIPTOR.services_by_name["TournamentService"],
+         TournamentServicer(core, referee, cfg, wanted))]
     for game in wanted:
         codec = codecs.codec(game)
         servicer, _ = make_servicer(codec, core, referee)
