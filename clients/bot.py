@@ -60,6 +60,9 @@ class Bot:
         except Refused as e:
             if e.code == grpc.StatusCode.ABORTED:
                 return True  # someone moved first (an out-of-turn declaration); look again
+            if e.code == grpc.StatusCode.PERMISSION_DENIED:
+                log.warning("seat_taken_over", message=e.message, seat=self.seat.seat)
+                return False  # the seat forfeited (its clock ran out): the referee plays it now
             self.refusals += 1
             log.warning("move_refused", rule=e.rule, message=e.message, seat=self.seat.seat)
             if self.refusals >= self.max_refusals:
@@ -143,7 +146,12 @@ class LobbyBot:
                     continue
                 if event.kind == "your_turn":
                     if bot.seat.last is None or event.status.version >= bot.seat.last.version:
-                        bot.step()
+                        try:
+                            bot.step()
+                        except Refused as e:  # a server restart: the stream resumes, the clock covers us
+                            if e.code != grpc.StatusCode.UNAVAILABLE:
+                                raise
+                            log.warning("server_unavailable", game_id=event.game_id)
                 elif event.kind == "game_over":
                     with self._lock:
                         self.seats.pop(event.game_id, None)

@@ -5,8 +5,12 @@
 //   cd clients/examples/node && npm ci
 //   node bot.mjs --server 127.0.0.1:50051 --game pompeii [--name node-bot] [--join GAME_ID]
 //
+//   node bot.mjs --server 127.0.0.1:50051 --player-token T --tournament ID
+//
 // Output: one JSON line per event of interest; the last is {"game_over": {...}}. Exit code 0 when
-// the game was played to its end.
+// the game was played to its end. With --tournament (and an existing player's token) it enters the
+// tournament unless entered already, plays every game the tournament gives it (seat tokens arrive on
+// its player stream) and ends with {"tournament_over": {...}} when the tournament finished.
 import { randomBytes, randomInt } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,6 +30,19 @@ function args(argv) {
 }
 
 const opts = args(process.argv.slice(2));
+const creds = grpc.credentials.createInsecure();
+const call = (client, method, request) => new Promise((resolve, reject) =>
+  client[method](request, { deadline: Date.now() + 30_000 }, (err, reply) => (err ? reject(err) : resolve(reply))));
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const say = (obj) => console.log(JSON.stringify(obj));
+if (opts.tournament) {
+  // the tournament names the game: learn it before loading that game's proto
+  const t = grpc.loadPackageDefinition(protoLoader.loadSync(["gameengine/v1/tournament.proto"], { includeDirs: [PROTOS],
+    keepCase: true, longs: String, enums: String, defaults: true, oneofs: true })).gameengine.v1;
+  const tournaments = new t.TournamentService(opts.server, creds);
+  opts.tournamentClient = tournaments;
+  opts.game = (await call(tournaments, "GetTournament", { tournament_id: opts.tournament })).tournament.game;
+}
 const P = PREFIX[opts.game];
 if (!P) {
   console.error(`unknown game ${opts.game}; choose from ${Object.keys(PREFIX).join(", ")}`);
@@ -35,15 +52,10 @@ const definition = protoLoader.loadSync(
   ["gameengine/v1/player.proto", "gameengine/v1/lobby.proto", `gameengine/v1/${opts.game}.proto`],
   { includeDirs: [PROTOS], keepCase: true, longs: String, enums: String, defaults: true, oneofs: true });
 const v1 = grpc.loadPackageDefinition(definition).gameengine.v1;
-const creds = grpc.credentials.createInsecure();
 const players = new v1.PlayerService(opts.server, creds);
 const lobby = new v1.LobbyService(opts.server, creds);
 const game = new v1[`${P}Service`](opts.server, creds);
 
-const call = (client, method, request) => new Promise((resolve, reject) =>
-  client[method](request, { deadline: Date.now() + 30_000 }, (err, reply) => (err ? reject(err) : resolve(reply))));
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const say = (obj) => console.log(JSON.stringify(obj));
 
 async function joinOpenGame(token, playerId) {
   for (;;) {
@@ -66,7 +78,13 @@ async function joinOpenGame(token, playerId) {
 
 async function playTurn(seat, turn) {
   // the stream said it is our turn at turn.status.version; take the moves as of now and play one
-  const listed = await call(game, `List${P}Moves`, { game_id: seat.game_id, token: seat.seat_token });
+  let listed;
+  try {
+    listed = await call(game, `List${P}Moves`, { game_id: seat.game_id, token: seat.seat_token });
+  } catch (err) {
+    if (err.code === grpc.status.UNAVAILABLE) return; // a server restart: a later turn event resumes play
+    throw err;
+  }
   if (listed.moves.length === 0 || listed.status.version !== turn.status.version) return;
   const move = listed.moves[randomInt(listed.moves.length)];
   try {
@@ -75,11 +93,83 @@ async function playTurn(seat, turn) {
     seat.moves += 1;
     seat.version = reply.status.version;
   } catch (err) {
-    if (err.code !== grpc.status.ABORTED) throw err; // ABORTED: someone moved first; a new turn event follows
+    // ABORTED: someone moved first (or the referee); a new turn event follows. UNAVAILABLE: the server
+    // is restarting; the clock's referee or the next turn event takes it from there.
+    if (err.code !== grpc.status.ABORTED && err.code !== grpc.status.UNAVAILABLE) throw err;
   }
 }
 
+async function playTournament() {
+  // every seat the tournament reserves for us arrives as seat_assigned (with its token, once)
+  const tournaments = opts.tournamentClient;
+  const token = opts["player-token"];
+  const me = (await call(players, "GetPlayer", { player_token: token })).player;
+  let t = (await call(tournaments, "GetTournament", { tournament_id: opts.tournament })).tournament;
+  if (!t.entrants.some((e) => e.player_id === me.player_id)) {
+    t = (await call(tournaments, "JoinTournament", { tournament_id: opts.tournament, player_token: token })).tournament;
+  }
+  say({ entered: t.tournament_id, game: t.game, player: me.name });
+  const seats = new Map(); // game id -> seat
+  const held = await call(players, "GetPlayer", { player_token: token }); // a restart: fresh tokens
+  for (const s of held.seats) {
+    const joined = await call(lobby, "JoinGame", { game_id: s.game_id, player_token: token, seat: s.seat });
+    seats.set(s.game_id, { game_id: s.game_id, seat: s.seat, seat_token: joined.seat_token, moves: 0, version: -1 });
+  }
+  let cursor = "0";
+  let played = 0;
+  let queue = Promise.resolve();
+  let stream;
+  const over = new Promise((resolve, reject) => {
+    let watched = "0";
+    const follow = () => {
+      const watch = tournaments.StreamTournamentEvents({ tournament_id: t.tournament_id, cursor: watched });
+      watch.on("data", (msg) => {
+        watched = msg.cursor;
+        if (msg.event === "tournament_finished") resolve(msg.tournament_finished);
+      });
+      watch.on("error", (err) => {
+        if (err.code === grpc.status.UNAVAILABLE) return void setTimeout(follow, 500); // a server restart
+        if (err.code !== grpc.status.CANCELLED) reject(err);
+      });
+    };
+    follow();
+    const open = () => {
+      stream = players.StreamPlayerEvents({ player_token: token, cursor });
+      stream.on("data", (msg) => {
+        cursor = msg.cursor;
+        const body = msg[msg.event];
+        if (!body || body.game !== opts.game) return;
+        if (msg.event === "seat_assigned" && body.seat_token) {
+          seats.set(body.game_id, { game_id: body.game_id, seat: body.seat, seat_token: body.seat_token, moves: 0,
+            version: -1 });
+        }
+        const seat = seats.get(body.game_id);
+        if (!seat) return;
+        if (msg.event === "your_turn") {
+          if (Number(body.status.version) >= seat.version) queue = queue.then(() => playTurn(seat, body)).catch(reject);
+        } else if (msg.event === "game_over") {
+          seats.delete(body.game_id);
+          played += 1;
+          say({ game_over: { game_id: body.game_id, seat: body.seat, moves: seat.moves, ranks: body.outcome.ranks } });
+        }
+      });
+      stream.on("error", (err) => {
+        if (err.code === grpc.status.CANCELLED) return;
+        if (err.code === grpc.status.UNAVAILABLE) return void setTimeout(open, 500); // resume from the cursor
+        reject(err);
+      });
+    };
+    open();
+  });
+  const finished = await over;
+  await sleep(300);
+  stream.cancel();
+  say({ tournament_over: { tournament_id: t.tournament_id, state: finished.state, played } });
+  process.exit(0);
+}
+
 async function main() {
+  if (opts.tournament) return playTournament();
   const registered = await call(players, "RegisterPlayer", { name: opts.name });
   const token = registered.player_token;
   say({ registered: registered.player.name, player_id: registered.player.player_id });

@@ -1,0 +1,224 @@
+"""TournamentService over RPC against a real server: entrants are separate bot processes (or bot
+threads) holding only their player tokens; the server schedules, seats, clocks and counts."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from itertools import combinations
+
+import pytest
+
+from clients.bot import Bot, play_tournament
+from clients.sdk import Client, PlayerClient, TournamentClient
+from server.tournaments import game_seed
+from tests.conftest import ROOT
+
+NODE_BOT = ROOT / "clients" / "examples" / "node"
+ENV = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{ROOT / 'protos'}")
+
+
+@pytest.fixture(scope="module")
+def node_bot():
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        pytest.fail("Node and npm are needed (.ci/run installs them from Debian's packages)")
+    if not (NODE_BOT / "node_modules" / "@grpc" / "grpc-js").exists():
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=NODE_BOT, check=True,
+                       timeout=300)
+    return NODE_BOT / "bot.mjs"
+
+
+def python_bot(target: str, token: str, tournament_id: str, policy: str, *extra: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "clients.bot", "--server", target, "--player-token", token,
+                             "--tournament", tournament_id, "--policy", policy, *extra],
+                            cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wait_entrants(tc: TournamentClient, tournament_id: str, n: int, timeout: float = 60) -> None:
+    deadline = time.time() + timeout
+    while len(tc.get(tournament_id).entrants) < n:
+        assert time.time() < deadline, "the bots did not enter in time"
+        time.sleep(0.1)
+
+
+def follow(tc: TournamentClient, tournament_id: str, timeout: float) -> list:
+    events = []
+    for event in tc.events(tournament_id, cursor=0, timeout=timeout):
+        events.append(event)
+    return events
+
+
+def finish(procs: list[subprocess.Popen], timeout: float = 60) -> list[tuple[str, str]]:
+    outs = []
+    try:
+        for p in procs:
+            outs.append(p.communicate(timeout=timeout))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    for p, (out, err) in zip(procs, outs):
+        assert p.returncode == 0, err[-3000:]
+    return outs
+
+
+def check_standings_match_outcomes(target: str, t) -> None:
+    """Games, wins and points of every entrant are what the recorded outcomes say, and each game's
+    own status (GetGameStatus) has that outcome."""
+    client = Client(target, t.game)
+    games, wins, points = Counter(), Counter(), Counter()
+    for g in t.schedule:
+        assert g.finished and g.game_id
+        status = client.status(g.game_id)
+        assert status.over and list(g.outcome.ranks) == status.outcome["ranks"]
+        for seat, pid in enumerate(g.seat_players):
+            games[pid] += 1
+            rank = g.outcome.ranks[seat]
+            wins[pid] += rank == 1
+            points[pid] += t.points_per_rank[rank - 1]
+    for line in t.standings:
+        assert line.games == games[line.player_id]
+        assert line.wins == wins[line.player_id]
+        assert line.points == pytest.approx(points[line.player_id] + line.byes * t.points_per_rank[0])
+    assert sum(line.games for line in t.standings) == len(t.schedule) * t.seats_per_game
+
+
+def test_round_robin_of_random_greedy_mcts_and_the_node_bot(fresh_server, node_bot):
+    server = fresh_server().start()
+    tc = TournamentClient(server.target)
+    t, creator = tc.create("pompeii", 2, "round_robin", time_bank_ms=20_000, increment_ms=500, seed=7,
+                           max_parallel=2, name="four bots")
+    tid = t.tournament_id
+    players = {name: PlayerClient.register(server.target, name) for name in ("random", "greedy", "mcts", "node")}
+    procs = [python_bot(server.target, players["random"].token, tid, "random"),
+             python_bot(server.target, players["greedy"].token, tid, "greedy"),
+             python_bot(server.target, players["mcts"].token, tid, "mcts", "--iterations", "15"),
+             subprocess.Popen(["node", str(node_bot), "--server", server.target, "--player-token",
+                               players["node"].token, "--tournament", tid],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)]
+    try:
+        wait_entrants(tc, tid, 4)
+        started = tc.start(tid, creator)
+        assert started.games_total == 12 and started.rounds_total == 6  # C(4,2) x 2 rotations, circle rounds
+        events = follow(tc, tid, timeout=400)
+    finally:
+        outs = finish(procs)
+    t = tc.get(tid)
+    assert t.state == 3 and t.games_finished == 12  # FINISHED
+    seatings = [tuple(g.seat_players) for g in t.schedule]
+    assert Counter(frozenset(s) for s in seatings) == {frozenset(p): 2 for p in combinations(
+        [e.player_id for e in t.entrants], 2)}  # every pairing, twice
+    assert set(seatings) == {(a, b) for a, b in seatings} and len(set(seatings)) == 12  # both seat orders each
+    for pid in (e.player_id for e in t.entrants):
+        assert [sum(s[i] == pid for s in seatings) for i in range(2)] == [3, 3]  # every seat equally often
+    check_standings_match_outcomes(server.target, t)
+    kinds = Counter(e.kind for e in events)
+    assert kinds["game_scheduled"] == 12 and kinds["game_finished"] == 12 and kinds["round_finished"] == 6
+    assert kinds["tournament_finished"] == 1 and kinds["standings_changed"] == 12
+    assert [e.cursor for e in events] == list(range(1, len(events) + 1))
+    for g in t.schedule:  # each game's seed is fixed by the tournament seed and its place
+        assert game_seed(t.seed, g.index) == Client(server.target, "pompeii").seat(g.game_id, -1, "").log().seed
+    node_last = json.loads(outs[3][0].strip().splitlines()[-1])["tournament_over"]
+    assert node_last["played"] == 6
+    for out, _ in outs[:3]:
+        assert "tournament over: played 6 games" in out
+    board = tc.leaderboard("pompeii")
+    assert {e.player_name for e in board} == set(players) and all(e.games == 6 for e in board)
+
+
+def bot_threads(target: str, tournament_id: str, tokens: list[str], policy: str = "random") -> list[threading.Thread]:
+    """Entrants as threads of this process, each with only its own player token."""
+    results: dict = {}
+
+    def run(token: str) -> None:
+        results[token] = play_tournament(target, token, tournament_id, lambda seat: Bot(seat, policy))
+    threads = [threading.Thread(target=run, args=(tok,), daemon=True) for tok in tokens]
+    for th in threads:
+        th.start()
+    return threads
+
+
+def test_swiss_of_eight_entrants_pairs_without_rematches_and_counts_every_game(fresh_server):
+    server = fresh_server().start()
+    tc = TournamentClient(server.target)
+    players = [PlayerClient.register(server.target, f"swiss{i}") for i in range(8)]
+    t, creator = tc.create("pompeii", 2, "swiss", rounds=3, time_bank_ms=20_000, increment_ms=500, seed=3,
+                           player_ids=[p.player_id for p in players])
+    tid = t.tournament_id
+    assert not t.open_registration and len(t.entrants) == 8
+    threads = bot_threads(server.target, tid, [p.token for p in players])
+    tc.start(tid, creator)
+    events = follow(tc, tid, timeout=300)
+    for th in threads:
+        th.join(timeout=30)
+    t = tc.get(tid)
+    assert t.state == 3 and t.rounds_total == 3 and t.games_finished == 12 == len(t.schedule)
+    met: set = set()
+    for r in (1, 2, 3):
+        games = [g for g in t.schedule if g.round == r]
+        entrants = [p for g in games for p in g.seat_players]
+        assert sorted(entrants) == sorted(e.player_id for e in t.entrants)  # everyone plays once a round
+        pairs = {frozenset(g.seat_players) for g in games}
+        assert not pairs & met  # no rematch: 8 entrants always have another pairing in 3 rounds
+        met |= pairs
+    # a round is paired only once the one before it is over: its games are scheduled after that round finished
+    order = [(e.kind, e.body.round if e.kind == "round_finished" else
+              (t.schedule[e.body.game.index].round if e.kind == "game_scheduled" else 0)) for e in events]
+    for r in (1, 2):
+        finished_at = order.index(("round_finished", r))
+        assert all(i > finished_at for i, o in enumerate(order) if o == ("game_scheduled", r + 1))
+    # round 2 pairs within score groups: winners of round 1 meet winners
+    round1_winners = {g.seat_players[list(g.outcome.ranks).index(1)] for g in t.schedule if g.round == 1
+                      if list(g.outcome.ranks).count(1) == 1}
+    if len(round1_winners) == 4:
+        assert all(set(g.seat_players) <= round1_winners or not set(g.seat_players) & round1_winners
+                   for g in t.schedule if g.round == 2)
+    check_standings_match_outcomes(server.target, t)
+
+
+def test_swiss_with_an_odd_field_rotates_the_bye(fresh_server):
+    server = fresh_server().start()
+    tc = TournamentClient(server.target)
+    players = [PlayerClient.register(server.target, f"odd{i}") for i in range(5)]
+    t, creator = tc.create("pompeii", 2, "swiss", rounds=3, time_bank_ms=20_000, seed=9,
+                           player_ids=[p.player_id for p in players])
+    threads = bot_threads(server.target, t.tournament_id, [p.token for p in players])
+    tc.start(t.tournament_id, creator)
+    events = follow(tc, t.tournament_id, timeout=300)
+    for th in threads:
+        th.join(timeout=30)
+    t = tc.get(t.tournament_id)
+    byes = [list(e.body.byes) for e in events if e.kind == "round_finished"]
+    assert len(byes) == 3 and all(len(b) == 1 for b in byes)
+    assert len({b[0] for b in byes}) == 3  # a different entrant sits out each round
+    assert sum(line.byes for line in t.standings) == 3
+    check_standings_match_outcomes(server.target, t)
+
+
+def test_an_entrant_that_never_moves_is_forfeited_by_the_clock_and_the_tournament_ends(fresh_server):
+    server = fresh_server(GE_REFEREE_TICK_S="0.02").start()
+    tc = TournamentClient(server.target)
+    present = PlayerClient.register(server.target, "present")
+    absent = PlayerClient.register(server.target, "absent")  # registers, is entered, never connects
+    t, creator = tc.create("pompeii", 2, "round_robin", time_bank_ms=1000, increment_ms=1000,
+                           timeout_policy="forfeit", player_ids=[present.player_id, absent.player_id], seed=1)
+    threads = bot_threads(server.target, t.tournament_id, [present.token], policy="greedy")
+    tc.start(t.tournament_id, creator)
+    follow(tc, t.tournament_id, timeout=200)
+    for th in threads:
+        th.join(timeout=30)
+    t = tc.get(t.tournament_id)
+    assert t.state == 3 and t.games_finished == 2
+    for g in t.schedule:
+        seat = list(g.seat_players).index(absent.player_id)
+        assert list(g.forfeited) == [seat]
+        assert g.outcome.ranks[seat] == 2 and g.outcome.ranks[1 - seat] == 1  # forfeited seats rank last
+    lines = {line.player_name: line for line in t.standings}
+    assert lines["absent"].forfeits == 2 and lines["absent"].wins == 0 and lines["present"].wins == 2
+    check_standings_match_outcomes(server.target, t)
