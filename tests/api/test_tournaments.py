@@ -222,3 +222,111 @@ def test_an_entrant_that_never_moves_is_forfeited_by_the_clock_and_the_tournamen
     lines = {line.player_name: line for line in t.standings}
     assert lines["absent"].forfeits == 2 and lines["absent"].wins == 0 and lines["present"].wins == 2
     check_standings_match_outcomes(server.target, t)
+
+
+def test_kill_9_mid_tournament_resumes_and_counts_every_game_once(fresh_server):
+    server = fresh_server(GE_SNAPSHOT_INTERVAL_S="2").start()
+    tc = TournamentClient(server.target)
+    players = [PlayerClient.register(server.target, f"k{i}") for i in range(4)]
+    t, creator = tc.create("pompeii", 2, "round_robin", time_bank_ms=20_000, increment_ms=500, seed=11,
+                           max_parallel=2, player_ids=[p.player_id for p in players])
+    tid = t.tournament_id
+    procs = [python_bot(server.target, p.token, tid, "random") for p in players]
+    try:
+        before = tc.start(tid, creator)
+        deadline = time.time() + 120
+        while tc.get(tid).games_finished < 5:
+            assert time.time() < deadline
+            time.sleep(0.05)
+        in_flight = {g.index: g.game_id for g in tc.get(tid).schedule if g.game_id and not g.finished}
+        assert in_flight  # the kill lands with games being played
+        server.kill9()
+        server.start()
+        events = follow(TournamentClient(server.target), tid, timeout=300)
+    finally:
+        finish(procs)
+    tc = TournamentClient(server.target)
+    t = tc.get(tid)
+    assert t.state == 3 and t.games_finished == 12 and t.seed == before.seed
+    assert [tuple(g.seat_players) for g in t.schedule] == [tuple(g.seat_players) for g in before.schedule]
+    for index, game_id in in_flight.items():
+        assert t.schedule[index].game_id == game_id  # games in flight went on, none was created again
+    finished = Counter(e.body.game.index for e in events if e.kind == "game_finished")
+    assert finished == {i: 1 for i in range(12)}  # every game counted exactly once
+    assert [e.cursor for e in events] == list(range(1, len(events) + 1))
+    check_standings_match_outcomes(server.target, t)
+    board = {e.player_id: e for e in tc.leaderboard("pompeii")}
+    assert all(board[p.player_id].games == 6 for p in players)
+    server.stop()  # and a clean restart from the snapshot keeps it all
+    server.start()
+    again = TournamentClient(server.target).get(tid)
+    assert again.standings == t.standings and again.schedule == t.schedule
+
+
+def refused(fn, *args, **kwargs):
+    from clients.sdk import Refused
+    with pytest.raises(Refused) as e:
+        fn(*args, **kwargs)
+    return e.value.code.name, e.value.rule
+
+
+def test_refusals_have_codes_and_rule_ids_and_change_nothing(fresh_server):
+    server = fresh_server(GE_ADMIN_TOKEN="operator-secret").start()
+    tc = TournamentClient(server.target)
+    a, b, c = (PlayerClient.register(server.target, n) for n in ("ra", "rb", "rc"))
+    good = dict(time_bank_ms=2000, increment_ms=200)
+    assert refused(tc.create, "chess", 2, **good) == ("INVALID_ARGUMENT", "TOUR-1")
+    assert refused(tc.create, "pompeii", 5, **good) == ("INVALID_ARGUMENT", "TOUR-1")  # pompeii seats 2-4
+    assert refused(tc.create, "citadels", 8, **good) == ("INVALID_ARGUMENT", "TOUR-1")
+    assert refused(tc.create, "pompeii", 2, "knockout", **good) == ("INVALID_ARGUMENT", "TOUR-2")
+    assert refused(tc.create, "pompeii", 2, time_bank_ms=0) == ("INVALID_ARGUMENT", "TOUR-3")  # no clock
+    assert refused(tc.create, "pompeii", 2, time_bank_ms=50) == ("INVALID_ARGUMENT", "TOUR-3")
+    assert refused(tc.create, "pompeii", 2, time_bank_ms=2000, increment_ms=120_000) == ("INVALID_ARGUMENT", "TOUR-3")
+    assert refused(tc.create, "pompeii", 2, "round_robin", rounds=3, **good) == ("INVALID_ARGUMENT", "TOUR-12")
+    assert refused(tc.create, "pompeii", 2, "swiss", games=3, **good) == ("INVALID_ARGUMENT", "TOUR-12")
+    assert refused(tc.create, "pompeii", 2, player_ids=["p-nobody"], **good) == ("INVALID_ARGUMENT", "TOUR-9")
+    assert refused(tc.create, "pompeii", 2, points_per_rank=[0, 1], **good) == ("INVALID_ARGUMENT", "TOUR-10")
+    assert refused(tc.create, "pompeii", 2, name="x" * 65, **good) == ("INVALID_ARGUMENT", "TOUR-0")
+    assert tc.list().tournaments == []  # nothing refused made a tournament
+
+    t, creator = tc.create("pompeii", 3, "round_robin", games=5, max_entrants=3, **good)
+    tid = t.tournament_id
+    assert refused(tc.start, tid, creator) == ("FAILED_PRECONDITION", "TOUR-6")  # no entrants yet
+    tc.join(tid, a.token)
+    assert refused(tc.join, tid, a.token) == ("ALREADY_EXISTS", "TOUR-8")
+    assert refused(tc.withdraw, tid, c.token) == ("FAILED_PRECONDITION", "TOUR-8")
+    assert refused(tc.join, tid, "not-a-token") == ("UNAUTHENTICATED", "PLAYER-3")
+    tc.join(tid, b.token)
+    tc.join(tid, c.token)
+    d = PlayerClient.register(server.target, "rd")
+    assert refused(tc.join, tid, d.token) == ("FAILED_PRECONDITION", "TOUR-5")  # full
+    snapshot = tc.get(tid)
+    assert refused(tc.start, tid, "wrong") == ("PERMISSION_DENIED", "TOUR-7")
+    assert refused(tc.cancel, tid, "") == ("PERMISSION_DENIED", "TOUR-7")
+    assert refused(tc.start, tid, creator) == ("FAILED_PRECONDITION", "TOUR-6")  # 5 games: cycles of 3
+    assert refused(tc.get, "t-0000000000000000") == ("NOT_FOUND", "")
+    from gameengine.v1 import tournament_pb2
+    with pytest.raises(Exception):
+        list(tc.events(tid, cursor=99))
+    assert tc.get(tid) == snapshot  # nothing refused changed anything
+
+    t2, creator2 = tc.create("pompeii", 2, "round_robin", player_ids=[a.player_id, b.player_id], **good)
+    assert refused(tc.join, t2.tournament_id, c.token) == ("FAILED_PRECONDITION", "TOUR-4")  # fixed list
+    assert refused(tc.withdraw, t2.tournament_id, a.token) == ("FAILED_PRECONDITION", "TOUR-4")
+    assert refused(tc.start, t2.tournament_id, creator) == ("PERMISSION_DENIED", "TOUR-7")  # another's token
+    started = tc.start(t2.tournament_id, "operator-secret")  # the operator token may start any tournament
+    assert started.state == tournament_pb2.TOURNAMENT_STATE_RUNNING and started.games_total == 2
+    assert refused(tc.start, t2.tournament_id, creator2) == ("FAILED_PRECONDITION", "TOUR-13")
+    assert refused(tc.join, tid, d.token) == ("FAILED_PRECONDITION", "TOUR-5")
+    cancelled = tc.cancel(t2.tournament_id, creator2)
+    assert cancelled.state == tournament_pb2.TOURNAMENT_STATE_CANCELLED
+    assert refused(tc.cancel, t2.tournament_id, creator2) == ("FAILED_PRECONDITION", "TOUR-13")
+    events = list(tc.events(t2.tournament_id, cursor=0, timeout=10))
+    assert events[-1].kind == "tournament_finished" and \
+        events[-1].body.state == tournament_pb2.TOURNAMENT_STATE_CANCELLED
+    listed = tc.list(page_size=1)
+    assert len(listed.tournaments) == 1 and listed.next_page_token
+    assert listed.tournaments[0].tournament_id == t2.tournament_id and not listed.tournaments[0].schedule
+    rest = tc.list(page_size=1, page_token=listed.next_page_token)
+    assert rest.tournaments[0].tournament_id == tid and not rest.next_page_token
+    assert refused(tc.leaderboard, "chess") == ("INVALID_ARGUMENT", "TOUR-1")
