@@ -194,13 +194,16 @@ def enter_tournament(tournaments: TournamentClient, tournament_id: str, player: 
     return t
 
 
-def play_tournament(server: str, player_token: str, tournament_id: str, make_bot) -> list[dict]:
+def play_tournament(server: str, player_token: str, tournament_id: str, make_bot,
+                    connection: dict | None = None) -> list[dict]:
     """Enter the tournament, play every game it gives, return when it finished or was cancelled."""
-    tournaments = TournamentClient(server)
-    player = PlayerClient(server, player_token, route=tournament_id)
+    connection = connection or {}
+    tls = {k: v for k, v in connection.items() if k in ("tls", "ca", "cert", "key")}
+    tournaments = TournamentClient(server, tls=tls)
+    player = PlayerClient(server, player_token, route=tournament_id, tls=tls)
     t = enter_tournament(tournaments, tournament_id, player)
     print(f"entered {t.tournament_id} ({t.game}, {len(t.entrants)} entrants so far)", flush=True)
-    lobby = LobbyBot(player, Client(server, t.game), make_bot, joining=False)
+    lobby = LobbyBot(player, Client(server, t.game, **connection), make_bot, joining=False)
 
     def watch() -> None:
         try:
@@ -261,7 +264,8 @@ def main(argv=None) -> int:
             return 2
         try:
             outcomes = play_tournament(args.server, args.player_token, args.tournament,
-                                       lambda seat: Bot(seat, args.policy, think, args.iterations, rng))
+                                       lambda seat: Bot(seat, args.policy, think, args.iterations, rng),
+                                       connection_kwargs(args))
         except Refused as e:
             print(f"refused: {e.rule or e.code.name}: {e.message}", file=sys.stderr)
             return 1

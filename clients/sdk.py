@@ -297,21 +297,22 @@ class PlayerClient:
             ...
     """
 
-    def __init__(self, target: str, token: str, channel: grpc.Channel | None = None, route: str = ""):
+    def __init__(self, target: str, token: str, channel: grpc.Channel | None = None, route: str = "",
+                 tls: dict | None = None):
         self.target = target
         self.token = token
-        self.channel = channel or grpc.insecure_channel(target)
+        self.channel = channel or make_channel(target, **(tls or {}))
         self.players = player_pb2_grpc.PlayerServiceStub(self.channel)
         self.lobby = lobby_pb2_grpc.LobbyServiceStub(self.channel)
         self.cursor = 0  # of the last event received: events() resumes from it
         self.route = route  # behind the k8s router: a game or tournament id on the player's replica
 
     @classmethod
-    def register(cls, target: str, name: str, route: str = "") -> "PlayerClient":
-        with grpc.insecure_channel(target) as ch:
+    def register(cls, target: str, name: str, route: str = "", tls: dict | None = None) -> "PlayerClient":
+        with make_channel(target, **(tls or {})) as ch:
             resp = call(player_pb2_grpc.PlayerServiceStub(ch).RegisterPlayer, player_pb2.RegisterPlayerRequest(name=name),
                         route=route)
-        me = cls(target, resp.player_token, route=route)
+        me = cls(target, resp.player_token, route=route, tls=tls)
         me.player_id, me.name = resp.player.player_id, resp.player.name
         return me
 
@@ -388,9 +389,9 @@ class TournamentClient:
         for event in tc.events(t.tournament_id): ...      # ends with tournament_finished
     """
 
-    def __init__(self, target: str, channel: grpc.Channel | None = None):
+    def __init__(self, target: str, channel: grpc.Channel | None = None, tls: dict | None = None):
         self.target = target
-        self.channel = channel or grpc.insecure_channel(target)
+        self.channel = channel or make_channel(target, **(tls or {}))
         self.stub = tournament_pb2_grpc.TournamentServiceStub(self.channel)
         self.cursor = 0
 

@@ -474,9 +474,10 @@ def standings_proto(core, rows: list[dict[str, Any]]) -> list[tournament_pb2.Sta
 
 def slot_proto(t: Tournament, index: int, with_result: bool = True) -> tournament_pb2.ScheduledGame:
     s = t.slots[index]
-    msg = tournament_pb2.ScheduledGame(index=s.index, round=s.round, seat_players=list(s.seats), game_id=s.game_id)
+    msg = tournament_pb2.ScheduledGame(index=s.index, round=s.round, seat_players=list(s.seats), game_id=s.game_id,
+                                       seed=s.seed)
     if with_result and s.counted:
-        msg.finished = True
+        msg.finished, msg.failure = True, s.failure
         msg.forfeited.extend(s.forfeited)
         if s.outcome is not None:
             msg.outcome.CopyFrom(common_pb2.Outcome(**s.outcome))

@@ -26,6 +26,7 @@ def run_cli(*args, timeout=300):
     (["--game", "pompeii", "--seats", "2", "--bots", "random,alphazero"], "unknown bot"),
     (["--game", "pompeii", "--seats", "2", "--option", "lava_everywhere=true"], "bad option"),
     (["--game", "pompeii", "--seats", "9"], "seats"),
+    (["--game", "pompeii", "--seats", "3", "--bots", "random,greedy"], "cannot fill"),
 ])
 def test_tournament_refuses_unknown_game_bot_or_option_with_exit_2(args, needle, tmp_path):
     r = run_cli("clients.tournament", "--server", "127.0.0.1:1", *args, "--json", str(tmp_path / "x.json"))
@@ -41,22 +42,27 @@ def test_small_tournament_writes_results_ratings_and_plot(server, game, tmp_path
     data = json.loads(out.read_text())
     assert data == json.loads(json.dumps(report, default=str))
     assert not data["errors"], data["errors"]
-    assert [r["bots"] for r in data["results"]] == [tournament.seating(["random", "greedy", "mcts"], 3, i)
-                                                     for i in range(3)]
+    seatings = [r["bots"] for r in data["results"]]
+    assert sorted(seatings) == sorted([seatings[0][(s + r) % 3] for s in range(3)] for r in range(3))  # rotations
     assert all(r["outcome"]["winners"] and r["seed"] for r in data["results"])
     assert set(data["standings"]) == {"random", "greedy", "mcts"}
-    assert sum(v["seats_played"] for v in data["standings"].values()) == 9
-    assert abs(sum(v["wins"] for v in data["standings"].values()) - 3) < 1e-6
+    assert sum(v["games"] for v in data["standings"].values()) == 9
+    assert all(v["games"] == 3 for v in data["standings"].values())
     assert out.with_suffix(".png").stat().st_size > 1000
+    entry = tournament.TournamentClient(server.target).get(data["tournament_id"])
+    assert [g.game_id for g in entry.schedule] == [r["game_id"] for r in data["results"]]  # the server's record
 
 
-def test_failed_game_is_recorded_and_the_runner_goes_on(server):
-    job = {"index": 0, "server": server.target, "game": "pompeii", "seats": 2, "options": {"edition": "1999"},
-           "seed": 1, "bots": ["random", "random"], "think_ms": 5, "max_moves": 0}
-    result = tournament.play_one(job)
-    assert result["error"] and ("INVALID_ARGUMENT" in result["error"] or "POM-10" in result["error"])
-    table = tournament.standings([result], ["random"], 2)
-    assert table["random"]["seats_played"] == 0
+def test_a_failed_game_is_reported_as_an_error():
+    from gameengine.v1 import tournament_pb2
+    t = tournament_pb2.Tournament(tournament_id="t-1", game="pompeii", seats_per_game=2, format=1, state=3,
+                                  schedule=[tournament_pb2.ScheduledGame(index=0, seat_players=["a", "b"],
+                                                                         finished=True, failure="gone")],
+                                  standings=[tournament_pb2.Standing(player_id="a"),
+                                             tournament_pb2.Standing(player_id="b")])
+    report = tournament.summarize(t, {"a": "random", "b": "greedy"})
+    assert report["errors"] == [{"index": 0, "seed": 0, "error": "gone"}]
+    assert report["results"][0]["outcome"] is None and report["standings"]["random"]["games"] == 0
 
 
 def test_bot_cli_joins_a_game_and_plays_it_to_the_end(server):
@@ -89,31 +95,31 @@ def run_cli_in(cwd, *args, timeout=300):
 def test_item13_unreachable_server_exits_1_and_writes_nothing(tmp_path):
     from tests.conftest import free_port
     r = run_cli_in(tmp_path, "--server", f"127.0.0.1:{free_port()}", "--game", "pompeii", "--seats", "2",
-                   "--bots", "random", "--games", "2", "--quiet", timeout=120)
+                   "--bots", "random,random", "--games", "2", "--quiet", timeout=120)
     assert r.returncode == 1, (r.returncode, r.stderr[-2000:])
     assert "cannot reach the server" in r.stderr
     assert list(tmp_path.iterdir()) == []  # no ./tournament.json, no plot
 
 
 def test_item13_failed_games_exit_1_and_json_only_when_asked(fresh_server, tmp_path):
-    # a reachable server that does not host the game: every create fails, the runner says so
+    # a reachable server that does not host the game refuses the tournament: the runner says so
     server = fresh_server(GE_GAMES="pompeii").start()
     tmp_path = tmp_path / "cwd"  # the server's data dir is beside it
     tmp_path.mkdir()
-    r = run_cli_in(tmp_path, "--server", server.target, "--game", "eruption", "--seats", "2", "--bots", "random",
-                   "--games", "2", "--parallel", "1", "--quiet", timeout=120)
-    assert r.returncode == 1, (r.returncode, r.stderr[-2000:])
-    assert "2 of 2 games failed" in r.stderr and "UNIMPLEMENTED" in r.stderr
-    assert list(tmp_path.iterdir()) == []
     out = tmp_path / "out" / "t.json"
-    r = run_cli_in(tmp_path, "--server", server.target, "--game", "eruption", "--seats", "2", "--bots", "random",
-                   "--games", "2", "--parallel", "1", "--json", str(out), timeout=120)
-    assert r.returncode == 1 and f"wrote {out}" in r.stderr.replace("\n", ""), r.stderr[-2000:]
-    assert len(json.loads(out.read_text())["errors"]) == 2
-    # games that finish: exit 0
-    r = run_cli_in(tmp_path, "--server", server.target, "--game", "pompeii", "--seats", "2", "--bots", "random",
-                   "--games", "2", "--parallel", "1", "--quiet", timeout=120)
+    r = run_cli_in(tmp_path, "--server", server.target, "--game", "eruption", "--seats", "2", "--bots",
+                   "random,random", "--games", "2", "--parallel", "1", "--json", str(out), timeout=120)
+    assert r.returncode == 1, (r.returncode, r.stderr[-2000:])
+    assert "refused the tournament: TOUR-1" in r.stderr
+    assert list(tmp_path.iterdir()) == []
+    # games that finish: exit 0, and nothing written without --json
+    r = run_cli_in(tmp_path, "--server", server.target, "--game", "pompeii", "--seats", "2", "--bots",
+                   "random,random", "--games", "2", "--parallel", "1", "--quiet", timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
+    assert list(tmp_path.iterdir()) == []
+    r = run_cli_in(tmp_path, "--server", server.target, "--game", "pompeii", "--seats", "2", "--bots",
+                   "random,random", "--games", "3", timeout=120)
+    assert r.returncode == 2 and "multiple of 2" in r.stderr
 
 
 def test_item13_help_describes_every_option():

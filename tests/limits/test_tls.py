@@ -70,8 +70,8 @@ def test_tls_serves_both_ports_and_refuses_plaintext(tmp_path, certs):
         with pytest.raises(Exception):  # plain HTTP to the TLS web port
             urllib.request.urlopen(f"http://127.0.0.1:{server.web_port}/api/games", timeout=5).read()
         out = tmp_path / "t.json"
-        code = tournament.main(["--server", server.target, "--game", "pompeii", "--seats", "2", "--bots", "random",
-                                "--games", "1", "--parallel", "1", "--tls", "--ca", certs["ca"],
+        code = tournament.main(["--server", server.target, "--game", "pompeii", "--seats", "2", "--bots", "random,random",
+                                "--games", "2", "--parallel", "1", "--tls", "--ca", certs["ca"],
                                 "--json", str(out), "--quiet"])
         report = json.loads(out.read_text())
         assert code == 0 and report["errors"] == [] and report["results"][0]["outcome"]

@@ -6,3 +6,4 @@ export * as lobby_pb from "./gameengine/v1/lobby_pb";
 export * as player_pb from "./gameengine/v1/player_pb";
 export * as pompeii_pb from "./gameengine/v1/pompeii_pb";
 export * as smallworld_pb from "./gameengine/v1/smallworld_pb";
+export * as tournament_pb from "./gameengine/v1/tournament_pb";
