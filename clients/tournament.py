@@ -3,13 +3,13 @@
     python -m clients.tournament --server 127.0.0.1:50051 --game citadels --seats 3 \\
         --bots random,greedy,mcts --games 30 --think-ms 100 --parallel 2 --json results.json
 
-A thin client of the service: it registers one player per bot, creates a tournament with those
-players as its fixed entry list (round robin by default: every set of --seats bots plays
---seats games with the seats rotated, so --games is a multiple of that cycle; or --format swiss
-with --rounds), starts one entrant process per bot (`python -m clients.bot --player-token T
---tournament ID`, holding only its own player token), starts the tournament, shows a progress bar
-from the tournament's event stream and prints the standings the server kept (points, wins, mean
-score, OpenSkill rating). With --json it writes the JSON results and a PNG plot of win rates beside
+A thin client of the service: it creates a tournament with room for the bots (round robin by
+default: every set of --seats bots plays --seats games with the seats rotated, so --games is a
+multiple of that cycle; or --format swiss with --rounds), registers one player per bot, starts one
+entrant process per bot (`python -m clients.bot --player-token T --tournament ID`, holding only its
+own player token) that enters it, starts the tournament once all entered, shows a progress bar from
+the tournament's event stream and prints the standings the server kept (points, wins, mean score,
+OpenSkill rating). With --json it writes the JSON results and a PNG plot of win rates beside
 them (nothing is written without it). Exit code 0 when every game finished, 1 when the server
 cannot be reached, refuses the tournament, or a game failed (the others are still played and
 reported), 2 for a bad argument (unknown game, bot, format or option, a game count that is not a
@@ -231,12 +231,15 @@ def run(args) -> dict[str, Any]:
     run_id = secrets.token_hex(3)
     names = labels(bots)
     try:
-        players = [PlayerClient.register(args.server, f"{name.replace('#', '-')}-{run_id}") for name in names]
+        # Open registration sized to the bots, and players registered on the tournament's replica (the
+        # x-game-id route): behind the k8s router every call of this run reaches the same replica.
         t, creator = tc.create(args.game, args.seats, args.format, games=args.games, rounds=args.rounds,
                                time_bank_ms=args.time_bank_ms, increment_ms=args.increment_ms,
                                timeout_policy=args.timeout_policy, max_moves=args.max_moves,
-                               max_parallel=args.parallel, player_ids=[p.player_id for p in players],
-                               seed=args.seed, options=options, name=f"clients.tournament {run_id}")
+                               max_parallel=args.parallel, max_entrants=len(bots), seed=args.seed,
+                               options=options, name=f"clients.tournament {run_id}")
+        players = [PlayerClient.register(args.server, f"{name.replace('#', '-')}-{run_id}", route=t.tournament_id)
+                   for name in names]
     except Refused as e:
         raise Unreachable(f"the server refused the tournament: {e.rule or e.code.name}: {e.message}") from None
     label_of = {p.player_id: name for p, name in zip(players, names)}
@@ -244,6 +247,12 @@ def run(args) -> dict[str, Any]:
     procs = [entrant(args.server, p.token, t.tournament_id, bot, args.think_ms, log, tls_of(args))
              for p, bot, log in zip(players, bots, logs)]
     try:
+        deadline = time.time() + 120
+        while len(tc.get(t.tournament_id).entrants) < len(bots):  # each entrant joins by itself
+            if time.time() > deadline or any(proc.poll() is not None for proc in procs):
+                tc.cancel(t.tournament_id, creator)
+                raise Unreachable("the entrant bots did not all enter the tournament; it was cancelled")
+            time.sleep(0.1)
         t = tc.start(t.tournament_id, creator)
         with Progress(console=console, transient=False) as progress:
             task = progress.add_task(f"{args.game} x{args.seats} ({t.tournament_id})", total=t.games_total)

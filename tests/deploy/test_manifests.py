@@ -177,27 +177,22 @@ def test_router_config_is_the_tested_one_and_loads(kustomization, tmp_path):
     nginx_check(nginx_conf(tmp_path, paths))
 
 
-def test_tournament_job_splits_the_schedule():
+def test_tournament_job_runs_the_service_client_and_keeps_its_results():
     docs = build("tournament")
     job = one(docs, "Job")
     spec = job["spec"]
-    assert spec["completionMode"] == "Indexed"
-    (worker,) = spec["template"]["spec"]["containers"]
-    args = dict(a.removeprefix("--").split("=", 1) for a in worker["args"])
-    assert int(args["shard-count"]) == spec["completions"]
-    assert args["shard-index"] == "$(JOB_COMPLETION_INDEX)"
-    assert worker["command"] == ["python", "-m", "clients.tournament"]
+    assert spec["completions"] == 1 and spec["backoffLimit"] == 0  # one runner: one tournament
+    (runner,) = spec["template"]["spec"]["containers"]
+    assert runner["command"] == ["python", "-m", "clients.tournament"]
+    args = dict(a.removeprefix("--").split("=", 1) for a in runner["args"])
     from clients import tournament
 
-    parsed = tournament.parse_args([f"--{k}={v}" for k, v in args.items()
-                                    if k not in ("shard-index", "json")] + ["--shard-index=0"])
-    assert parsed.shard_count == spec["completions"]
-    assert "gameengine-api" in args["server"]
-    # results outlive the pods: the --json directory is the PVC's mount
-    pvc = one(docs, "PersistentVolumeClaim", "gameengine-tournament-results")
+    parsed = tournament.parse_args([f"--{k}={v}" for k, v in args.items()])
+    tournament.validate(parsed)  # a schedule the server will accept (games a multiple of the cycle)
+    assert "gameengine-api" in parsed.server and parsed.json.startswith("/results/")
     volumes = {v["name"]: v for v in spec["template"]["spec"]["volumes"]}
-    mount = next(m for m in worker["volumeMounts"] if args["json"].startswith(m["mountPath"] + "/"))
-    assert volumes[mount["name"]]["persistentVolumeClaim"]["claimName"] == pvc["metadata"]["name"]
+    assert volumes["results"]["persistentVolumeClaim"]["claimName"] == one(docs, "PersistentVolumeClaim")["metadata"]["name"]
+    assert "emptyDir" not in volumes["results"]
 
 
 def test_dockerfile_runs_the_server_as_non_root_with_a_health_probe():
