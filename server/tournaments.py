@@ -321,7 +321,7 @@ def _advance_once(core, referee, t: Tournament) -> None:
                           "winners": list(outcome.get("winners", [])),
                           "adjudicated": bool(outcome.get("adjudicated")),
                           "confidence": float(outcome.get("confidence", 0.0))}
-                forfeited = tuple(sorted(rec.extra.get("forfeited", {})))
+                forfeited = tuple(core.status(rec, None).get("forfeited", ()))
                 store.write_tournament(GameCounted(t.tournament_id, t.seq + 1, slot.index, result, forfeited))
                 log.info("tournament_game_counted", tournament_id=t.tournament_id, index=slot.index,
                          game_id=slot.game_id)
