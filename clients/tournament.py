@@ -218,6 +218,12 @@ def entrant(server: str, token: str, tournament_id: str, policy: str, think_ms: 
                             env=env, stdout=subprocess.DEVNULL, stderr=log)
 
 
+def _tail(log, chars: int = 1500) -> str:
+    log.flush()
+    log.seek(0)
+    return log.read()[-chars:].strip()
+
+
 def run(args) -> dict[str, Any]:
     bots, options = validate(args)
     reachable(args.server, tls=tls_of(args))
@@ -247,11 +253,14 @@ def run(args) -> dict[str, Any]:
     procs = [entrant(args.server, p.token, t.tournament_id, bot, args.think_ms, log, tls_of(args))
              for p, bot, log in zip(players, bots, logs)]
     try:
-        deadline = time.time() + 120
+        deadline = time.time() + 300
         while len(tc.get(t.tournament_id).entrants) < len(bots):  # each entrant joins by itself
-            if time.time() > deadline or any(proc.poll() is not None for proc in procs):
+            gone = [(name, proc, log) for name, proc, log in zip(names, procs, logs) if proc.poll() is not None]
+            if time.time() > deadline or gone:
                 tc.cancel(t.tournament_id, creator)
-                raise Unreachable("the entrant bots did not all enter the tournament; it was cancelled")
+                why = "; ".join(f"{name} exited with {proc.returncode}: {_tail(log)}" for name, proc, log in gone)
+                raise Unreachable(f"the entrant bots did not all enter the tournament ({why or 'timed out'}); "
+                                  "it was cancelled")
             time.sleep(0.1)
         t = tc.start(t.tournament_id, creator)
         with Progress(console=console, transient=False) as progress:
@@ -269,8 +278,7 @@ def run(args) -> dict[str, Any]:
                 proc.wait()
         for name, proc, log in zip(names, procs, logs):
             if proc.returncode:  # its games went on, played by the referee's clock: say why it stopped
-                log.seek(0)
-                console.print(f"entrant {name} exited with {proc.returncode}: {log.read()[-1500:]}")
+                print(f"entrant {name} exited with {proc.returncode}: {_tail(log)}", file=sys.stderr)
             log.close()
         tc.close()
     report = summarize(t, label_of)
