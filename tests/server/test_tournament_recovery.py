@@ -75,12 +75,46 @@ def test_replayed_tournament_records_count_nothing_twice(tmp_path):
         store.write_tournament(GameScheduled(t.tournament_id, t.seq + 1, 0, "g0"))
         store.write_tournament(GameCounted(t.tournament_id, t.seq + 1, 0, outcome))
         standings = t.standings()
-        records = [r for seg in journal.segments(tmp_path)
-                   for r in journal.read_segment(journal.segment_path(tmp_path, seg))]
-        assert sum(store._redo(r) for r in records if r[0] == "tournament") == 0  # all applied already
+        from server import records as wire
+        frames = [f.payload for seg in journal.segments(tmp_path)
+                  for f in journal.scan(journal.segment_path(tmp_path, seg), journal.JOURNAL_MAGIC).frames]
+        pbs = [wire.parse(p) for p in frames]
+        tour = [(pb, p) for pb, p in zip(pbs, frames) if pb.WhichOneof("write") in wire.TOURNAMENT_KINDS]
+        assert len(tour) == 4
+        assert sum(store._redo(pb, p, "test") for pb, p in tour) == 0  # all applied already
         assert t.standings() == standings and t.table[t.slots[0].seats[0]].games == 1
         board = store.tournaments.leaderboard["pompeii"]
         assert sum(r.games for r in board.values()) == 2
         referee.close()
         store.close()
     asyncio.run(scenario())
+
+
+def test_every_tournament_record_round_trips_through_its_journal_form():
+    from server import records as wire
+    from server.tournament_records import (EntrantJoined, EntrantWithdrew, GameCounted, GameScheduled, RoundPaired,
+                                           Tournament, TournamentCreated, TournamentEnded, TournamentStarted,
+                                           from_journal, to_journal)
+    t = Tournament("t-1", "n", "citadels", 4, {}, "swiss", 0, 3, {"time_bank_ms": 2000, "increment_ms": 200,
+                   "timeout_policy": "forfeit", "max_moves": 0}, 2, False, 4, (3.0, 2.0, 1.0, 0.0), 99, "h", 1.5,
+                   entrants=["a", "b", "c", "d"])
+    outcome = {"ranks": [1, 2, 3, 4], "scores": [9.0, 7.0, 5.0, 1.0], "winners": [0], "adjudicated": False,
+               "confidence": 0.0}
+    for r in (TournamentCreated(t), EntrantJoined("t-1", 2, "e"), EntrantWithdrew("t-1", 3, "e"),
+              TournamentStarted("t-1", 4, ("a", "b", "c", "d"), 3, ((1, ("a", "b", "c", "d"), 5),), (), 2.5),
+              RoundPaired("t-1", 5, 2, ((("d", "c", "b", "a"), 6),), ("x",)), GameScheduled("t-1", 6, 0, "g"),
+              GameCounted("t-1", 7, 0, outcome, (3,)), GameCounted("t-1", 8, 1, None, (), "gone"),
+              TournamentEnded("t-1", 9, "finished", "", 3.5)):
+        pb = wire.parse(to_journal(r, 1.0).SerializeToString())
+        back = from_journal(pb)
+        if isinstance(r, TournamentCreated):
+            assert back.tournament.options == codecs_defaults("citadels") and back.tournament.clock == t.clock
+            assert (back.tournament.entrants, back.tournament.points_per_rank) == (t.entrants, t.points_per_rank)
+        else:
+            assert back == r
+
+
+def codecs_defaults(game):
+    from gameengine import codecs
+    c = codecs.codec(game)
+    return c.options_from_proto(c.options_to_proto({}))
