@@ -34,7 +34,7 @@ def node_bot():
 
 
 def python_bot(target: str, token: str, tournament_id: str, policy: str, *extra: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "clients.bot", "--server", target, "--player-token", token,
+    return subprocess.Popen([sys.executable, "-m", "clients.bot", "--server", target, f"--player-token={token}",
                              "--tournament", tournament_id, "--policy", policy, *extra],
                             cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 

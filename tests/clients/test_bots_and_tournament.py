@@ -69,7 +69,7 @@ def test_bot_cli_joins_a_game_and_plays_it_to_the_end(server):
     client = Client(server.target, "pompeii")
     game_id, tokens = client.create(2, seed=3)
     bots = [subprocess.Popen([sys.executable, "-m", "clients.bot", "--server", server.target, "--game", "pompeii",
-                              "--game-id", game_id, "--seat", str(s), "--token", tokens[s], "--policy", p,
+                              "--game-id", game_id, "--seat", str(s), f"--token={tokens[s]}", "--policy", p,
                               "--think-ms", "10"], cwd=ROOT, env=ENV, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True) for s, p in enumerate(["mcts", "greedy"])]
     for b in bots:
