@@ -33,7 +33,8 @@ from engines import registry
 from engines.ai.policies import POLICIES
 from engines.core import RuleError
 
-from .sdk import PlayerClient, Refused, TournamentClient
+from .bot import add_connection_args, connection_kwargs
+from .sdk import PlayerClient, Refused, TournamentClient, make_channel
 
 FORMATS = ("round_robin", "swiss")
 POLICIES_ON_TIMEOUT = ("autoplay", "random", "forfeit")
@@ -155,6 +156,7 @@ def parse_args(argv=None):
     p.add_argument("--json", default=None, metavar="PATH",
                    help="write the results JSON here and a PNG plot beside it (PATH with .png); nothing is written without it")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no standings table")
+    add_connection_args(p)
     return p.parse_args(argv)
 
 
@@ -187,12 +189,16 @@ class Unreachable(RuntimeError):
     """The server does not answer, or refuses the tournament: no game can be played."""
 
 
-def reachable(server: str, timeout_s: float = 10.0) -> None:
+def tls_of(args) -> dict:
+    return {k: v for k, v in connection_kwargs(args).items() if k in ("tls", "ca", "cert", "key")}
+
+
+def reachable(server: str, timeout_s: float = 10.0, tls: dict | None = None) -> None:
     """One ListGameTypes call first, so an unreachable server is one clear error."""
     import grpc
 
     from gameengine.v1 import common_pb2, common_pb2_grpc
-    with grpc.insecure_channel(server) as channel:
+    with make_channel(server, **(tls or {})) as channel:
         try:
             common_pb2_grpc.GameServiceStub(channel).ListGameTypes(common_pb2.ListGameTypesRequest(),
                                                                     timeout=timeout_s, wait_for_ready=True)
@@ -200,12 +206,15 @@ def reachable(server: str, timeout_s: float = 10.0) -> None:
             raise Unreachable(f"cannot reach the server at {server} ({e.code().name}); no game was played") from None
 
 
-def entrant(server: str, token: str, tournament_id: str, policy: str, think_ms: float, log) -> subprocess.Popen:
+def entrant(server: str, token: str, tournament_id: str, policy: str, think_ms: float, log,
+            tls: dict) -> subprocess.Popen:
     root = Path(__file__).resolve().parent.parent
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), str(root / "protos"),
                                                         os.environ.get("PYTHONPATH", "")]))
     return subprocess.Popen([sys.executable, "-m", "clients.bot", "--server", server, f"--player-token={token}",
-                             "--tournament", tournament_id, "--policy", policy, "--think-ms", str(think_ms)],
+                             "--tournament", tournament_id, "--policy", policy, "--think-ms", str(think_ms)]
+                            + (["--tls"] if tls.get("tls") else [])
+                            + [f"--{k}={tls[k]}" for k in ("ca", "cert", "key") if tls.get(k)],
                             env=env, stdout=subprocess.DEVNULL, stderr=log)
 
 
@@ -217,14 +226,14 @@ def _tail(log, chars: int = 1500) -> str:
 
 def run(args) -> dict[str, Any]:
     bots, options = validate(args)
-    reachable(args.server)
+    reachable(args.server, tls=tls_of(args))
     from rich.console import Console
     from rich.progress import Progress
     from rich.table import Table
 
     console = Console(stderr=True, quiet=args.quiet)
     t0 = time.perf_counter()
-    tc = TournamentClient(args.server)
+    tc = TournamentClient(args.server, tls=tls_of(args))
     run_id = secrets.token_hex(3)
     names = labels(bots)
     try:
@@ -235,13 +244,13 @@ def run(args) -> dict[str, Any]:
                                timeout_policy=args.timeout_policy, max_moves=args.max_moves,
                                max_parallel=args.parallel, max_entrants=len(bots), seed=args.seed,
                                options=options, name=f"clients.tournament {run_id}")
-        players = [PlayerClient.register(args.server, f"{name.replace('#', '-')}-{run_id}", route=t.tournament_id)
-                   for name in names]
+        players = [PlayerClient.register(args.server, f"{name.replace('#', '-')}-{run_id}", route=t.tournament_id,
+                                         tls=tls_of(args)) for name in names]
     except Refused as e:
         raise Unreachable(f"the server refused the tournament: {e.rule or e.code.name}: {e.message}") from None
     label_of = {p.player_id: name for p, name in zip(players, names)}
     logs = [tempfile.TemporaryFile("w+") for _ in bots]
-    procs = [entrant(args.server, p.token, t.tournament_id, bot, args.think_ms, log)
+    procs = [entrant(args.server, p.token, t.tournament_id, bot, args.think_ms, log, tls_of(args))
              for p, bot, log in zip(players, bots, logs)]
     try:
         deadline = time.time() + 300
