@@ -104,9 +104,63 @@ class SeatRange:
     max_seats: int
 
 
+@dataclass(frozen=True)
+class Option:
+    """One game option as the creator sets it (the proto options field of the same name).
+
+    `type` is the wire type (bool, int or str); `allowed` lists the values it takes, or is a
+    sentence when they depend on the seat count; `rule` is the rule id that defines it.
+    """
+
+    name: str
+    type: type
+    default: Any
+    allowed: tuple | str
+    rule: str
+    description: str
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """What a game is, declared once as data: the registry, ListGameTypes, the codecs' option
+    checks, the README's game table and the conformance tests read it; nothing restates it."""
+
+    game_id: str
+    title: str
+    seat_ranges: tuple[SeatRange, ...]  # the base game's first
+    seats_rule: str  # the rule a bad seat count breaks
+    options: tuple[Option, ...]
+    private_moves: tuple[str, ...]  # move kinds other seats' logs withhold (class names)
+    data_files: tuple[str, ...]  # under engines/<game_id>/data/
+    rules_doc: str = ""  # docs/rules/<game_id>.md unless set
+
+    def __post_init__(self):
+        if not self.rules_doc:
+            object.__setattr__(self, "rules_doc", f"docs/rules/{self.game_id}.md")
+
+    @property
+    def min_seats(self) -> int:
+        return min(r.min_seats for r in self.seat_ranges)
+
+    @property
+    def max_seats(self) -> int:
+        return max(r.max_seats for r in self.seat_ranges)
+
+    def defaults(self) -> dict[str, Any]:
+        return {o.name: o.default for o in self.options}
+
+    def option(self, name: str) -> Option:
+        return next(o for o in self.options if o.name == name)
+
+    def choices(self, type_: type) -> dict[str, tuple]:
+        """Options of `type_` whose values are a fixed list, with that list."""
+        return {o.name: o.allowed for o in self.options if o.type is type_ and isinstance(o.allowed, tuple)}
+
+
 class Game(Protocol):
     """What every engine module exposes (as a module-level `GAME` object)."""
 
+    spec: GameSpec
     game_id: str
     min_seats: int
     max_seats: int

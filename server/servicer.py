@@ -342,11 +342,11 @@ class GameServiceServicer(common_pb2_grpc.GameServiceServicer):
         async def body():
             types = []
             for g in self.games:
-                e = registry.game(g)
+                spec = registry.spec(g)
                 ranges = [common_pb2.SeatRange(options=[f"{k}={_option_text(v)}" for k, v in r.options.items()],
                                                min_seats=r.min_seats, max_seats=r.max_seats)
-                          for r in registry.seat_ranges(g)]
-                types.append(common_pb2.GameType(game=g, min_seats=e.min_seats, max_seats=e.max_seats,
+                          for r in spec.seat_ranges]
+                types.append(common_pb2.GameType(game=g, min_seats=spec.min_seats, max_seats=spec.max_seats,
                                                  seat_ranges=ranges))
             return common_pb2.ListGameTypesResponse(game_types=types)
         return await guarded("ListGameTypes", context, body)

@@ -5,15 +5,14 @@ import random
 from typing import Any
 
 from . import rules, views
-from .moves import PRIVATE_MOVES
+from .moves import MOVE_KINDS, PRIVATE_MOVES  # noqa: F401  (MOVE_KINDS: the name every engine exports)
+from .spec import SPEC
 from .state import CitadelsState
 
 
 class CitadelsGame:
-    game_id = "citadels"
-    min_seats = 2
-    max_seats = 7
-    seats_rule = "CIT-15"  # the rule a bad seat count breaks
+    spec = SPEC
+    game_id, min_seats, max_seats, seats_rule = SPEC.game_id, SPEC.min_seats, SPEC.max_seats, SPEC.seats_rule
 
     def default_options(self) -> dict[str, Any]:
         return dict(rules.DEFAULT_OPTIONS)

@@ -28,35 +28,14 @@ from .cards import (ARCHITECT, ASSASSIN, BISHOP, COLOUR, CONSTANTS, COST, DECK_S
 from .moves import (Assassinate, Build, CollectIncome, DiscardCharacter, DrawCards, EndTurn,
                     GraveyardDecline, GraveyardRecover, KeepCards, Laboratory, MagicRedraw,
                     MagicSwap, PickCharacter, Rob, Smithy, TakeGold, WarlordDestroy, WarlordSkip)
+from .spec import SPEC
 from .state import CitadelsState
 
-# §15 configuration flags, defaults exactly as written there.
-DEFAULT_OPTIONS = {
-    "city_complete_size": 8,
-    "murdered_king_gets_crown": False,
-    "warlord_timing": "end_of_turn",
-    "gold_supply": "unlimited",
-    "tiebreak": "district_points_then_gold",
-    "destroyed_district_to": "deck_bottom",
-    "action_order": "any",
-    "king_may_be_face_up": False,
-    "initial_crown": "random",
-    "allow_void_targets": False,
-    "reveal_log_after_end": False,  # CIT-10/CIT-11: secrets stay secret after the end unless the group agrees
-}
-_ENUMS = {
-    "warlord_timing": ("end_of_turn", "any_time"),
-    "tiebreak": ("district_points_then_gold", "gold", "none"),
-    "destroyed_district_to": ("deck_bottom", "discard"),
-    "action_order": ("any", "action_first"),
-}
-_BOOLS = ("murdered_king_gets_crown", "king_may_be_face_up", "allow_void_targets", "reveal_log_after_end")
-_FLAG_RULES = {
-    "city_complete_size": "CIT-8", "murdered_king_gets_crown": "CIT-33", "warlord_timing": "CIT-53",
-    "gold_supply": "CIT-5", "tiebreak": "CIT-76", "destroyed_district_to": "CIT-56",
-    "action_order": "CIT-37", "king_may_be_face_up": "CIT-21", "initial_crown": "CIT-17",
-    "allow_void_targets": "CIT-46", "reveal_log_after_end": "CIT-11",
-}
+# §15 configuration flags (spec.py)
+DEFAULT_OPTIONS = SPEC.defaults()
+_ENUMS = SPEC.choices(str)
+_BOOLS = tuple(SPEC.choices(bool))
+_FLAG_RULES = {o.name: o.rule for o in SPEC.options}
 
 STARTING_GOLD = CONSTANTS["starting_gold"]
 STARTING_HAND = CONSTANTS["starting_hand"]

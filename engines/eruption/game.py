@@ -9,6 +9,7 @@ from engines.core import Outcome
 from . import board as B
 from . import rules as R
 from .rules import State
+from .spec import SPEC
 
 
 def _materials(counts):
@@ -121,10 +122,8 @@ def determinize(v, seat, rng: random.Random) -> State:
 
 
 class EruptionGame:
-    game_id = "eruption"
-    min_seats = 2
-    max_seats = 6
-    seats_rule = "ERU-1"  # the rule a bad seat count breaks
+    spec = SPEC
+    game_id, min_seats, max_seats, seats_rule = SPEC.game_id, SPEC.min_seats, SPEC.max_seats, SPEC.seats_rule
 
     def default_options(self):
         return R.default_options()

@@ -11,26 +11,15 @@ from itertools import permutations
 from engines.core import Event, IllegalMove, InvalidOptions
 
 from . import board as B
+from .spec import SPEC
 from .moves import (
     BuildWall, DiscardForTile, DiscardForWall, DiscardSurplus, DrawExtraTile, EndCards,
     EndPlacement, EndTurn, PlaceEruption, PlaceTile, PlayAftershock, PlayLavaFlow, PlayQuake,
     PlayRain, PlayReinforce, PlayRelocate, PlaySinkhole, PlayVolcanicBomb, QuakeReplace,
 )
 
-# Configuration flags (RULES.md, "Configuration flags"): name -> (default, allowed values)
-FLAGS = {
-    "dice_tie_goes_to": ("wall", ("wall", "lava")),
-    "zone_thresholds": ("seed", ("seed", "board")),
-    "unlimited_walls": (False, (True, False)),
-    "exclude_rain_cards": (False, (True, False)),
-    "eruption_award_timing": ("immediate", ("immediate", "own_damage_step")),
-    "eruption_tiles_per_turn": ("all", ("all", "one")),
-    "cards_for_unoccupied_villages": (True, (True, False)),
-    "cards_act_on_eruption_tiles": (False, (True, False)),  # ERU-66: the seed's cards name lava tiles
-    "eruption_tile_draws_cards": (False, (True, False)),  # ERU-64(3): the seed draws for lava tiles only
-    "new_flows_per_edge": (False, (True, False)),  # ERU-124: the seed counts added flows
-    "reveal_log_after_end": (False, (True, False)),  # ERU-33: burnout tiles stay unseen, so does the seed
-}
+# Configuration flags (spec.py): name -> (default, allowed values)
+FLAGS = {o.name: (o.default, o.allowed) for o in SPEC.options}
 
 PHASES = ("eruption", "placement", "extra_placement", "cards", "quake", "walls", "over")
 

@@ -8,6 +8,7 @@ from engines.core import Outcome
 from . import rules, views
 from .moves import (MOVE_KINDS, DeclareEruption, MovePerson, OmenTarget, Pass, PlaceLava, PlaceRelative,
                     PlayCard, StopRelatives)
+from .spec import SPEC
 from .state import OVER, PompeiiState
 
 __all__ = ["GAME", "PompeiiGame", "PompeiiState", "MOVE_KINDS", "PlayCard", "PlaceRelative", "StopRelatives",
@@ -15,10 +16,8 @@ __all__ = ["GAME", "PompeiiGame", "PompeiiState", "MOVE_KINDS", "PlayCard", "Pla
 
 
 class PompeiiGame:
-    game_id = "pompeii"
-    min_seats = 2
-    max_seats = 4
-    seats_rule = "POM-10"  # the rule a bad seat count breaks
+    spec = SPEC
+    game_id, min_seats, max_seats, seats_rule = SPEC.game_id, SPEC.min_seats, SPEC.max_seats, SPEC.seats_rule
 
     def default_options(self) -> dict:
         return dict(rules.DEFAULT_OPTIONS)

@@ -18,23 +18,10 @@ from . import board as B
 from .moves import DeclareEruption, MovePerson, OmenTarget, Pass, PlaceLava, PlaceRelative, PlayCard, StopRelatives
 from .state import (ESCAPE, FIRST_MOVE, OMEN, OPENING, OVER, PLACE_LAVA, PLAY_CARD, RELATIVES, SECOND_MOVE,
                     SETTLE, PompeiiState)
+from .spec import SPEC
 
-# POM-10 / section 10: every flag with its default
-DEFAULT_OPTIONS = {
-    "edition": "2006",
-    "dual_vent_tiles": False,
-    "building_10_split": False,
-    "relatives_one_per_building": True,
-    "wild_card_moves_existing": False,
-    "omen_targets": "opponents",
-    "lava_on_foreign_vent": False,
-    "vents_block_movement": False,
-    "wild_card_neutral_buildings": False,  # POM-33: the seeds fill neutral buildings by relatives only
-    "wild_placement_compulsory": False,  # POM-37: both seeds say a wild placement *may* be made
-    "pass_anytime": False,  # POM-75: the seeds make both moves compulsory while one is possible
-    "reveal_log_after_end": False,  # POM-90: the unused piles stay hidden, so does the seed (POM-93)
-}
-_CHOICES = {"edition": ("2006", "2013"), "omen_targets": ("opponents", "any")}
+DEFAULT_OPTIONS = SPEC.defaults()  # POM-10 / section 10: every flag (spec.py)
+_CHOICES = SPEC.choices(str)
 OPENING_TILES = 6  # POM-61
 
 

@@ -6,19 +6,17 @@ from __future__ import annotations
 
 import random
 
-from engines.core import Outcome, SeatRange, rank_by
+from engines.core import Outcome, rank_by
 
 from . import rules as R
 from . import view as V
 from .moves import ALL as MOVE_KINDS  # noqa: F401  (re-exported for codecs and tests)
+from .spec import SPEC
 
 
 class SmallWorld:
-    game_id = "smallworld"
-    min_seats = 2
-    max_seats = 6  # 5 players + the Necromancer (NEC-2)
-    seat_ranges = tuple(SeatRange({"necromancer": nec} if nec else {}, *R.SEATS[nec]) for nec in (False, True))
-    seats_rule = "SW-20"  # the rule a bad seat count breaks
+    spec = SPEC
+    game_id, min_seats, max_seats, seats_rule = SPEC.game_id, SPEC.min_seats, SPEC.max_seats, SPEC.seats_rule
 
     def default_options(self):
         return dict(R.DEFAULTS)

@@ -13,73 +13,17 @@ from . import data as D
 from .moves import (Abandon, BerserkRoll, BuyGhost, BuyPower, ChoosePower, Conquer, Convert, Decline, Deploy,
                     DragonAttack, EndConquest, EndPurchases, Expand, FinalAttempt, NameAlly, Pass, PickCombo,
                     PlaceEncampment, PlaceFortress, PlaceHeroes, SetAside, Summon)
+from .spec import SPEC
 from .state import SWState, blank
 
 GHOSTS, LOST, NONE = D.GHOSTS, D.LOST_TRIBE, D.NO_RACE
 
-DEFAULTS = {
-    "public_coins": False,  # ED-1
-    "combo_row_size": 6,  # ED-2
-    "map5p_border_13_19": False,  # ED-3
-    "map5p_region28_terrain": "hill",  # ED-4
-    "first_player": "random",  # ED-5
-    "seafaring_enters_by_sea": True,  # ED-6
-    "flying_ignores_entry": True,  # ED-7
-    "underworld_cavern_entry": False,  # ED-8
-    "own_decline_token_adds_cost": True,  # ED-9
-    "commit_exact_cost": True,  # ED-10
-    "final_die_requires_shortfall": True,  # ED-11
-    "abandon_before_conquest_only": True,  # ED-12
-    "defender_redeploy_order": "from_current",  # ED-13
-    "decline_ghouls_full_phase": True,  # ED-14
-    "decline_turn_blocks_ghouls": True,  # ED-15
-    "berserk_roll_first": True,  # ED-16
-    "dragon_ignores_markers": True,  # ED-17
-    "halfling_holes_reusable": False,  # ED-18
-    "amazons_removal_may_abandon": True,  # ED-19
-    "sorcerer_needs_hand_token": False,  # ED-20
-    "conversion_counts_as_conquest": True,  # ED-21
-    "immunity_vs_own_races": True,  # ED-22
-    "sorcerer_range": "borders_and_underworld",  # ED-23
-    "tie_policy": "shared",  # ED-24
-    "wiped_race_may_pick": False,  # ED-25
-    "lair_on_conquest": True,  # ED-26
-    "tritons_water_discount": False,  # ED-27
-    "necromancer": False,  # NEC-2 (Phase B scenario switch)
-    "necromancer_seat": "before_first",  # ED-28
-    "necro_rejected_return": True,  # ED-29
-    "necro_multi_purchase": True,  # ED-30
-    "necro_price_plus_one": False,  # ED-31
-    "necro_win_check": "own_turn",  # ED-32, NEC-28: step d of his own turn (seed 004)
-    "necro_island_redeploy": True,  # ED-33, NEC-15: seed 004 「可將」 (may): the Island is always a target
-    "necro_lake_conquerable": False,  # ED-34
-    "necro_powers_active": True,  # ED-35
-    "necro_generic_souls": True,  # ED-36
-    "necro_summon_optional": False,  # ED-37
-    "elves_decline_to_well": True,  # ED-38
-    "elves_decline_all_to_well": True,  # ED-46, NEC-12: the flipped Elves too (seed 004)
-    "reveal_log_after_end": False,  # ED-47: the seed would show the undrawn decks
-    "sorcerer_victim_to_well": True,  # ED-39
-    "well_removal_order": "lifo",  # ED-40
-    "necro_ghosts_removed": 0,  # ED-41
-    "necro_reserve_public": True,  # ED-42
-    "necro_tiebreak_island": False,  # ED-43
-    "diplomat_may_name_necromancer": False,  # ED-44
-    "necro_wealthy_timing": "first_turn_held",  # ED-45
-}
-CHOICES = {
-    "map5p_region28_terrain": ("hill", "farmland"),
-    "defender_redeploy_order": ("from_current", "from_first"),
-    "sorcerer_range": ("borders_and_underworld", "borders"),
-    "tie_policy": ("shared",),
-    "necro_win_check": ("immediate", "own_turn"),
-    "well_removal_order": ("lifo", "fifo"),
-    "necro_wealthy_timing": ("first_turn_held",),
-}
-SUPPORTED_ONLY = {"necro_generic_souls": True}
+DEFAULTS = SPEC.defaults()  # ED-n: the edition decisions and the Necromancer switch (spec.py)
+CHOICES = SPEC.choices(str)
+SUPPORTED_ONLY = {o.name: o.allowed[0] for o in SPEC.options if o.type is bool and len(o.allowed) == 1}
 
 NORMAL_EOT = ("heroes", "ally", "score", "stout", "defend", "convert", "next")
-SEATS = {False: (2, 5), True: (3, 6)}  # by `necromancer`: SW-20, NEC-2 (the Necromancer is a seat)
+SEATS = {bool(r.options.get("necromancer")): (r.min_seats, r.max_seats) for r in SPEC.seat_ranges}  # SW-20, NEC-2
 NECRO_EOT = ("heroes", "ally", "score", "summon", "convert", "defend", "check", "next")
 
 
