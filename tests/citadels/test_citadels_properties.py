@@ -201,19 +201,6 @@ def test_views_codec_determinize(n):
         play_checked(n, 10_000 + seed, random_options(n, random.Random(seed)), heavy=True)
 
 
-@pytest.mark.parametrize("n", COUNTS)
-def test_clone_is_independent(n):
-    s = GAME.new_state(n, {}, 5)
-    rng = random.Random(5)
-    for _ in range(60):
-        c = GAME.clone(s)
-        before = pickle.dumps(s)
-        seat = GAME.to_move(c)
-        GAME.apply(c, seat, rng.choice(GAME.legal_moves(c, seat)))
-        assert pickle.dumps(s) == before
-        GAME.apply(s, GAME.to_move(s), rng.choice(GAME.legal_moves(s, GAME.to_move(s))))
-
-
 def canonical_listed(move, legal):
     """Every accepted move is listed (issue 24 item 7): BUILD and LABORATORY per card, KEEP_CARDS
     for every kept set and return order (the kept cards in any order, the empty order = draw order),

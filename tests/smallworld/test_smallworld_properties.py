@@ -1,4 +1,5 @@
-"""Property tests over many random legal games for every seat count, base game and Necromancer Island."""
+"""Small World properties over many random legal games, base game and Necromancer Island (the generic
+contract checks, replay, codec and determinize, are in tests/conformance/)."""
 from __future__ import annotations
 
 import pickle
@@ -6,12 +7,11 @@ import random
 
 import pytest
 
-from engines.core import IllegalMove, replay
+from engines.core import IllegalMove
 from engines.smallworld import GAME
 from engines.smallworld import data as D
 from engines.smallworld.moves import (BuyGhost, Conquer, Decline, Deploy, EndConquest, Expand, Pass, PickCombo,
                                       PlaceHeroes)
-from gameengine.codecs.smallworld import CODEC
 
 from .sw_helpers import PROPERTY_GAMES, invariants, random_game
 
@@ -39,46 +39,6 @@ def test_random_games_keep_invariants_and_end(nec, seats):
         out = GAME.outcome(st)
         assert min(out.ranks) == 1 and out.winners
         assert all(c >= 0 for c in st.coins)
-
-
-@pytest.mark.parametrize("nec,seats", CONFIGS, ids=IDS)
-def test_replay_from_seed_is_exact(nec, seats):
-    for seed in range(4):
-        st, log = random_game(seats, {"necromancer": nec}, 1000 + seed)
-        again = replay(GAME, seats, {"necromancer": nec}, 1000 + seed, log)
-        assert pickle.dumps(again) == pickle.dumps(st)
-
-
-def _roundtrip_view(v):
-    return CODEC.view_from_proto(CODEC.view_to_proto(v))
-
-
-@pytest.mark.parametrize("nec,seats", CONFIGS, ids=IDS)
-def test_codec_views_and_determinize(nec, seats):
-    rng = random.Random(seats)
-    st = GAME.new_state(seats, {"necromancer": nec}, 7 + seats)
-    viewers = list(range(seats)) + [None]
-    step = 0
-    while not GAME.is_over(st):
-        seat = rng.choice(GAME.seats_to_act(st))
-        moves = GAME.legal_moves(st, seat)
-        for m in moves:
-            assert CODEC.move_from_proto(CODEC.move_to_proto(m)) == m
-        if step % 3 == 0:
-            for s in viewers:
-                v = GAME.view(st, s)
-                v2 = _roundtrip_view(v)
-                det = GAME.determinize(v2, s, random.Random(step))
-                assert GAME.view(det, s) == v
-                if s == seat:
-                    assert GAME.legal_moves(det, seat) == moves
-                    GAME.apply(det, seat, rng.choice(moves))  # the determinized state is playable
-        for e in GAME.apply(st, seat, rng.choice(moves)):
-            kind, data = CODEC.event_from_proto(CODEC.event_to_proto(e))
-            assert kind == e.kind and set(data) >= set(e.data)
-        step += 1
-    for s in viewers:
-        assert _roundtrip_view(GAME.view(st, s)) == GAME.view(st, s)
 
 
 @pytest.mark.parametrize("nec,seats", CONFIGS, ids=IDS)
