@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any, Hashable, Iterable, Mapping, Protocol, Sequence
+from typing import Any, Callable, ClassVar, Generic, Hashable, Iterable, Mapping, Protocol, Sequence, TypeVar
 
 Move = Hashable
 PUBLIC = None  # Event.to value for events every seat and spectator may see
@@ -205,6 +205,106 @@ class Game(Protocol):
     def current_player(self, state: Any) -> int | None:
         """The seat whose turn it is in the turn order; None when over. It differs from
         to_move while the game waits on another seat (a Small World defender, SW-82)."""
+
+
+S = TypeVar("S")  # a game's state class
+
+Check = Callable[[Any, int, Any], None]  # (state, seat, move): raise IllegalMove citing the rule
+Effect = Callable[[Any, int, Any, list[Event]], None]  # (state, seat, move, events): mutate, append events
+Step = Callable[[Any, list[Event]], "str | None"]  # (state, events): the next step's name, None to wait
+
+
+class Engine(Generic[S]):
+    """The one engine shape (boardgame.io's moves table, OpenSpiel's few-method State).
+
+    A game subclasses this and declares, as data, its `spec`, a `checks` table and an `effects`
+    table keyed by move kind (each legality rule a small predicate that the move generator
+    `legal_moves` uses too), plus the few functions of state below. `apply` is the same for
+    every game: the seat check, the move kind's check, then its effect; it never builds the
+    full legal list. Turn flow is a table of named steps run by `advance`.
+    """
+
+    spec: ClassVar[GameSpec]
+    checks: ClassVar[Mapping[type, Check]]
+    effects: ClassVar[Mapping[type, Effect]]
+
+    @property
+    def game_id(self) -> str:
+        return self.spec.game_id
+
+    @property
+    def min_seats(self) -> int:
+        return self.spec.min_seats
+
+    @property
+    def max_seats(self) -> int:
+        return self.spec.max_seats
+
+    @property
+    def seats_rule(self) -> str:
+        return self.spec.seats_rule
+
+    def default_options(self) -> dict[str, Any]:
+        return self.spec.defaults()
+
+    # what each game writes
+    def new_state(self, seats: int, options: Mapping[str, Any], seed: int) -> S:
+        raise NotImplementedError
+
+    def check_seat(self, state: S, seat: int, move: Move) -> None:
+        """Refuse a move that no seat may make now or that `seat` may not make (game over, not
+        its turn, a kind of another phase, an unknown kind), citing the rule; state untouched."""
+        raise NotImplementedError
+
+    def legal_moves(self, state: S, seat: int) -> list[Move]:
+        raise NotImplementedError
+
+    def seats_to_act(self, state: S) -> list[int]:
+        raise NotImplementedError
+
+    def to_move(self, state: S) -> int | None:
+        raise NotImplementedError
+
+    def view(self, state: S, seat: int | None) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def determinize(self, state: S, seat: int, rng: random.Random) -> S:
+        raise NotImplementedError
+
+    def is_over(self, state: S) -> bool:
+        raise NotImplementedError
+
+    def outcome(self, state: S) -> Outcome:
+        raise NotImplementedError
+
+    # the same for every game
+    def check(self, state: S, seat: int, move: Move) -> None:
+        self.check_seat(state, seat, move)
+        self.checks[type(move)](state, seat, move)
+
+    def apply(self, state: S, seat: int, move: Move) -> list[Event]:
+        self.check(state, seat, move)
+        events: list[Event] = []
+        self.effects[type(move)](state, seat, move, events)
+        return events
+
+    def current_player(self, state: S) -> int | None:
+        return self.to_move(state)
+
+    def clone(self, state: S) -> S:
+        return state.clone()  # type: ignore[attr-defined, no-any-return]
+
+    def move_is_private(self, move: Move) -> bool:
+        return type(move).__name__ in self.spec.private_moves
+
+    def log_revealed_after_end(self, state: S) -> bool:
+        return bool(state.options["reveal_log_after_end"])  # type: ignore[attr-defined]
+
+
+def advance(flow: Mapping[str, Step], state: Any, events: list[Event], step: str | None) -> None:
+    """Run turn-flow steps from `step` until one returns None (the game waits for a seat)."""
+    while step is not None:
+        step = flow[step](state, events)
 
 
 def play_random(game: Game, state: Any, rng: random.Random, max_moves: int = 100_000) -> list[tuple[int, Move]]:

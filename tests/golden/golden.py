@@ -4,9 +4,10 @@ A run is (game, seats, options, seed): the engine is created with `seed`, and th
 at every step are chosen by `random.Random(seed)` from `seats_to_act` and `legal_moves` in the
 order the engine lists them. After every move the digest chain absorbs, canonically encoded,
 the move, its events, every seat's and the spectator's view, the seats to act with their legal
-moves, and the engine's RNG state. Only the contract is read (never a state's fields), so a
-reshaping of the state classes keeps the fixtures valid while any change in what the games do
-breaks them. The fixture keeps the chain (one short digest per move, so a diff names the first
+moves, and the engine's RNG state. Views, events and moves are digested as the game's codec puts
+them on the wire (deterministic protobuf bytes), so the fixtures pin what a player sees while an
+engine is free to reshape its states and plain values; only the contract is read, never a
+state's fields. The fixture keeps the chain (one short digest per move, so a diff names the first
 move that differs) and the final spectator view, last events and outcome in full (each seat's final view as a digest).
 """
 from __future__ import annotations
@@ -18,7 +19,10 @@ import json
 import random
 from typing import Any
 
+from google.protobuf import json_format
+
 from engines import registry
+from gameengine import codecs
 
 DIGEST_CHARS = 12  # per-move digest length in the fixture; the chain itself uses full sha256
 MAX_MOVES = 20_000
@@ -54,14 +58,22 @@ def rng_digest(state: Any) -> str:
     return "" if rng is None else hashlib.sha256(encode(rng.getstate()).encode()).hexdigest()
 
 
-def snapshot(engine: Any, state: Any, seats: int) -> dict:
-    """Everything the contract shows about `state`."""
+def wire(message: Any) -> str:
+    return message.SerializeToString(deterministic=True).hex()
+
+
+def wire_events(codec: Any, events: list) -> list:
+    return [[e.to, wire(codec.event_to_proto(e))] for e in events]
+
+
+def snapshot(engine: Any, codec: Any, state: Any, seats: int) -> dict:
+    """Everything the contract shows about `state`, as it goes on the wire."""
     to_act = engine.seats_to_act(state)
     return {
-        "views": [engine.view(state, s) for s in [None, *range(seats)]],
+        "views": [wire(codec.view_to_proto(engine.view(state, s))) for s in [None, *range(seats)]],
         "to_act": to_act,
         "to_move": engine.to_move(state),
-        "legal": {str(s): engine.legal_moves(state, s) for s in to_act},
+        "legal": {str(s): [wire(codec.move_to_proto(m)) for m in engine.legal_moves(state, s)] for s in to_act},
         "over": engine.is_over(state),
         "rng": rng_digest(state),
     }
@@ -69,10 +81,10 @@ def snapshot(engine: Any, state: Any, seats: int) -> dict:
 
 def play(game_id: str, seats: int, options: dict, seed: int) -> dict:
     """One golden run, as the fixture stores it."""
-    engine = registry.game(game_id)
+    engine, codec = registry.game(game_id), codecs.codec(game_id)
     state = engine.new_state(seats, dict(options), seed)
     chooser = random.Random(seed)
-    link = hashlib.sha256(encode([game_id, seats, options, seed, snapshot(engine, state, seats)]).encode())
+    link = hashlib.sha256(encode([game_id, seats, options, seed, snapshot(engine, codec, state, seats)]).encode())
     chain, events = [], []
     for _ in range(MAX_MOVES):
         if engine.is_over(state):
@@ -80,19 +92,25 @@ def play(game_id: str, seats: int, options: dict, seed: int) -> dict:
         seat = chooser.choice(engine.seats_to_act(state))
         move = chooser.choice(engine.legal_moves(state, seat))
         events = engine.apply(state, seat, move)
-        step = encode([seat, move, events, snapshot(engine, state, seats)])
+        step = encode([seat, wire(codec.move_to_proto(move)), wire_events(codec, events),
+                       snapshot(engine, codec, state, seats)])
         link = hashlib.sha256(link.digest() + step.encode())
         chain.append(link.hexdigest()[:DIGEST_CHARS])
     else:
         raise RuntimeError(f"{game_id}: no end after {MAX_MOVES} moves")
-    final = snapshot(engine, state, seats)
+    final = snapshot(engine, codec, state, seats)
     return {
         "game": game_id, "seats": seats, "options": options, "seed": seed,
         "moves": len(chain), "digest": link.hexdigest(), "chain": chain,
-        "final_view": plain(final["views"][0]), "final_rng": final["rng"],
-        "final_seat_views": [hashlib.sha256(encode(v).encode()).hexdigest()[:DIGEST_CHARS] for v in final["views"][1:]],
-        "last_events": plain(events), "outcome": plain(engine.outcome(state)),
+        "final_view": readable(codec.view_to_proto(engine.view(state, None))), "final_rng": final["rng"],
+        "final_seat_views": [hashlib.sha256(v.encode()).hexdigest()[:DIGEST_CHARS] for v in final["views"][1:]],
+        "last_events": [[e.to, readable(codec.event_to_proto(e))] for e in events],
+        "outcome": plain(engine.outcome(state)),
     }
+
+
+def readable(message: Any) -> dict:
+    return json_format.MessageToDict(message, preserving_proto_field_name=True)
 
 
 # Non-default options worth pinning, one set per game (besides the defaults).
