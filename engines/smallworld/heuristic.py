@@ -4,7 +4,12 @@ from __future__ import annotations
 import math
 
 from . import data as D
-from . import rules as R
+from engines.core import rank_by
+
+from .conquest import conquest_cost
+from .forces import is_wiped, kinds_of, powers, regions_of, tokens_of
+from .legality import legal_moves
+from .scoring import outcome_keys
 from .moves import (Abandon, BerserkRoll, BuyGhost, BuyPower, Conquer, Convert, Decline, Deploy, DragonAttack,
                     EndConquest, EndPurchases, Expand, FinalAttempt, NameAlly, Pass, PickCombo, PlaceEncampment,
                     PlaceFortress, PlaceHeroes, SetAside)
@@ -14,7 +19,7 @@ def _region_value(st, k, r):
     """Coins a region is worth to force k per turn (1 + its terrain/symbol bonuses)."""
     b = st.board
     v = 1.0
-    ps = R.powers(st, k)
+    ps = powers(st, k)
     t = b.terrain[r]
     if (D.FOREST in ps and t == "forest") or (D.HILL in ps and t == "hill") or (D.SWAMP in ps and t == "swamp"):
         v += 1
@@ -36,15 +41,15 @@ def _exposure(st, k, r):
 
 def choose(state, seat, rng):
     st = state
-    moves = R.legal_moves(st, seat)
+    moves = legal_moves(st, seat)
     if len(moves) == 1:
         return moves[0]
     ph = st.phase
     if ph == "start":
         a = st.active[seat]
-        regs = len(R.regions_of(st, a))
-        spare = R.tokens_of(st, a) - regs
-        if st.round < st.rounds and (spare <= 2 or R.is_wiped(st, seat)) and regs >= 3:
+        regs = len(regions_of(st, a))
+        spare = tokens_of(st, a) - regs
+        if st.round < st.rounds and (spare <= 2 or is_wiped(st, seat)) and regs >= 3:
             return Decline()
         return Expand()
     if ph == "pick":
@@ -59,16 +64,16 @@ def choose(state, seat, rng):
         for m in moves:
             t = type(m)
             if t is Conquer:
-                c = R.conquest_cost(st, k, m.region)
+                c = conquest_cost(st, k, m.region)
                 s = _region_value(st, k, m.region) * 3 - c + (2 if st.occ[m.region] not in (D.NO_RACE, D.LOST_TRIBE) else 0)
             elif t is Convert:
                 s = 10
             elif t is DragonAttack:
-                s = R.conquest_cost(st, k, m.region) - 2
+                s = conquest_cost(st, k, m.region) - 2
             elif t is BerserkRoll:
                 s = 1.5
             elif t is FinalAttempt:
-                s = 0.5 - (R.conquest_cost(st, k, m.region) - st.hand[k])
+                s = 0.5 - (conquest_cost(st, k, m.region) - st.hand[k])
             elif t is EndConquest:
                 s = 0
             else:  # Abandon
@@ -99,7 +104,7 @@ def choose(state, seat, rng):
         return rng.choice(allies) if allies else Pass()
     if ph == "stout":
         a = st.active[seat]
-        return Decline() if R.tokens_of(st, a) - len(R.regions_of(st, a)) <= 2 and st.round < st.rounds else Pass()
+        return Decline() if tokens_of(st, a) - len(regions_of(st, a)) <= 2 and st.round < st.rounds else Pass()
     if ph == "purchase":
         if BuyGhost() in moves:
             return BuyGhost()
@@ -118,16 +123,16 @@ def evaluate(state, seat):
     """
     st = state
     if st.over:
-        ranks = R.rank_by(R.outcome_keys(st))[0]
+        ranks = rank_by(outcome_keys(st))[0]
         return 1.0 if ranks[seat] == 1 else 0.0
     left = st.rounds - st.round + 1
     coins_known = st.options["public_coins"]
 
     def projected(s):
         if s == st.necro:
-            income = len(R.regions_of(st, D.GHOSTS)) + 1
+            income = len(regions_of(st, D.GHOSTS)) + 1
         else:
-            income = sum(len(R.regions_of(st, k)) for k in R.kinds_of(st, s))
+            income = sum(len(regions_of(st, k)) for k in kinds_of(st, s))
         coins = st.coins[s] if (coins_known or s == seat) else st.coins[seat]
         return coins + income * left * 0.8
 

@@ -109,11 +109,10 @@ class Summon(NamedTuple):
     """Necromancer: add the summoned souls to the Well (NEC-27, only when summoning is optional)."""
 
 
-ALL = (PickCombo, Expand, Decline, Abandon, Conquer, FinalAttempt, BerserkRoll, DragonAttack, Convert, EndConquest,
-       Deploy, PlaceEncampment, PlaceFortress, SetAside, PlaceHeroes, NameAlly, Pass, ChoosePower, BuyGhost,
-       BuyPower, EndPurchases, Summon)
+MOVES = (PickCombo, Expand, Decline, Abandon, Conquer, FinalAttempt, BerserkRoll, DragonAttack, Convert, EndConquest,
+         Deploy, PlaceEncampment, PlaceFortress, SetAside, PlaceHeroes, NameAlly, Pass, ChoosePower, BuyGhost,
+         BuyPower, EndPurchases, Summon)
+__all__ = [kind.__name__ for kind in MOVES]
+ALL = MOVES  # the old name, until the codec reads MOVES
 
-
-
-
-distinct_move_kinds(*ALL)
+distinct_move_kinds(*MOVES)

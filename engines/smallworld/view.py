@@ -4,7 +4,8 @@ from __future__ import annotations
 import random
 
 from . import data as D
-from . import rules as R
+from .forces import on_map, price
+from .setup import DEFAULTS
 from .state import blank
 
 HIDDEN = -1  # coins not visible to this seat (SW-121)
@@ -60,13 +61,13 @@ def view(st, seat):
         "necromancer": {
             "seat": st.necro, "ghost_reserve": st.ghost_reserve, "island": st.island,
             "ghosts_in_hand": st.hand[D.GHOSTS], "ghosts_kept": st.kept[D.GHOSTS],
-            "ghosts_on_regions": R.on_map(st, D.GHOSTS),
+            "ghosts_on_regions": on_map(st, D.GHOSTS),
             "well_ghosts": st.well_ghosts, "well_tokens": [D.kind_key(k) for k in st.well],
             "active_powers": [D.power_key(p) for p in st.necro_active],
             "power_reserve": [D.power_key(p) for p in st.necro_reserve] if reserve_public else [],
             "power_reserve_size": len(st.necro_reserve),
             "rejected_powers": [D.power_key(p) for p in st.rejected],
-            "price": R.price(st) if st.necro >= 0 else 0,
+            "price": price(st) if st.necro >= 0 else 0,
             "purchases_this_turn": st.necro_bought, "wealthy_paid": bool(st.necro_wealthy_paid),
             "won": bool(st.necro_won)},
         "over": bool(st.over),
@@ -74,7 +75,7 @@ def view(st, seat):
 
 
 def _opts(v):
-    o = dict(R.DEFAULTS)
+    o = dict(DEFAULTS)
     for k, x in (v.get("options") or {}).items():
         if k in o:
             o[k] = x

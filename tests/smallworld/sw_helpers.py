@@ -6,7 +6,8 @@ import random
 
 from engines.smallworld import GAME
 from engines.smallworld import data as D
-from engines.smallworld import rules as R
+from engines.smallworld import flow
+from engines.smallworld.forces import on_map
 
 PROPERTY_GAMES = int(os.environ.get("GE_PROPERTY_GAMES", "0"))
 
@@ -16,16 +17,16 @@ def invariants(st):
     bad = []
     b = st.board
     for k in range(D.N_RACES):
-        total = st.supply[k] + R.on_map(st, k) + st.hand[k] + st.kept[k] + st.aside[k] + st.well.count(k)
+        total = st.supply[k] + on_map(st, k) + st.hand[k] + st.kept[k] + st.aside[k] + st.well.count(k)
         if total != D.BOX[k]:
             bad.append(f"race {D.kind_key(k)} tokens {total} != box {D.BOX[k]}")
         if min(st.supply[k], st.hand[k], st.kept[k], st.aside[k]) < 0:
             bad.append(f"negative count for {D.kind_key(k)}")
-    lt = st.supply[D.LOST_TRIBE] + R.on_map(st, D.LOST_TRIBE) + st.well.count(D.LOST_TRIBE)
+    lt = st.supply[D.LOST_TRIBE] + on_map(st, D.LOST_TRIBE) + st.well.count(D.LOST_TRIBE)
     if lt != D.BOX[D.LOST_TRIBE]:
         bad.append(f"lost tribes {lt}")
     if st.necro >= 0:
-        g = (R.on_map(st, D.GHOSTS) + st.island + st.hand[D.GHOSTS] + st.kept[D.GHOSTS] + st.well_ghosts
+        g = (on_map(st, D.GHOSTS) + st.island + st.hand[D.GHOSTS] + st.kept[D.GHOSTS] + st.well_ghosts
              + st.ghost_reserve)
         if g != D.GHOST_TOTAL - st.options["necro_ghosts_removed"]:
             bad.append(f"ghosts {g}")
@@ -167,7 +168,7 @@ def lost_tribe(st, r):
 
 def conquest_turn(st, seat, k):
     """Seat `seat` is in its conquest step with force k (hand already set)."""
-    R.reset_turn(st)
+    flow.reset_turn(st)
     st.cur = seat
     st.turn_idx = st.order.index(seat)
     st.phase = "conquest"
@@ -179,7 +180,7 @@ def start_turn(st, seat):
     """Start `seat`'s turn through the engine's own turn start."""
     st.turn_idx = st.order.index(seat)
     ev = []
-    R.start_turn(st, ev)
+    flow.start_turn(st, ev)
     return ev
 
 

@@ -9,7 +9,9 @@ import pytest
 from engines.core import IllegalMove
 from engines.smallworld import GAME
 from engines.smallworld import data as D
-from engines.smallworld import rules as R
+from engines.smallworld.conquest import conquest_cost, target_error
+from engines.smallworld.forces import on_map, regions_of
+from engines.smallworld.resolution import conquer
 from engines.smallworld.moves import (BerserkRoll, Conquer, Convert, Decline, Deploy, DragonAttack, EndConquest,
                                       Expand, FinalAttempt, PickCombo)
 
@@ -38,11 +40,11 @@ def test_WX_1_mountain_with_one_defending_token():
     assert st.board.mountain[9]
     humans = give(st, 1, "humans", regions={9: 1}, decline=True)
     ratmen = give(st, 0, "ratmen", hand=8)
-    assert R.conquest_cost(st, ratmen, 9) == 4  # 2 + Mountain + token
+    assert conquest_cost(st, ratmen, 9) == 4  # 2 + Mountain + token
     st2 = fresh(4)
     lost_tribe(st2, 9)
     k = give(st2, 0, "ratmen", "commando", hand=8)
-    assert R.conquest_cost(st2, k, 9) == 3
+    assert conquest_cost(st2, k, 9) == 3
     assert humans >= 0
 
 
@@ -52,7 +54,7 @@ def test_WX_2_first_conquest_entry_regions():
     k = give(st, 0, "ratmen", hand=8)
     conquest_turn(st, 0, k)
     legal = GAME.legal_moves(st, 0)
-    assert Conquer(4) in legal and R.conquest_cost(st, k, 4) == 2
+    assert Conquer(4) in legal and conquest_cost(st, k, 4) == 2
     assert Conquer(21) in legal  # borders Sea 22
     refused(st, 0, Conquer(6), "SW-61")  # only the Lake as water neighbour
     refused(st, 0, Conquer(7), "SW-68")
@@ -64,7 +66,7 @@ def test_WX_3_reinforcement_die_final_attempt():
     lost_tribe(st, 13)
     give(st, 1, "humans", regions={15: 2})
     conquest_turn(st, 0, k)
-    assert R.conquest_cost(st, k, 13) == 3 and R.conquest_cost(st, k, 15) == 5
+    assert conquest_cost(st, k, 13) == 3 and conquest_cost(st, k, 15) == 5
     legal = GAME.legal_moves(st, 0)
     assert FinalAttempt(13) in legal and FinalAttempt(15) in legal
     st.fort[15] = 1  # now costs 6: shortfall 4
@@ -96,11 +98,11 @@ def test_WX_4_giants_discount():
     st = fresh(3)
     g = give(st, 0, "giants", hand=6, regions={2: 1})
     lost_tribe(st, 9)
-    assert R.conquest_cost(st, g, 9) == 2
-    assert R.conquest_cost(st, g, 3) == 1
+    assert conquest_cost(st, g, 9) == 2
+    assert conquest_cost(st, g, 3) == 1
     st.power_of[g] = D.MOUNTED
-    assert R.conquest_cost(st, g, 3) == 1  # 2 - 1 - 1 floors at 1
-    assert R.conquest_cost(st, g, 13) == 2  # not adjacent to region 2: no discount
+    assert conquest_cost(st, g, 3) == 1  # 2 - 1 - 1 floors at 1
+    assert conquest_cost(st, g, 13) == 2  # not adjacent to region 2: no discount
 
 
 def test_WX_5_combo_row_payment_and_refill():
@@ -129,7 +131,7 @@ def _wx6(defender_race, other_regions):
     regs.update(other_regions)
     b = give(st, 1, defender_race, regions=regs)
     conquest_turn(st, 0, a)
-    assert R.conquest_cost(st, a, 9) == 6
+    assert conquest_cost(st, a, 9) == 6
     play(st, 0, Conquer(9))
     assert st.phase == "redeploy" and st.hand[a] == 5  # surplus is lifted for free redistribution (SW-95)
     play(st, 0, Deploy(9, 5))
@@ -168,8 +170,8 @@ def _wx7(power):
 
 def test_WX_7_decline_removes_old_race():
     st, h, o, ev = _wx7(None)
-    assert st.owner[h] == -1 and st.race_deck[-1] == h and R.on_map(st, h) == 0
-    assert R.on_map(st, o) == 5 and st.supply[o] == D.BOX[o] - 5
+    assert st.owner[h] == -1 and st.race_deck[-1] == h and on_map(st, h) == 0
+    assert on_map(st, o) == 5 and st.supply[o] == D.BOX[o] - 5
     assert st.in_decline[o] and st.active[0] == -1
     assert not kinds(ev, "conquered")
     assert kinds(ev, "scored")[0].data["coins"] == 5
@@ -180,7 +182,7 @@ def test_WX_7_decline_removes_old_race():
 
 def test_WX_7_spirit_keeps_old_race():
     st, h, o, ev = _wx7("spirit")
-    assert st.owner[h] == 0 and R.on_map(st, h) == 3
+    assert st.owner[h] == 0 and on_map(st, h) == 3
     assert kinds(ev, "scored")[0].data["coins"] == 8
     assert st.power_of[o] == D.SPIRIT  # SW-46: Spirit stays with the race
 
@@ -210,7 +212,7 @@ def test_WX_9_skeletons_and_pillaging(power, coins):
     assert raised[0].data["tokens"] == 1
     assert st.phase == "redeploy" and st.hand[s] == 10
     ev = play(st, 0, Deploy(4, 10))
-    assert R.on_map(st, s) == 15 and st.supply[s] == D.BOX[s] - 15
+    assert on_map(st, s) == 15 and st.supply[s] == D.BOX[s] - 15
     assert kinds(ev, "scored")[0].data["coins"] == coins
 
 
@@ -241,7 +243,7 @@ def test_WX_11_berserk():
     k = give(st, 0, "ratmen", "berserk", hand=3, regions={9: 1})
     give(st, 1, "humans", regions={8: 2})
     conquest_turn(st, 0, k)
-    assert R.conquest_cost(st, k, 8) == 5
+    assert conquest_cost(st, k, 8) == 5
     assert not any(isinstance(m, FinalAttempt) for m in GAME.legal_moves(st, 0))  # ED-16
     rig(st, 2)
     play(st, 0, BerserkRoll())
@@ -270,9 +272,9 @@ def test_WX_12_dragon():
     assert not st.fort[14] and st.dragon[14]
     assert not any(isinstance(m, DragonAttack) for m in GAME.legal_moves(st, 0))  # once per turn
     st.hand[h] += 0
-    assert R.target_error(st, h, 14, [13]) == ("SW-172", R.target_error(st, h, 14, [13])[1])
-    R.conquer(st, k, 10, 1, [], "dragon", 1)  # the Dragon moves on
-    assert not st.dragon[14] and R.target_error(st, h, 14, [13]) is None
+    assert target_error(st, h, 14, [13]) == ("SW-172", target_error(st, h, 14, [13])[1])
+    conquer(st, k, 10, 1, [], "dragon", 1)  # the Dragon moves on
+    assert not st.dragon[14] and target_error(st, h, 14, [13]) is None
 
 
 def test_WX_13_tiebreak():
@@ -302,7 +304,7 @@ def test_WX_14_stout():
     assert st.phase == "stout"
     ev = play(st, 0, Decline())
     assert not kinds(ev, "scored")
-    assert R.on_map(st, k) == 7 and all(st.cnt[r] == 1 for r in R.regions_of(st, k))
+    assert on_map(st, k) == 7 and all(st.cnt[r] == 1 for r in regions_of(st, k))
     assert st.supply[k] == D.BOX[k] - 7 and st.in_decline[k]
     assert st.coins[0] == 12
     start_turn(st, 0)

@@ -6,7 +6,9 @@ import pytest
 
 from engines.smallworld import GAME
 from engines.smallworld import data as D
-from engines.smallworld import rules as R
+from engines.smallworld.conquest import conquest_cost, target_error
+from engines.smallworld.flow import defender_queue
+from engines.smallworld.resolution import well_conversion
 from engines.smallworld.moves import (Abandon, BerserkRoll, Conquer, Convert, Decline, Deploy, EndConquest, Expand,
                                       FinalAttempt, PickCombo, Summon)
 
@@ -63,7 +65,7 @@ def test_ED_9_own_decline_token_free():
     st = fresh(2, own_decline_token_adds_cost=False)
     give(st, 0, "humans", regions={9: 1}, decline=True)
     k = give(st, 0, "ratmen", hand=5, regions={4: 1})
-    assert R.conquest_cost(st, k, 9) == 2
+    assert conquest_cost(st, k, 9) == 2
 
 
 def test_ED_16_berserk_with_final_attempt():
@@ -90,9 +92,9 @@ def test_ED_22_immunity_vs_own_races_off():
     g = give(st, 0, "ghouls", hand=5, regions={4: 1}, decline=True)
     give(st, 0, "ratmen", "heroic", regions={9: 1})
     st.hero[9] = 1
-    assert R.target_error(st, g, 9, [4]) is None
+    assert target_error(st, g, 9, [4]) is None
     st.options = dict(st.options, immunity_vs_own_races=True)
-    assert R.target_error(st, g, 9, [4])[0] == "SW-172"
+    assert target_error(st, g, 9, [4])[0] == "SW-172"
 
 
 def test_ED_25_wiped_race_may_pick():
@@ -118,7 +120,7 @@ def test_ED_26_lairs_at_redeployment():
 def test_ED_27_tritons_water_discount():
     st = fresh(2, tritons_water_discount=True)
     t = give(st, 0, "tritons", "seafaring", hand=5, regions={1: 1})
-    assert R.conquest_cost(st, t, 0) == 1
+    assert conquest_cost(st, t, 0) == 1
 
 
 def test_ED_15_ghouls_act_on_decline_turn():
@@ -151,7 +153,7 @@ def test_ED_40_fifo_well():
     for k in st.well:
         st.supply[k] -= 1
     ev = []
-    R.well_conversion(st, ev)
+    well_conversion(st, ev)
     assert st.well == [D.DWARVES]
 
 
@@ -161,8 +163,8 @@ def test_ED_13_defenders_from_first_player():
     for s, race in ((0, "ratmen"), (1, "humans")):
         k = give(st, s, race, regions={1 + 3 * s: 1, 2 + 3 * s: 1})
         st.kept[k], st.supply[k] = 1, st.supply[k] - 1
-    assert R.defender_queue(st) == [0, 1]
+    assert defender_queue(st) == [0, 1]
     st.options = dict(st.options, defender_redeploy_order="from_current")
     st.cur = 1
-    assert R.defender_queue(st) == [1, 0]
+    assert defender_queue(st) == [1, 0]
     lost_tribe(st, 20)

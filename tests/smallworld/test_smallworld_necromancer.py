@@ -9,7 +9,10 @@ import pytest
 from engines.core import IllegalMove
 from engines.smallworld import GAME
 from engines.smallworld import data as D
-from engines.smallworld import rules as R
+from engines.smallworld.conquest import conquest_cost, target_error
+from engines.smallworld.forces import on_map, price
+from engines.smallworld.resolution import well_conversion
+from engines.smallworld.scoring import necro_complete
 from engines.smallworld.moves import (BuyGhost, BuyPower, ChoosePower, Conquer, Convert, Decline, Deploy,
                                       EndConquest, EndPurchases, Expand, NameAlly, Pass, PickCombo)
 from gameengine.codecs.smallworld import CODEC
@@ -134,7 +137,7 @@ def test_WX_16_conquering_ghosts():
     st = nec(5)
     ghosts(st, {9: 3})
     h = give(st, 0, "ratmen", hand=8, regions={4: 1})
-    assert R.conquest_cost(st, h, 9) == 6
+    assert conquest_cost(st, h, 9) == 6
     conquest_turn(st, 0, h)
     play(st, 0, Conquer(9))
     assert st.well_ghosts == 1 and st.kept[G] == 2
@@ -149,18 +152,18 @@ def test_WX_17_purchases():
     assert st.ghost_reserve == 5
     st.coins[3] = 20
     start_turn(st, 3)
-    assert st.phase == "purchase" and R.price(st) == 8
+    assert st.phase == "purchase" and price(st) == 8
     play(st, 3, BuyGhost())
-    assert st.coins[3] == 12 and R.price(st) == 9 and st.island == 3
+    assert st.coins[3] == 12 and price(st) == 9 and st.island == 3
     ev = play(st, 3, BuyPower(D.power_key(st.necro_reserve[0])))
     assert st.coins[3] == 3 and kinds(ev, "power_activated")[0].data["price"] == 9
     assert st.phase == "conquest" and kinds(ev, "troops_readied")  # nothing affordable: step A ends
     first = GAME.new_state(4, {"necromancer": True, "first_player": "0"}, 2)
     play(first, 3, ChoosePower(D.power_key(first.necro_reserve[0])))
     start_turn(first, 3)  # his first turn, nothing changed on the board yet
-    assert first.phase == "purchase" and R.price(first) == 2
+    assert first.phase == "purchase" and price(first) == 2
     play(first, 3, BuyGhost())
-    assert R.price(first) == 3
+    assert price(first) == 3
     play(first, 3, BuyGhost())
     assert first.coins[3] == 0 and first.phase == "conquest" and first.hand[G] == 3
 
@@ -212,7 +215,7 @@ def test_NEC_28_instant_win_checked_in_own_turn():
     st = wx19()
     ev = finish_turn(st, 0)
     assert not kinds(ev, "necromancer_victory") and not GAME.is_over(st)
-    assert R.necro_complete(st) and st.island == 5 and st.cur == 1
+    assert necro_complete(st) and st.island == 5 and st.cur == 1
     for seat in (1, 2):
         st.coins[seat] = 0
         finish_turn(st, seat)  # seats 1 and 2 play round 1 to its end
@@ -244,7 +247,7 @@ def test_NEC_12_all_elves_to_the_well_on_decline():
     e = give(st, 0, "elves", regions={1: 4, 2: 1, 3: 1, 4: 1, 5: 1})
     start_turn(st, 0)
     ev = play(st, 0, Decline())
-    assert R.on_map(st, e) == 0 and st.owner[e] == -1 and e not in st.declines[0]
+    assert on_map(st, e) == 0 and st.owner[e] == -1 and e not in st.declines[0]
     assert all(st.occ[r] == D.NO_RACE for r in (1, 2, 3, 4, 5))
     # all 8 Elves went in; the end-of-turn conversion (NEC-16) turned them into 2 Ghosts on the Island
     converted = [t for c in kinds(ev, "well_converted") for t in c.data["tokens"]]
@@ -269,9 +272,9 @@ def test_WX_21_necromancer_entry():
 def test_NEC_24_lake_closed_even_to_seafaring():
     st = nec(4)
     k = give(st, 0, "ratmen", "seafaring", hand=8, regions={9: 1})
-    assert R.target_error(st, k, 14, [9])[0] == "NEC-24"
+    assert target_error(st, k, 14, [9])[0] == "NEC-24"
     st.options = dict(st.options, necro_lake_conquerable=True)
-    assert R.target_error(st, k, 14, [9]) is None
+    assert target_error(st, k, 14, [9]) is None
 
 
 def test_NEC_30_ghosts_are_in_decline_for_others():
@@ -280,7 +283,7 @@ def test_NEC_30_ghosts_are_in_decline_for_others():
     s = give(st, 0, "sorcerers", hand=5, regions={9: 1})
     conquest_turn(st, 0, s)
     refused(st, 0, Convert(10), "SW-140")
-    assert R.conquest_cost(st, s, 10) == 2 + 1 + 1  # Mountain + Ghost
+    assert conquest_cost(st, s, 10) == 2 + 1 + 1  # Mountain + Ghost
     play(st, 0, Conquer(10))
     assert st.well_ghosts == 1
 
@@ -299,9 +302,9 @@ def test_NEC_25_necromancer_powers_apply_to_ghosts():
     st = nec(4)
     st.necro_active = [D.COMMANDO]
     ghosts(st, {9: 1})
-    assert R.conquest_cost(st, G, 10) == 2 + 1 - 1
+    assert conquest_cost(st, G, 10) == 2 + 1 - 1
     st.options = dict(st.options, necro_powers_active=False)
-    assert R.conquest_cost(st, G, 10) == 3
+    assert conquest_cost(st, G, 10) == 3
 
 
 def test_NEC_23_ghosts_redeploy_and_conquer():
@@ -342,7 +345,7 @@ def test_NEC_28_instant_victory_in_random_games():
     for seed in range(150):
         def check(st, seat, move, ev):
             if kinds(ev, "necromancer_victory"):
-                assert R.necro_complete(st) and GAME.is_over(st)
+                assert necro_complete(st) and GAME.is_over(st)
         st, _ = random_game(3, {"necromancer": True, "necro_ghosts_removed": 2}, seed, check)
         if st.necro_won:
             wins += 1
@@ -362,7 +365,7 @@ def test_NEC_31_hidden_reserve_view():
 @pytest.mark.parametrize("seats", [3, 4, 5, 6])
 def test_NEC_17_ghosts_always_14(seats):
     def count(st):
-        return (R.on_map(st, G) + st.island + st.hand[G] + st.kept[G] + st.well_ghosts + st.ghost_reserve)
+        return (on_map(st, G) + st.island + st.hand[G] + st.kept[G] + st.well_ghosts + st.ghost_reserve)
 
     for seed in range(12):
         def check(st, seat, move, ev):
@@ -377,16 +380,16 @@ def test_NEC_16_ghosts_first_and_empty_reserve():
     st.island = 14 - 5
     well_tokens(st, "orcs", 2)
     ev = []
-    R.well_conversion(st, ev)
+    well_conversion(st, ev)
     assert [e.data for e in ev] == [{"ghosts": 4, "tokens": [], "island": 1}]
     assert st.well_ghosts == 1 and st.well == [D.ORCS, D.ORCS] and st.ghost_reserve == 3
     st.ghost_reserve, st.island = 0, st.island + 3
     st.well.append(D.ORCS)
-    R.well_conversion(st, ev)
+    well_conversion(st, ev)
     assert ev[-1].data == {"ghosts": 1, "tokens": ["orcs", "orcs", "orcs"], "island": 1}
     st2 = nec(4, necro_win_check="own_turn")
     st2.ghost_reserve, st2.island = 0, 14
     well_tokens(st2, "orcs", 4)
     ev = []
-    R.well_conversion(st2, ev)
+    well_conversion(st2, ev)
     assert ev[0].data["island"] == 0 and not st2.over  # empty reserve: none moved (own_turn only)

@@ -8,7 +8,8 @@ import pytest
 from engines.core import IllegalMove
 from engines.smallworld import GAME
 from engines.smallworld import data as D
-from engines.smallworld import rules as R
+from engines.smallworld.conquest import conquest_cost, reach_error, target_error
+from engines.smallworld.resolution import refill_row
 from engines.smallworld.moves import (Conquer, Decline, Deploy, EndConquest, Expand, NameAlly, Pass, PickCombo,
                                       PlaceEncampment, PlaceFortress, PlaceHeroes)
 
@@ -69,7 +70,7 @@ def test_SW_152_bivouacking():
     play(st, 0, *[PlaceEncampment(9)] * 5)
     assert st.camps[9] == 5 and st.camp_hand[0] == 0
     other = give(st, 1, "humans", hand=10, regions={10: 1})
-    assert R.conquest_cost(st, other, 9) == 2 + 5 + 1
+    assert conquest_cost(st, other, 9) == 2 + 5 + 1
     conquest_turn(st, 1, other)
     play(st, 1, Conquer(9))
     assert st.camps[9] == 0 and st.camp_hand[0] == 5  # returned to the owner
@@ -99,7 +100,7 @@ def test_SW_154_diplomat_peace():
     o2 = st.active[2]
     st.hand[o2] = 5
     st.supply[o2] -= 5
-    assert R.target_error(st, o2, 9, [10])[0] == "SW-154"
+    assert target_error(st, o2, 9, [10])[0] == "SW-154"
     assert o1 >= 0
     start_turn(st, 0)
     assert st.peace[0] == -1  # ends at the Diplomat's next turn
@@ -123,11 +124,11 @@ def test_SW_158_fortified():
     ev = play(st, 0, PlaceFortress(9))
     assert st.fort[9] and kinds(ev, "scored")[0].data["coins"] == 2 + 1
     other = give(st, 1, "humans", hand=10, regions={10: 1})
-    assert R.conquest_cost(st, other, 9) == 2 + 1 + 1
+    assert conquest_cost(st, other, 9) == 2 + 1 + 1
     st.active[0] = k
     start_turn(st, 0)
     ev = play(st, 0, Decline())
-    assert st.fort[9] and R.conquest_cost(st, other, 9) == 4  # defense stays in decline
+    assert st.fort[9] and conquest_cost(st, other, 9) == 4  # defense stays in decline
 
 
 def test_SW_158_fortress_cap():
@@ -150,8 +151,8 @@ def test_SW_159_heroic():
     assert st.phase == "heroes" and PlaceHeroes((4, 9)) in GAME.legal_moves(st, 0)
     play(st, 0, PlaceHeroes((4, 9)))
     other = give(st, 1, "humans", hand=10, regions={3: 1})
-    assert R.target_error(st, other, 4, [3])[0] == "SW-172"
-    assert R.target_error(st, other, 10, [3]) is None or True
+    assert target_error(st, other, 4, [3])[0] == "SW-172"
+    assert target_error(st, other, 10, [3]) is None or True
     st.active[0] = k
     start_turn(st, 0)
     play(st, 0, Decline())
@@ -164,7 +165,7 @@ def test_SW_164_seafaring():
     conquest_turn(st, 0, k)
     play(st, 0, Conquer(0))  # a Sea as first conquest (ED-6)
     play(st, 0, Conquer(1))
-    assert R.conquest_cost(st, k, 7) == 2
+    assert conquest_cost(st, k, 7) == 2
     play(st, 0, Conquer(2), Conquer(7))  # the Lake
     while st.phase == "redeploy":
         play(st, 0, GAME.legal_moves(st, 0)[0])
@@ -173,14 +174,14 @@ def test_SW_164_seafaring():
     assert st.occ[0] == k and st.occ[7] == k and st.power_of[k] == D.SEAFARING  # kept in decline
     assert kinds(ev, "scored")[0].data["coins"] == 4
     other = give(st, 1, "humans", hand=8, regions={5: 1})
-    assert R.target_error(st, other, 0, [5])[0] == "SW-68"
+    assert target_error(st, other, 0, [5])[0] == "SW-68"
 
 
 def test_SW_168_underworld():
     st = fresh(2)
     k = give(st, 0, "ratmen", "underworld", hand=8, regions={3: 1})
-    assert R.conquest_cost(st, k, 14) == 1 and R.reach_error(st, k, 17, [3]) is None  # caverns 3, 14, 17
-    assert R.conquest_cost(st, k, 17) == 1
+    assert conquest_cost(st, k, 14) == 1 and reach_error(st, k, 17, [3]) is None  # caverns 3, 14, 17
+    assert conquest_cost(st, k, 17) == 1
     st2 = fresh(2)
     k = give(st2, 0, "ratmen", "underworld", hand=8)
     conquest_turn(st2, 0, k)
@@ -215,5 +216,5 @@ def test_SW_46_power_deck_rebuilt_from_discards():
     st.power_deck = []
     st.row.pop()
     ev = []
-    R.refill_row(st, ev)
+    refill_row(st, ev)
     assert len(st.row) == 6 and kinds(ev, "power_deck_rebuilt")

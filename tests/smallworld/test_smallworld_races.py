@@ -8,7 +8,9 @@ import pytest
 from engines.core import IllegalMove
 from engines.smallworld import GAME
 from engines.smallworld import data as D
-from engines.smallworld import rules as R
+from engines.smallworld.conquest import conquest_cost, target_error
+from engines.smallworld.forces import on_map
+from engines.smallworld.scoring import tiebreak_tokens
 from engines.smallworld.moves import (Abandon, Conquer, Decline, Deploy, EndConquest, Expand, PickCombo, SetAside)
 
 from .sw_helpers import conquest_turn, fresh, give, kinds, lost_tribe, play, start_turn
@@ -56,8 +58,8 @@ def test_SW_130_amazons_pick_and_set_aside():
     play(st, 0, EndConquest(), Deploy(1, 2), Deploy(2, 2))
     assert st.phase == "redeploy" and st.aside_due == 4
     play(st, 0, SetAside(1), SetAside(1))  # then only region 2 can give: the rest is automatic
-    assert st.aside[a] == 4 and R.on_map(st, a) == 2 and st.cnt[1] == 1 and st.cnt[2] == 1
-    assert R.tiebreak_tokens(st, 0) == 2  # set-aside tokens do not count (SW-114)
+    assert st.aside[a] == 4 and on_map(st, a) == 2 and st.cnt[1] == 1 and st.cnt[2] == 1
+    assert tiebreak_tokens(st, 0) == 2  # set-aside tokens do not count (SW-114)
     start_turn(st, 0)
     play(st, 0, Expand())
     assert st.hand[a] == 4 and st.aside[a] == 0
@@ -77,7 +79,7 @@ def test_SW_130_amazons_removal_may_abandon():
     assert st.aside_due >= 1
     while st.phase == "redeploy":
         play(st, 0, GAME.legal_moves(st, 0)[0])
-    assert st.aside[a] == 4 and R.on_map(st, a) == 0  # ED-19: regions emptied when unavoidable
+    assert st.aside[a] == 4 and on_map(st, a) == 0  # ED-19: regions emptied when unavoidable
 
 
 def test_SW_131_dwarves_mines_active():
@@ -107,7 +109,7 @@ def test_SW_133_ghouls_decline_and_phase():
     assert st.phase == "conquest" and st.force == g  # before the combo pick (ED-14)
     assert st.hand[g] == 3
     play(st, 0, Conquer(10))
-    assert st.occ[10] == g and st.kept[h] == 0 and R.on_map(st, h) == 0
+    assert st.occ[10] == g and st.kept[h] == 0 and on_map(st, h) == 0
     while st.phase == "redeploy":
         play(st, 0, GAME.legal_moves(st, 0)[0])
     assert st.phase == "pick"
@@ -134,7 +136,7 @@ def test_SW_135_halflings_enter_anywhere_with_two_holes():
     play(st, 0, Conquer(12), Conquer(13))
     assert st.hole[6] and st.hole[12] and not st.hole[13]
     other = give(st, 1, "ratmen", hand=5, regions={11: 1})
-    assert R.target_error(st, other, 6, [11])[0] == "SW-172"
+    assert target_error(st, other, 6, [11])[0] == "SW-172"
     st.active[0], st.in_decline[k] = -1, 0
     st.active[0] = k
     start_turn(st, 0)
@@ -170,10 +172,10 @@ def test_SW_138_ratmen_banner():
 def test_SW_141_tritons_coastal():
     st = fresh(2)
     t = give(st, 0, "tritons", hand=5, regions={1: 1})
-    assert R.conquest_cost(st, t, 2) == 1 and R.conquest_cost(st, t, 6) == 1
-    assert R.conquest_cost(st, t, 3) == 2  # not coastal
+    assert conquest_cost(st, t, 2) == 1 and conquest_cost(st, t, 6) == 1
+    assert conquest_cost(st, t, 3) == 2  # not coastal
     st.power_of[t] = D.SEAFARING
-    assert R.conquest_cost(st, t, 0) == 2  # water: no discount (ED-27)
+    assert conquest_cost(st, t, 0) == 2  # water: no discount (ED-27)
 
 
 def test_SW_142_trolls_lairs():
@@ -183,11 +185,11 @@ def test_SW_142_trolls_lairs():
     play(st, 0, Conquer(3))
     assert st.lair[3]
     other = give(st, 1, "ratmen", hand=8, regions={2: 1})
-    assert R.conquest_cost(st, other, 3) == 2 + 1 + st.cnt[3]
+    assert conquest_cost(st, other, 3) == 2 + 1 + st.cnt[3]
     st.active[0] = t
     start_turn(st, 0)
     play(st, 0, Decline())
-    assert st.lair[3] and R.conquest_cost(st, other, 3) == 4  # lairs stay in decline
+    assert st.lair[3] and conquest_cost(st, other, 3) == 4  # lairs stay in decline
     conquest_turn(st, 1, other)
     play(st, 1, Conquer(3))
     assert not st.lair[3]
@@ -209,7 +211,7 @@ def test_SW_70_own_active_region_refused_own_decline_allowed():
     k = give(st, 0, "ratmen", hand=6, regions={4: 1})
     conquest_turn(st, 0, k)
     refused(st, 0, Conquer(4), "SW-70")
-    assert R.conquest_cost(st, k, 9) == 3  # ED-9: own in-decline token adds 1
+    assert conquest_cost(st, k, 9) == 3  # ED-9: own in-decline token adds 1
     play(st, 0, Conquer(9))
     assert st.occ[9] == k
 

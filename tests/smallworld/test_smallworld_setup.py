@@ -6,7 +6,7 @@ import pytest
 from engines.core import InvalidOptions
 from engines.smallworld import GAME
 from engines.smallworld import data as D
-from engines.smallworld import rules as R
+from engines.smallworld.setup import new_state
 
 MAPS = [("2p", 23, 51, 10, (0, 22), 7), ("3p", 30, 71, 10, (0, 24), 14), ("4p", 39, 95, 9, (0, 38), 16),
         ("5p", 48, 119, 8, (0, 43), 20)]
@@ -99,4 +99,4 @@ def test_SW_32_game_lasts_n_rounds(seats):
     turns = []
     st, _ = random_game(seats, {}, 9, lambda s, seat, m, ev: turns.extend(e for e in ev if e.kind == "turn_started"))
     assert len(turns) == seats * st.rounds - 1  # the first turn starts inside new_state
-    assert st.round == R.new_state(seats, {}, 9).board.rounds
+    assert st.round == new_state(seats, {}, 9).board.rounds
