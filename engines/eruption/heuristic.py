@@ -9,14 +9,26 @@ wall one's own flows (ERU-50), cool down with Rain (ERU-120).
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache
 
 from . import board as B
-from . import rules as R
+from .generator import legal_moves
+from .geometry import flow_mask, flows_into, open_ends
 from .moves import (
-    BuildWall, DiscardForWall, DiscardSurplus, DrawExtraTile, EndCards, EndTurn, PlaceEruption,
-    PlaceTile, PlayAftershock, PlayRain, PlayReinforce, PlaySinkhole, PlayVolcanicBomb, QuakeReplace,
+    BuildWall,
+    DiscardForWall,
+    DiscardSurplus,
+    DrawExtraTile,
+    EndCards,
+    EndTurn,
+    PlayAftershock,
+    PlayRain,
+    PlayReinforce,
+    PlaySinkhole,
+    PlayVolcanicBomb,
 )
+from .scoring import outcome_keys, tiebreak_value
+from .setup import deck_for
 
 CENTRE = {v: (sum(c[0] for c in cells) / 3, sum(c[1] for c in cells) / 3)
           for v, cells in B.VILLAGE_CELLS.items()}
@@ -28,12 +40,12 @@ def _dist(cell, v):
     return (abs(dx) + abs(dy) + abs(dx + dy)) / 2
 
 
-def _pull(st, seat, cell):
+def _pull(state, seat, cell):
     """Positive when lava at `cell` is nearer rival villages than our own."""
-    return _pull_table(st.villages, seat)[cell]
+    return _pull_table(state.villages, seat)[cell]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _pull_table(villages, seat):
     """`_pull` of every playable space: it depends only on the seating, and is hot."""
     own_v = villages[seat]
@@ -41,91 +53,86 @@ def _pull_table(villages, seat):
     return {c: _dist(c, own_v) - min(_dist(c, v) for v in rival_vs) for c in B.PLAYABLE}
 
 
-def _lava_score(st, seat, s, mask):
-    """Value for `seat` of lava mask `mask` standing on space s."""
+def _lava_score(state, seat, space, mask):
+    """Value for `seat` of lava mask `mask` standing on `space`."""
     score = 0.0
-    own_v = st.villages[seat]
-    occupied = set(st.villages)
-    for v, vm in B.ENTRY_MASK_BY_VILLAGE[s].items():
+    own_v = state.villages[seat]
+    occupied = set(state.villages)
+    for v, vm in B.ENTRY_MASK_BY_VILLAGE[space].items():
         k = B.POPCOUNT[mask & vm]
         if v == own_v:
             score -= 8 * k
         elif v in occupied:
             score += 4 * k
-    score += B.POPCOUNT[mask & R.flow_mask(st, s)] * 0.5  # cards drawn
-    nb = B.NEIGHBOUR_SPACE[s]
-    pull = _pull_table(st.villages, seat)
-    board = st.board
+    score += B.POPCOUNT[mask & flow_mask(state, space)] * 0.5  # cards drawn
+    neighbours = B.NEIGHBOUR_SPACE[space]
+    pull = _pull_table(state.villages, seat)
+    board = state.board
     for e in B.EDGES_OF_MASK[mask]:
-        n = nb[e]
-        if n is not None and n not in board:
-            score += 0.4 * pull[n]
+        neighbour = neighbours[e]
+        if neighbour is not None and neighbour not in board:
+            score += 0.4 * pull[neighbour]
     return score
 
 
-def _own_flow_positions(st, seat):
-    return R.flows_into(st, st.villages[seat])
+def _own_flow_positions(state, seat):
+    return flows_into(state, state.villages[seat])
 
 
-def _placement_value(st, seat, m):
-    return (_lava_score(st, seat, m.cell, B.MASK_OF_TILE[m.tile][m.rotation])
+def _placement_value(state, seat, m):
+    return (_lava_score(state, seat, m.cell, B.MASK_OF_TILE[m.tile][m.rotation])
             + (0.5 if m.cell in B.AWARD else 0))
 
 
-def _quake_value(st, seat, m):
-    return (_lava_score(st, seat, m.cell, B.MASK_OF_TILE[m.tile][m.rotation])
-            - _lava_score(st, seat, m.cell, st.lava[m.cell]))
+def _quake_value(state, seat, m):
+    return (_lava_score(state, seat, m.cell, B.MASK_OF_TILE[m.tile][m.rotation])
+            - _lava_score(state, seat, m.cell, state.lava[m.cell]))
 
 
-def _eruption_value(st, seat, m):
-    return _lava_score(st, seat, m.cell, 63)
+def _eruption_value(state, seat, m):
+    return _lava_score(state, seat, m.cell, 63)
 
 
 # Greedy's value of each tile move, by phase (shared by `choose` and `rank`)
 _TILE_VALUE = {"placement": _placement_value, "quake": _quake_value, "eruption": _eruption_value}
 
 
-def choose(st, seat, rng):
-    moves = R.legal_moves(st, seat)
+def choose(state, seat, rng):
+    moves = legal_moves(state, seat)
     if len(moves) == 1:
         return moves[0]
-    ph = st.phase
-    if ph in _TILE_VALUE:
-        value = _TILE_VALUE[ph]
-        return max(moves, key=lambda m: value(st, seat, m) + rng.random() * 0.01)
-    if ph == "extra_placement":
-        return DrawExtraTile()
-    if ph == "walls":
-        return _choose_wall(st, seat, moves, rng)
-    return _choose_card(st, seat, moves, rng)
+    value = _TILE_VALUE.get(state.phase)
+    if value is not None:
+        return max(moves, key=lambda m: value(state, seat, m) + rng.random() * 0.01)
+    return _CHOOSE_IN[state.phase](state, seat, moves, rng)
 
 
-def prior(st, seat, rng):
+def prior(state, seat, rng):
     """Greedy, but Rain is kept for one's last turn (ERU-151/152), when only the final ranking
     counts: then cool down with it, turn every other card into a wall for the tie-break
     (ERU-155) and keep the stockpile rather than spend it on open ends.
     As a bot alone it beats greedy 0.79 (1000 games, 2 seats)."""
-    if _last_turn(st, seat):
-        if st.phase == "cards":
-            moves = R.legal_moves(st, seat)
-            if st.temps[seat] and PlayRain() in moves:
+    if _last_turn(state, seat):
+        if state.phase == "cards":
+            moves = legal_moves(state, seat)
+            if state.temperatures[seat] and PlayRain() in moves:
                 return PlayRain()
-            walls = [m for m in moves if type(m) is DiscardForWall]
+            walls = _by_kind(moves).get(DiscardForWall)
             if walls:
                 return _best_material_card(walls)
-        elif st.phase == "walls":
+        elif state.phase == "walls":
             return EndTurn()
-    elif st.phase == "cards" and "rain" in st.hands[seat]:
-        return _choose_card(st, seat, _keeping_rain(R.legal_moves(st, seat)), rng)
-    return choose(st, seat, rng)
+    elif state.phase == "cards" and "rain" in state.hands[seat]:
+        return _choose_card(state, seat, _keeping_rain(legal_moves(state, seat)), rng)
+    return choose(state, seat, rng)
 
 
 def _keeping_rain(moves):
     """Card moves that keep Rain for the last turn: its 30 degrees then decide ties at 290,
     while earlier they are often lost to the clamp at 290 (ERU-7)."""
-    kept = [m for m in moves if type(m) is not PlayRain and getattr(m, "card", None) != "rain"
+    kept = [m for m in moves if m != PlayRain() and getattr(m, "card", None) != "rain"
             and "rain" not in getattr(m, "cards", ())]
-    if any(type(m) in (EndCards, DiscardSurplus, DiscardForWall) for m in kept):
+    if _by_kind(kept).keys() & {EndCards, DiscardSurplus, DiscardForWall}:
         return kept
     return moves
 
@@ -133,10 +140,10 @@ def _keeping_rain(moves):
 rollout = prior
 
 
-def _last_turn(st, seat):
+def _last_turn(state, seat):
     """True during the seat's final turn: the end is triggered, or the seat sits at 290
     (it triggers burnout at the end of this turn unless Rain cools it first)."""
-    return st.active == seat and (bool(st.end_trigger) or st.temps[seat] >= B.MAX_TEMP)
+    return state.active == seat and (bool(state.end_trigger) or state.temperatures[seat] >= B.MAX_TEMP)
 
 
 _MATERIAL_RANK = {"stone": 0, "wood": 1, "straw": 2}  # best wall first (ERU-95)
@@ -146,25 +153,31 @@ def _best_material(moves):
     return sorted(moves, key=lambda m: _MATERIAL_RANK[m.material])
 
 
-def _choose_wall(st, seat, moves, rng):
-    builds = [m for m in moves if type(m) is BuildWall]
-    flows = set(_own_flow_positions(st, seat))
+def _choose_wall(state, seat, moves, rng):
+    builds = _by_kind(moves).get(BuildWall, [])
+    flows = set(_own_flow_positions(state, seat))
     guard = [m for m in builds if (m.cell, m.edge) in flows]
     if guard:
         return _best_material(guard)[0]
-    near = [m for m in builds if (m.cell, m.edge) not in B.ENTRY_VILLAGE and _pull(st, seat, m.cell) < -1]
+    near = [m for m in builds if (m.cell, m.edge) not in B.ENTRY_VILLAGE and _pull(state, seat, m.cell) < -1]
     if near:
-        return min(near, key=lambda m: (_pull(st, seat, m.cell), m.material != "straw", rng.random()))
+        return min(near, key=lambda m: (_pull(state, seat, m.cell), m.material != "straw", rng.random()))
     return EndTurn()
 
 
-def _choose_card(st, seat, moves, rng):
+def _by_kind(moves):
+    """Move kind -> its moves, in order (the policy looks moves up by kind, never dispatches)."""
     by_kind = {}
     for m in moves:
         by_kind.setdefault(type(m), []).append(m)
-    if PlayRain in by_kind and st.temps[seat] >= 30:
+    return by_kind
+
+
+def _choose_card(state, seat, moves, rng):
+    by_kind = _by_kind(moves)
+    if PlayRain in by_kind and state.temperatures[seat] >= 30:
         return by_kind[PlayRain][0]
-    own_flows = set(_own_flow_positions(st, seat))
+    own_flows = set(_own_flow_positions(state, seat))
     if PlayReinforce in by_kind:
         guard = [m for m in by_kind[PlayReinforce] if (m.cell, m.edge) in own_flows]
         if guard:
@@ -175,22 +188,22 @@ def _choose_card(st, seat, moves, rng):
         if bad:
             return bad[0]
     if PlayAftershock in by_kind:
-        cur = {c: _lava_score(st, seat, c, st.lava[c]) for c in st.board}
+        cur = {c: _lava_score(state, seat, c, state.lava[c]) for c in state.board}
         best = max(by_kind[PlayAftershock],
-                   key=lambda m: _lava_score(st, seat, m.cell, B.MASK_OF_TILE[st.board[m.cell][0]][m.rotation])
+                   key=lambda m: _lava_score(state, seat, m.cell, B.MASK_OF_TILE[state.board[m.cell][0]][m.rotation])
                    - cur[m.cell])
-        gain = (_lava_score(st, seat, best.cell, B.MASK_OF_TILE[st.board[best.cell][0]][best.rotation])
+        gain = (_lava_score(state, seat, best.cell, B.MASK_OF_TILE[state.board[best.cell][0]][best.rotation])
                 - cur[best.cell])
         if gain > 3:
             return best
     if PlayVolcanicBomb in by_kind:
-        rivals = {st.villages[s] for s in range(st.n) if s != seat}
+        rivals = {state.villages[s] for s in range(state.seats) if s != seat}
         hits = [m for m in by_kind[PlayVolcanicBomb]
                 if B.ENTRY_VILLAGE.get((m.cell, m.edge)) in rivals
-                and st.lava.get(m.cell, 0) >> m.edge & 1]
+                and state.lava.get(m.cell, 0) >> m.edge & 1]
         if hits:
             return hits[0]
-    if len(st.hands[seat]) > B.HAND_LIMIT:
+    if len(state.hands[seat]) > B.HAND_LIMIT:
         walls = by_kind.get(DiscardForWall)
         if walls:
             return _best_material_card(walls)
@@ -198,40 +211,57 @@ def _choose_card(st, seat, moves, rng):
     return EndCards()
 
 
+# Greedy's choice in the other steps, by phase
+_CHOOSE_IN = {
+    "extra_placement": lambda state, seat, moves, rng: DrawExtraTile(),
+    "walls": _choose_wall,
+    "cards": _choose_card,
+}
+
+
 def _best_material_card(moves):
     return min(moves, key=lambda m: _MATERIAL_RANK[B.CARD_MATERIAL[m.card]])
 
 
-def rank(st, seat, legal, rng):
+def rank(state, seat, legal, rng):
     """Search order for progressive widening, best first: tile moves by greedy's value,
     other moves by `_step_priority` (ties at random)."""
-    value = _TILE_VALUE.get(st.phase)
+    value = _TILE_VALUE.get(state.phase)
     if value is not None:
-        return sorted(legal, key=lambda m: -value(st, seat, m))
-    own_flows = set(_own_flow_positions(st, seat))
-    keyed = [(_step_priority(st, seat, m, own_flows), rng.random(), i) for i, m in enumerate(legal)]
+        return sorted(legal, key=lambda m: -value(state, seat, m))
+    own_flows = set(_own_flow_positions(state, seat))
+    keyed = [(_step_priority(state, seat, m, own_flows), rng.random(), i) for i, m in enumerate(legal)]
     return [legal[i] for _, _, i in sorted(keyed)]
 
 
-def _step_priority(st, seat, m, own_flows):
-    """Lower first: guarding one's own flows, cooling, and walls (which also win tie-breaks,
-    ERU-155) before riskier card plays; walls far from home last."""
-    t = type(m)
-    if t is BuildWall or t is PlayReinforce:
-        if (m.cell, m.edge) in own_flows:
-            return _MATERIAL_RANK[m.material]
-        if (m.cell, m.edge) in B.ENTRY_VILLAGE:
-            return 10 + _MATERIAL_RANK[m.material]
-        return 20 + _pull(st, seat, m.cell)
-    if t is PlayRain:
-        return 0
-    if t is DiscardForWall:
-        return 3 + _MATERIAL_RANK[B.CARD_MATERIAL[m.card]]
-    if t is EndTurn or t is EndCards:
-        return 6
-    if t is PlaySinkhole:
-        return 7 if any(pos[0] == m.cell for pos in own_flows) else 30
-    return 15
+def _wall_priority(state, seat, m, own_flows):
+    if (m.cell, m.edge) in own_flows:
+        return _MATERIAL_RANK[m.material]
+    if (m.cell, m.edge) in B.ENTRY_VILLAGE:
+        return 10 + _MATERIAL_RANK[m.material]
+    return 20 + _pull(state, seat, m.cell)
+
+
+def _sinkhole_priority(state, seat, m, own_flows):
+    return 7 if any(pos[0] == m.cell for pos in own_flows) else 30
+
+
+# Lower first: guarding one's own flows, cooling, and walls (which also win tie-breaks, ERU-155)
+# before riskier card plays; walls far from home last. Kinds not listed: 15.
+_PRIORITY = {
+    BuildWall: _wall_priority,
+    PlayReinforce: _wall_priority,
+    PlayRain: lambda state, seat, m, own_flows: 0,
+    DiscardForWall: lambda state, seat, m, own_flows: 3 + _MATERIAL_RANK[B.CARD_MATERIAL[m.card]],
+    EndTurn: lambda state, seat, m, own_flows: 6,
+    EndCards: lambda state, seat, m, own_flows: 6,
+    PlaySinkhole: _sinkhole_priority,
+}
+
+
+def _step_priority(state, seat, m, own_flows):
+    priority = _PRIORITY.get(type(m))
+    return 15 if priority is None else priority(state, seat, m, own_flows)
 
 
 # ERU-95: chance out of 36 that a wall holds a dice check, by `dice_tie_goes_to`
@@ -239,12 +269,12 @@ _HOLD = {"wall": {"straw": 21, "wood": 26, "stone": 30}, "lava": {"straw": 15, "
 _MEAN_CARD_TIEBREAK = 1.85  # mean tie-break value of a non-Rain card discarded for a wall (ERU-155)
 
 
-def _expected_damage(st, seat):
+def _expected_damage(state, seat):
     """Heat the seat's village expects at its next damage step from the current flows (ERU-50)."""
-    hold = _HOLD[st.options["dice_tie_goes_to"]]
+    hold = _HOLD[state.options["dice_tie_goes_to"]]
     heat = 0.0
-    for pos in R.flows_into(st, st.villages[seat]):
-        mat = st.walls.get(pos)
+    for pos in flows_into(state, state.villages[seat]):
+        mat = state.walls.get(pos)
         heat += 20 if mat is None else 10 * (36 - hold[mat]) / 36
     return heat
 
@@ -254,29 +284,29 @@ def _threats(ends, village):
     return sum(1 for c in ends if village in B.ENTRY_MASK_BY_VILLAGE[c])
 
 
-def _standing(st, seat, ends, rain, cards):
+def _standing(state, seat, ends, rain, cards):
     """A seat's temperature once its `rain` cards are played, expected damage, threats, and
     tie-break potential: the tie-break value plus what `cards` more walls would add."""
-    return (max(st.temps[seat] - 30 * rain, 0), _expected_damage(st, seat),
-            _threats(ends, st.villages[seat]), R.tiebreak_value(st, seat) + cards)
+    return (max(state.temperatures[seat] - 30 * rain, 0), _expected_damage(state, seat),
+            _threats(ends, state.villages[seat]), tiebreak_value(state, seat) + cards)
 
 
-def _hand_estimates(st, seat):
+def _hand_estimates(state, seat):
     """(Rain cards, tie-break value of the others as walls) for every seat, as `seat` sees them:
     its own hand exactly, the others' hand sizes times the unseen cards' averages."""
-    own = st.hands[seat]
-    unseen = len(R.deck_for(st.options)) - len(own) - len(st.discard)
-    unseen_rain = (0 if st.options["exclude_rain_cards"] else B.CARD_COUNT["rain"]) \
-        - own.count("rain") - st.discard.count("rain")
+    own = state.hands[seat]
+    unseen = len(deck_for(state.options)) - len(own) - len(state.discard)
+    unseen_rain = (0 if state.options["exclude_rain_cards"] else B.CARD_COUNT["rain"]) \
+        - own.count("rain") - state.discard.count("rain")
     p_rain = unseen_rain / unseen if unseen > 0 else 0.0
     out = []
-    for s in range(st.n):
+    for s in range(state.seats):
         if s == seat:
             rain = own.count("rain")
             walls = sum(B.TIEBREAK[B.CARD_MATERIAL[c]] for c in own if c != "rain")
         else:
-            rain = p_rain * len(st.hands[s])
-            walls = _MEAN_CARD_TIEBREAK * (len(st.hands[s]) - rain)
+            rain = p_rain * len(state.hands[s])
+            walls = _MEAN_CARD_TIEBREAK * (len(state.hands[s]) - rain)
         out.append((rain, walls))
     return out
 
@@ -293,15 +323,15 @@ def _edge_logit(mine, other):
             + 0.09 * (do - d) / 20 + 0.057 * (tho - th))
 
 
-def evaluate(st, seat):
+def evaluate(state, seat):
     """Estimated chance that `seat` wins (see `_edge_logit`); the outcome once the game is over."""
-    if st.phase == "over":
-        ranks, winners = R.outcome_keys(st)
+    if state.phase == "over":
+        ranks, winners = outcome_keys(state)
         return 1.0 / len(winners) if seat in winners else 0.0
-    ends = R.open_ends(st)
-    hands = _hand_estimates(st, seat)
-    mine = _standing(st, seat, ends, *hands[seat])
-    others = [_standing(st, s, ends, *hands[s]) for s in range(st.n) if s != seat]
+    ends = open_ends(state)
+    hands = _hand_estimates(state, seat)
+    mine = _standing(state, seat, ends, *hands[seat])
+    others = [_standing(state, s, ends, *hands[s]) for s in range(state.seats) if s != seat]
     p = 1.0
     for o in others:
         p *= 1.0 / (1.0 + math.exp(-_edge_logit(mine, o)))

@@ -108,11 +108,11 @@ class EndTurn(NamedTuple):
     """ERU-44/45: end the walls step and the turn."""
 
 
-MOVE_TYPES = (
+MOVES = (
     PlaceEruption, PlaceTile, DrawExtraTile, EndPlacement, PlayLavaFlow, PlayReinforce,
     PlayRelocate, PlayAftershock, PlayRain, PlaySinkhole, PlayVolcanicBomb, PlayQuake,
     QuakeReplace, DiscardForWall, DiscardForTile, DiscardSurplus, EndCards, BuildWall, EndTurn,
 )
 
 
-distinct_move_kinds(*MOVE_TYPES)
+distinct_move_kinds(*MOVES)

@@ -24,7 +24,6 @@ OLD_NAMES = {"s", "st", "n", "nseats", "opts"}  # for state, seats and options
 # Engines not yet in the one shape: strict xfail, so a game that reaches it must leave this set.
 PENDING = {
     "pompeii",
-    "eruption",
     "citadels",
     "smallworld",
     "kuhn",

@@ -7,9 +7,8 @@ import random
 import pytest
 
 from engines.core import IllegalMove
-from engines.eruption import GAME
+from engines.eruption import GAME, flow
 from engines.eruption import board as B
-from engines.eruption import rules as R
 
 
 class FixedDice(random.Random):
@@ -44,10 +43,10 @@ def make_state(seats=2, options=None, seed=0, tiles=(), walls=None, temps=None, 
     walls: {(cell, edge): material}. eruptions: (number, status, holder) overrides.
     """
     st = GAME.new_state(seats, options or {}, seed)
-    if st.drawn >= 0:
-        st.stack.append(st.drawn)
-    st.drawn = -1
-    st.origin = ""
+    if st.drawn_tile >= 0:
+        st.stack.append(st.drawn_tile)
+    st.drawn_tile = -1
+    st.placement_origin = ""
     st.active = active
     st.turn = 1
     for ttype, cell, r in tiles:
@@ -65,9 +64,9 @@ def make_state(seats=2, options=None, seed=0, tiles=(), walls=None, temps=None, 
         st.walls[cell_edge] = mat
         st.supply[B.MATERIAL_INDEX[mat]] -= 1
     if temps is not None:
-        st.temps = list(temps)
+        st.temperatures = list(temps)
     if hands is not None:
-        for s, hand in enumerate(hands):
+        for s in range(len(hands)):
             st.draw_pile += st.hands[s]
             st.hands[s] = []
         for s, hand in enumerate(hands):
@@ -92,8 +91,8 @@ def draw(st, ttype, origin="regular"):
     """Put a `ttype` tile on top and start a placement action for the active seat."""
     t = put_on_top(st, ttype)
     events = []
-    assert R.start_placement(st, origin, events)
-    assert st.drawn == t
+    assert flow.start_placement(st, origin, events)
+    assert st.drawn_tile == t
     return t
 
 

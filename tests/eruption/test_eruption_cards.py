@@ -1,12 +1,22 @@
 """Rule tests for every action card (ERU-110..124) and the card-step mechanics."""
 import pytest
 
-from engines.eruption import GAME
+from engines.core import advance
+from engines.eruption import GAME, flow, geometry, resolution, scoring
 from engines.eruption import board as B
-from engines.eruption import rules as R
 from engines.eruption.moves import (
-    DiscardForTile, DiscardForWall, DiscardSurplus, EndCards, PlaceTile, PlayLavaFlow,
-    PlayQuake, PlayRain, PlayReinforce, PlayRelocate, PlaySinkhole, PlayVolcanicBomb,
+    DiscardForTile,
+    DiscardForWall,
+    DiscardSurplus,
+    EndCards,
+    PlaceTile,
+    PlayLavaFlow,
+    PlayQuake,
+    PlayRain,
+    PlayReinforce,
+    PlayRelocate,
+    PlaySinkhole,
+    PlayVolcanicBomb,
 )
 
 from .helpers import make_state, of_kind, put_on_top, refused
@@ -17,7 +27,7 @@ EX6_TILES = [("T4", (4, 4), 3), ("T2", (4, 3), 0), ("T2", (4, 2), 0)]
 def test_ERU_116_lava_flow_places_then_returns_to_cards():
     st = make_state(hands=[["lava_flow", "rain"], []])
     GAME.apply(st, 0, PlayLavaFlow())
-    assert st.phase == "placement" and st.origin == "card" and st.discard == ["lava_flow"]
+    assert st.phase == "placement" and st.placement_origin == "card" and st.discard == ["lava_flow"]
     GAME.apply(st, 0, GAME.legal_moves(st, 0)[0])
     assert st.phase == "cards" and len(st.board) == 1
     st.stack = []
@@ -57,7 +67,7 @@ def test_ERU_118_every_arrangement_is_listed_once():
     list per reachable arrangement of the village's walls, and each is accepted as listed."""
     walls = {((4, 2), 0): "wood", ((3, 2), 1): "straw"}
     st = make_state(walls=walls, hands=[["relocate"], []])
-    entries = sorted(R.own_entries(st, 0))
+    entries = sorted(geometry.own_entries(st, 0))
     arrangements = []
     for m in [m for m in GAME.legal_moves(st, 0) if type(m) is PlayRelocate]:
         after = st.clone()
@@ -73,8 +83,8 @@ def test_ERU_118_every_arrangement_is_listed_once():
 def test_ERU_120_rain(temp, after):
     st = make_state(temps=[temp, 0], hands=[["rain"], []])
     GAME.apply(st, 0, PlayRain())
-    assert st.temps[0] == after
-    assert R.zone(st, 0) == 0
+    assert st.temperatures[0] == after
+    assert scoring.zone(st, 0) == 0
 
 
 def test_ERU_121_sinkhole_removes_owned_walls_keeps_entry_walls():
@@ -83,7 +93,7 @@ def test_ERU_121_sinkhole_removes_owned_walls_keeps_entry_walls():
                     walls={((4, 2), 3): "straw", ((5, 2), 4): "wood", ((4, 2), 0): "stone"},
                     hands=[["sinkhole"], []])
     GAME.apply(st, 0, PlaySinkhole((4, 3)))
-    assert (4, 3) not in st.board and (4, 3) in R.open_ends(st)
+    assert (4, 3) not in st.board and (4, 3) in geometry.open_ends(st)
     assert st.walls == {((4, 2), 0): "stone"}  # entry wall stays
     assert st.removed_walls == [1, 1, 0] and (4, 3) not in st.lava
     assert st.hands[0] == []  # no cards drawn
@@ -146,7 +156,7 @@ def test_ERU_113_discard_two_for_tile():
     st = make_state(hands=[["rain", "quake", "quake"], []])
     refused(st, 0, DiscardForTile(("rain", "rain")), "ERU-113")
     GAME.apply(st, 0, DiscardForTile(("quake", "rain")))
-    assert st.phase == "placement" and st.origin == "card" and st.hands[0] == ["quake"]
+    assert st.phase == "placement" and st.placement_origin == "card" and st.hands[0] == ["quake"]
     GAME.apply(st, 0, GAME.legal_moves(st, 0)[0])
     assert st.phase == "cards"
     st.stack = []
@@ -174,10 +184,10 @@ def test_ERU_113_card_not_in_hand():
 
 def test_ERU_43_zone_two_draws_at_cards_step():
     st = make_state(temps=[120, 0], hands=[[], []], phase="placement")
-    R.after_placement(st, "regular", [])
+    advance(flow.FLOW, st, [], flow.PLACED_STEP["regular"])
     assert st.phase == "cards" and len(st.hands[0]) == 1
     st = make_state(temps=[110, 0], hands=[[], []], phase="placement")
-    R.after_placement(st, "regular", [])
+    advance(flow.FLOW, st, [], flow.PLACED_STEP["regular"])
     assert len(st.hands[0]) == 0
 
 
@@ -185,31 +195,31 @@ def test_ERU_111_discard_reshuffled_when_pile_empty():
     st = make_state(hands=[[], []])
     st.discard, st.draw_pile = st.draw_pile, []
     events = []
-    R.draw_cards(st, 0, 2, "flow", events)
+    resolution.draw_cards(st, 0, 2, "flow", events)
     assert len(st.hands[0]) == 2 and st.discard == []
     assert of_kind(events, "discard_reshuffled")
     private = [e for e in events if e.kind == "card_drawn"]
     assert len(private) == 2 and all(e.to == 0 for e in private)
     st.draw_pile, st.discard = [], []
-    R.draw_cards(st, 0, 1, "flow", [])
+    resolution.draw_cards(st, 0, 1, "flow", [])
     assert len(st.hands[0]) == 2  # both empty: nothing drawn
 
 
 def test_ERU_76_wall_award_space_and_flow_cards():
     st = make_state(tiles=[("T2", (4, 4), 2)], hands=[[], []], phase="placement")
-    t = put_on_top(st, "T13")
-    R.start_placement(st, "regular", [])
+    put_on_top(st, "T13")
+    flow.start_placement(st, "regular", [])
     move = next(m for m in GAME.legal_moves(st, 0) if m.cell == (3, 4))
     GAME.apply(st, 0, move)
     # (3,4) is no award space
     assert st.stockpiles[0] == [1, 1, 1]
     st = make_state(tiles=[("T4", (4, 4), 3)], hands=[[], []], phase="placement")
     put_on_top(st, "T2")
-    R.start_placement(st, "regular", [])
-    GAME.apply(st, 0, PlaceTile(st.drawn, (4, 3), 0))
+    flow.start_placement(st, "regular", [])
+    GAME.apply(st, 0, PlaceTile(st.drawn_tile, (4, 3), 0))
     put_on_top(st, "T13")
     st.phase = "placement"
-    R.start_placement(st, "regular", [])
+    flow.start_placement(st, "regular", [])
     # T13 on (4,2) with lava N, NE: 2 cards; on award-free space
     m = next(m for m in GAME.legal_moves(st, 0)
              if m.cell == (4, 2) and B.POPCOUNT[B.MASK_OF_TILE[m.tile][m.rotation] & 3] == 2)
@@ -221,7 +231,7 @@ def test_ERU_76_wall_award_space_and_flow_cards():
 def test_ERU_97_award_space_supply_empty():
     st = make_state(tiles=[("T4", (4, 4), 3), ("T3", (4, 3), 5)], hands=[[], []], phase="placement")
     put_on_top(st, "T4")
-    R.start_placement(st, "regular", [])
+    flow.start_placement(st, "regular", [])
     move = next(m for m in GAME.legal_moves(st, 0) if m.cell == (5, 3))
     s2 = st.clone()
     GAME.apply(st, 0, move)

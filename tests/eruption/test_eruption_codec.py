@@ -1,16 +1,31 @@
 """Wire tests: options, malformed moves, and a codec round trip of every move kind."""
 import pytest
-
-from engines.eruption import GAME
-from engines.eruption import rules as R
-from engines.eruption.moves import (
-    BuildWall, DiscardForTile, DiscardForWall, DiscardSurplus, DrawExtraTile, EndCards,
-    EndPlacement, EndTurn, PlaceEruption, PlaceTile, PlayAftershock, PlayLavaFlow, PlayQuake,
-    PlayRain, PlayReinforce, PlayRelocate, PlaySinkhole, PlayVolcanicBomb, QuakeReplace,
-)
 from gameengine.codecs.base import MalformedMove
 from gameengine.codecs.eruption import CODEC
 from gameengine.v1 import eruption_pb2 as pb
+
+from engines.eruption import GAME, setup
+from engines.eruption.moves import (
+    BuildWall,
+    DiscardForTile,
+    DiscardForWall,
+    DiscardSurplus,
+    DrawExtraTile,
+    EndCards,
+    EndPlacement,
+    EndTurn,
+    PlaceEruption,
+    PlaceTile,
+    PlayAftershock,
+    PlayLavaFlow,
+    PlayQuake,
+    PlayRain,
+    PlayReinforce,
+    PlayRelocate,
+    PlaySinkhole,
+    PlayVolcanicBomb,
+    QuakeReplace,
+)
 
 EVERY_KIND = [
     PlaceEruption(2, (0, 7)), PlaceTile(0, (4, 4), 4), DrawExtraTile(), EndPlacement(),
@@ -46,7 +61,7 @@ def test_options_round_trip_and_defaults():
     opts = CODEC.options_from_proto(msg)
     assert opts == {"dice_tie_goes_to": "lava", "unlimited_walls": False, "zone_thresholds": "board"}
     st = GAME.new_state(3, opts, 1)
-    assert st.options == {**R.default_options(), **opts}
+    assert st.options == {**setup.default_options(), **opts}
     assert CODEC.options_to_proto(GAME.default_options()).cards_for_unoccupied_villages is True
     assert GAME.default_options() == {
         "dice_tie_goes_to": "wall", "zone_thresholds": "seed", "unlimited_walls": False,

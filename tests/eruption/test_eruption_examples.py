@@ -1,11 +1,17 @@
 """One test per worked example of RULES.md (EX-1 .. EX-13), named by rule id."""
 import pytest
 
-from engines.eruption import GAME
+from engines.core import advance
+from engines.eruption import GAME, flow, geometry, legality, resolution, scoring
 from engines.eruption import board as B
-from engines.eruption import rules as R
 from engines.eruption.moves import (
-    BuildWall, EndTurn, PlaceEruption, PlaceTile, PlayAftershock, PlayQuake, PlaySinkhole,
+    BuildWall,
+    EndTurn,
+    PlaceEruption,
+    PlaceTile,
+    PlayAftershock,
+    PlayQuake,
+    PlaySinkhole,
     QuakeReplace,
 )
 
@@ -22,7 +28,7 @@ EX8_TILES = [("T4", (4, 4), 3), ("T2", (4, 3), 0), ("T8", (4, 2), 0)]
 def test_ERU_72_EX1_first_tile_six_placements():
     st = make_state(phase="placement")
     t = draw(st, "T3")
-    assert set(R.tile_placements(st, t)) == {
+    assert set(legality.tile_placements(st, t)) == {
         ((4, 4), 4), ((6, 3), 1), ((7, 4), 0), ((6, 6), 3), ((4, 7), 2), ((3, 6), 5)}
     refused(st, st.active, PlaceTile(t, (4, 4), 5), "ERU-72")  # S lava against volcano grass
     refused(st, st.active, PlaceTile(t, (5, 3), 0), "ERU-72")  # no lava link possible
@@ -34,8 +40,8 @@ def test_ERU_50_EX2_damage_with_walls(tie, temp, walls_left):
                     walls={((4, 2), 0): "wood", ((5, 2), 0): "straw"})
     st.rng = FixedDice([3, 4, 2, 5])
     events = []
-    R.begin_turn(st, events)
-    assert st.temps[0] == temp
+    advance(flow.FLOW, st, events, "turn_start")
+    assert st.temperatures[0] == temp
     rolls = of_kind(events, "dice_rolled")
     assert [(r["white"], r["orange"], r["held"]) for r in rolls] == [
         (3, 4, tie == "wall"), (2, 5, False)]
@@ -50,7 +56,7 @@ def _ex3(rolls, options=None, excluded=()):
     st = make_state(options=options, tiles=EX3_TILES, walls={((3, 4), 2): "wood"}, phase="placement")
     t = draw(st, "T4")
     st.excluded = set(excluded)
-    assert {r for s, r in R.tile_placements(st, t) if s == (3, 4)} == {3, 5}
+    assert {r for s, r in legality.tile_placements(st, t) if s == (3, 4)} == {3, 5}
     st.rng = FixedDice(rolls)
     events = GAME.apply(st, 0, PlaceTile(t, (3, 4), 5))
     return st, t, events
@@ -60,7 +66,7 @@ def test_ERU_75_EX3_wall_holds_attempt_fails():
     st, t, events = _ex3([3, 4])
     assert of_kind(events, "dice_rolled")[0]["held"]
     assert (3, 4) not in st.board and st.walls == {((3, 4), 2): "wood"}
-    assert st.excluded == {(3, 4)} and st.drawn == t and st.phase == "placement"
+    assert st.excluded == {(3, 4)} and st.drawn_tile == t and st.phase == "placement"
     spaces = {m.cell for m in GAME.legal_moves(st, 0)}
     assert spaces == {(3, 6), (4, 7), (6, 3), (6, 6), (7, 4)}
     refused(st, 0, PlaceTile(t, (3, 4), 5), "ERU-75")
@@ -90,14 +96,14 @@ def test_ERU_75_EX3_only_space_held_tile_removed_and_redrawn():
     drawn = of_kind(events, "tile_drawn")
     assert [d["tile"] for d in drawn] == rest[::-1] and all(d["set_aside"] for d in drawn)
     assert removed[1] == {"tiles": rest[::-1], "cause": "unplaceable"}
-    assert (3, 4) in st.excluded and st.stack == [] and st.drawn == -1
+    assert (3, 4) in st.excluded and st.stack == [] and st.drawn_tile == -1
     assert st.phase == "cards" and st.walls == {((3, 4), 2): "wood"}
 
 
 def test_ERU_74_EX4_one_walled_connection_swept():
     st = make_state(tiles=EX4_TILES, walls={((3, 4), 2): "wood"}, phase="placement")
     t = draw(st, "T3")
-    assert [r for s, r in R.tile_placements(st, t) if s == (3, 4)] == [5]
+    assert [r for s, r in legality.tile_placements(st, t) if s == (3, 4)] == [5]
     events = GAME.apply(st, 0, PlaceTile(t, (3, 4), 5))
     assert not of_kind(events, "dice_rolled")
     assert of_kind(events, "wall_removed")[0]["cause"] == "swept"
@@ -119,7 +125,7 @@ def test_ERU_74_EX4_both_walled_one_fails():
 def test_ERU_64_EX5_eruption_tile():
     st = make_state(seats=3, tiles=EX3_TILES, walls={((3, 4), 2): "wood"}, temps=[60, 10, 0],
                     eruptions=[(1, "held", 0)], phase="eruption")
-    spaces = set(R.eruption_spaces(st))
+    spaces = set(legality.eruption_spaces(st))
     assert (3, 4) in spaces and (4, 7) not in spaces
     # EX-5: none of the 12 spaces next to the volcano can ever take an eruption tile
     ring = {B.neighbour(v, e) for v in B.VOLCANO for e in range(6)} & B.PLAYABLE_SET
@@ -130,12 +136,12 @@ def test_ERU_64_EX5_eruption_tile():
     assert of_kind(events, "wall_removed") == [
         {"x": 3, "y": 4, "edge": 2, "material": "wood", "cause": "eruption"}]
     assert not of_kind(events, "dice_rolled")
-    ends = R.open_ends(st)
+    ends = geometry.open_ends(st)
     for cell, e in [((3, 3), 3), ((4, 3), 4), ((3, 5), 0), ((2, 5), 1), ((2, 4), 2)]:
         assert ends[cell] >> e & 1
-    assert st.temps == [60, 40, 30]
+    assert st.temperatures == [60, 40, 30]
     assert st.eruption_status[0] == "board"
-    assert st.drawn == nxt and st.phase == "placement"  # then the regular lava tile
+    assert st.drawn_tile == nxt and st.phase == "placement"  # then the regular lava tile
 
 
 @pytest.mark.parametrize("flag,cards", [(True, 2), (False, 0)])
@@ -143,7 +149,7 @@ def test_ERU_76_EX5_eruption_on_empty_board_draws_for_flows(flag, cards):
     # EX-5's two cards need eruption_tile_draws_cards: by default an eruption tile draws none (ERU-64(3))
     st = make_state(options={"cards_for_unoccupied_villages": flag, "eruption_tile_draws_cards": True},
                     eruptions=[(1, "held", 0)], phase="eruption")
-    assert (2, 4) in R.eruption_spaces(st)
+    assert (2, 4) in legality.eruption_spaces(st)
     before = len(st.hands[0])
     GAME.apply(st, 0, PlaceEruption(1, (2, 4)))
     assert len(st.hands[0]) - before == cards  # village 5 is unoccupied with 2 players
@@ -176,25 +182,25 @@ def test_ERU_124_EX6_quake_removing_flow_draws_nothing():
     hand = len(st.hands[0])
     GAME.apply(st, 0, QuakeReplace(st.quake_tile, (4, 2), 2))
     assert len(st.hands[0]) == hand
-    assert R.flows_into(st, 0) == []
+    assert geometry.flows_into(st, 0) == []
 
 
 def test_ERU_119_EX7_aftershock_turns():
     st = make_state(tiles=EX7_TILES, walls={((6, 2), 5): "straw"}, hands=[["aftershock"], []])
-    assert set(R.aftershock_turns(st)) == {((4, 2), 3), ((5, 2), 1)}
+    assert set(legality.aftershock_turns(st)) == {((4, 2), 3), ((5, 2), 1)}
     hand = len(st.hands[0])
     events = GAME.apply(st, 0, PlayAftershock((5, 2), 1))
     assert of_kind(events, "wall_removed")[0]["cause"] == "aftershock"
     assert not st.walls and st.removed_walls == [1, 0, 0]
     assert len(st.hands[0]) == hand - 1 + 1  # new flow (5,2):N
-    assert ((5, 2), 0) in R.flows_into(st, 0)
+    assert ((5, 2), 0) in geometry.flows_into(st, 0)
 
 
 def test_ERU_119_EX7_aftershock_moves_flow_away():
     st = make_state(tiles=EX7_TILES, hands=[["aftershock"], []])
     GAME.apply(st, 0, PlayAftershock((4, 2), 3))
-    assert ((4, 2), 1) not in R.flows_into(st, 0)
-    assert R.open_ends(st)[(3, 3)] >> 1 & 1  # new open end (3,3):NE
+    assert ((4, 2), 1) not in geometry.flows_into(st, 0)
+    assert geometry.open_ends(st)[(3, 3)] >> 1 & 1  # new open end (3,3):NE
     st2 = make_state(tiles=EX7_TILES, hands=[["aftershock"], []])
     refused(st2, 0, PlayAftershock((4, 3), 3), "ERU-119")
     refused(st2, 0, PlayAftershock((4, 4), 0), "ERU-119")
@@ -202,7 +208,7 @@ def test_ERU_119_EX7_aftershock_moves_flow_away():
 
 def test_ERU_121_EX8_sinkhole_and_sources():
     st = make_state(tiles=EX8_TILES, hands=[["sinkhole"], []])
-    assert R.sinkhole_targets(st) == [(4, 2)]
+    assert legality.sinkhole_targets(st) == [(4, 2)]
     refused(st, 0, PlaySinkhole((4, 3)), "ERU-121")
     refused(st, 0, PlaySinkhole((4, 4)), "ERU-121")
     # an eruption tile on (3,2) links (4,2) to a second source
@@ -210,13 +216,13 @@ def test_ERU_121_EX8_sinkhole_and_sources():
                     hands=[["sinkhole"], []], options={"cards_act_on_eruption_tiles": True})
     GAME.apply(st, 0, PlaceEruption(1, (3, 2)))
     st.phase = "cards"
-    assert set(R.sinkhole_targets(st)) == {(4, 2), (4, 3), (4, 4), (3, 2)}
-    assert R.sinkhole_targets(st) == R.sinkhole_targets_slow(st)
+    assert set(legality.sinkhole_targets(st)) == {(4, 2), (4, 3), (4, 4), (3, 2)}
+    assert legality.sinkhole_targets(st) == legality.sinkhole_targets_slow(st)
     for cell in [(4, 3), (4, 4), (3, 2)]:
         s2 = st.clone()
         GAME.apply(s2, 0, PlaySinkhole(cell))
         assert cell not in s2.board
-        assert R.all_linked(s2.lava, R.eruption_cells(s2))
+        assert geometry.all_linked(s2.lava, geometry.eruption_cells(s2))
 
 
 def test_ERU_123_EX8_quake_replaces_eruption_tile():
@@ -228,16 +234,16 @@ def test_ERU_123_EX8_quake_replaces_eruption_tile():
     GAME.apply(st, 0, QuakeReplace(st.quake_tile, (3, 2), 5))
     assert st.eruption_status[0] == "removed"
     assert B.ERUPTION_IDS[0] in st.removed_tiles
-    assert R.all_linked(st.lava, R.eruption_cells(st))
+    assert geometry.all_linked(st.lava, geometry.eruption_cells(st))
 
 
 def test_ERU_90_EX9_legal_wall_positions():
     st = make_state(tiles=EX6_TILES, phase="walls")
     exits = {((3, 6), 2), ((4, 7), 0), ((6, 3), 4), ((6, 6), 0), ((7, 4), 4)}
-    ends = {(s, e) for s, m in R.open_ends(st).items() for e in B.EDGES_OF_MASK[m]}
+    ends = {(s, e) for s, m in geometry.open_ends(st).items() for e in B.EDGES_OF_MASK[m]}
     assert ends == exits
-    p0 = set(R.wall_positions(st, 0))
-    p1 = set(R.wall_positions(st, 1))
+    p0 = set(legality.wall_positions(st, 0))
+    p1 = set(legality.wall_positions(st, 1))
     assert len(p0) == len(p1) == 12
     assert p0 == exits | set(B.ENTRIES[0]) and p1 == exits | set(B.ENTRIES[3])
     st.active = 1
@@ -245,7 +251,7 @@ def test_ERU_90_EX9_legal_wall_positions():
     refused(st, 1, BuildWall("straw", (7, 0), 0), "ERU-17")  # sea edge
     refused(st, 1, BuildWall("straw", (4, 3), 0), "ERU-90")  # between two tiles
     st.active = 0
-    st.temps[0] = 50  # zone 1: two walls
+    st.temperatures[0] = 50  # zone 1: two walls
     GAME.apply(st, 0, BuildWall("straw", (4, 2), 1))
     GAME.apply(st, 0, BuildWall("wood", (6, 3), 4))
     refused(st, 0, BuildWall("stone", (7, 4), 4), "ERU-92")
@@ -258,17 +264,17 @@ def test_ERU_90_EX9_legal_wall_positions():
 def test_ERU_140_EX10_threshold_flag(setting, zone):
     st = make_state(seats=3, options={"zone_thresholds": setting}, temps=[190, 0, 0],
                     eruptions=[(1, "board", 1), (2, "board", 1)])
-    st.temps[0] = 200
-    assert R.zone(st, 0) == zone
-    R.award_eruptions(st, [0], [])
+    st.temperatures[0] = 200
+    assert scoring.zone(st, 0) == zone
+    resolution.award_eruptions(st, [0], [])
     assert (st.eruption_status[2] == "held") == (setting == "board")
-    st.temps[0] = 210
-    assert R.zone(st, 0) == 3
+    st.temperatures[0] = 210
+    assert scoring.zone(st, 0) == 3
     # zone 2 draws a card at the start of the cards step; zone 3 also gets the extra placement
-    st.temps[0] = 200
+    st.temperatures[0] = 200
     st.phase = "placement"
     hand = len(st.hands[0])
-    R.after_placement(st, "regular", [])
+    advance(flow.FLOW, st, [], flow.PLACED_STEP["regular"])
     assert st.phase == ("extra_placement" if zone == 3 else "cards")
     if zone == 2:
         assert len(st.hands[0]) == hand + 1
@@ -280,20 +286,20 @@ def test_ERU_60_EX11_jump_claims_two(per_turn):
              ("T4", (5, 2), 1)]
     st = make_state(seats=3, options={"eruption_tiles_per_turn": per_turn}, tiles=tiles,
                     temps=[40, 0, 0])
-    flows = R.flows_into(st, 0)
+    flows = geometry.flows_into(st, 0)
     assert len(flows) == 4
     events = []
-    R.begin_turn(st, events)
-    assert st.temps[0] == 120
+    advance(flow.FLOW, st, events, "turn_start")
+    assert st.temperatures[0] == 120
     assert [d["number"] for d in of_kind(events, "eruption_awarded")] == [1, 2]
     assert st.phase == "eruption"
-    cell = R.eruption_spaces(st)[-1]
+    cell = legality.eruption_spaces(st)[-1]
     GAME.apply(st, 0, PlaceEruption(1, cell))
-    assert st.temps[1:] == [30, 30]
+    assert st.temperatures[1:] == [30, 30]
     if per_turn == "all":
         assert st.phase == "eruption"
-        GAME.apply(st, 0, PlaceEruption(2, R.eruption_spaces(st)[-1]))
-        assert st.temps[1:] == [60, 60]
+        GAME.apply(st, 0, PlaceEruption(2, legality.eruption_spaces(st)[-1]))
+        assert st.temperatures[1:] == [60, 60]
     else:
         assert st.phase == "placement" and st.eruption_status[1] == "held"
 
@@ -302,7 +308,7 @@ def test_ERU_60_EX11_simultaneous_award_goes_first_in_turn_order():
     st = make_state(seats=3, temps=[0, 190, 200], eruptions=[(1, "board", 1), (2, "held", 0)],
                     phase="eruption")
     GAME.apply(st, 0, PlaceEruption(2, (2, 4)))
-    assert st.temps == [0, 220, 230]
+    assert st.temperatures == [0, 220, 230]
     assert st.eruption_status[2] == "held" and st.eruption_holder[2] == 1
 
 
@@ -347,8 +353,8 @@ def test_ERU_155_EX13_tiebreak():
     walls = {((4, 2), 0): "wood", ((3, 2), 1): "straw", ((4, 9), 3): "stone"}
     st = make_state(tiles=tiles, walls=walls, temps=[140, 140])
     st.stockpiles = [[2, 0, 1], [1, 2, 0]]
-    assert len(R.flows_into(st, 0)) == 3 and len(R.flows_into(st, 3)) == 1
-    assert [R.tiebreak_value(st, 0), R.tiebreak_value(st, 1)] == [5, 7]
+    assert len(geometry.flows_into(st, 0)) == 3 and len(geometry.flows_into(st, 3)) == 1
+    assert [scoring.tiebreak_value(st, 0), scoring.tiebreak_value(st, 1)] == [5, 7]
     out = GAME.outcome(st)
     assert out.winners == (1,) and out.ranks == (2, 1)
     assert out.scores == (150.0, 150.0)  # ERU-154: 290 - temperature
@@ -360,16 +366,17 @@ def test_ERU_155_EX13_tiebreak():
 
 
 def test_ERU_66_quake_aftershock_sinkhole_act_on_lava_tiles_only():
-    # Seed 002's card table: 「替換圖板上任一岩漿板塊」, 「可將圖板上任一岩漿板塊旋轉方向」, 「可移除圖板上任一岩漿板塊」
+    # Seed 002's card table: 「替換圖板上任一岩漿板塊」, 「可將圖板上任一岩漿板塊旋轉方向」,
+    # 「可移除圖板上任一岩漿板塊」
     # name lava tiles (岩漿板塊), which the text keeps apart from eruption tiles (爆發板塊).
     tiles = EX8_TILES + [("T7", (3, 2), 1)]
     st = make_state(tiles=tiles, hands=[["sinkhole", "aftershock", "quake"], []])
     moves = GAME.legal_moves(st, 0)
-    assert PlaySinkhole((3, 2)) not in moves and (3, 2) not in R.sinkhole_targets_slow(st)
+    assert PlaySinkhole((3, 2)) not in moves and (3, 2) not in legality.sinkhole_targets_slow(st)
     assert not [m for m in moves if isinstance(m, PlayAftershock) and m.cell == (3, 2)]
     refused(st, 0, PlaySinkhole((3, 2)), "ERU-66")
     refused(st, 0, PlayAftershock((3, 2), 2), "ERU-66")
-    assert set(R.sinkhole_targets(st)) == {(4, 2), (4, 3), (4, 4)}
+    assert set(legality.sinkhole_targets(st)) == {(4, 2), (4, 3), (4, 4)}
     put_on_top(st, "T1")
     GAME.apply(st, 0, PlayQuake())
     assert all(m.cell != (3, 2) for m in GAME.legal_moves(st, 0))
@@ -383,16 +390,16 @@ def test_ERU_64_eruption_tile_draws_no_cards():
     before = len(st.hands[0])
     events = GAME.apply(st, 0, PlaceEruption(1, (2, 4)))  # EX-5: two flows into village 5
     assert len(st.hands[0]) == before and not of_kind(events, "cards_drawn")
-    assert st.temps[1] == 30
+    assert st.temperatures[1] == 30
 
 
 def test_ERU_124_a_moved_flow_earns_no_card():
     # Seed 002: one flow before, two after the Quake or Aftershock → one card, 「因為只有新增一條」:
     # the card counts flows added, so a flow that only moves from one entry edge to another earns none.
     st = make_state(tiles=EX8_TILES, hands=[["aftershock"], []])
-    assert R.flows_into(st, 0) == [((4, 2), 0)]
+    assert geometry.flows_into(st, 0) == [((4, 2), 0)]
     GAME.apply(st, 0, PlayAftershock((4, 2), 4))  # the flow moves from (4,2):N to (4,2):NE
-    assert R.flows_into(st, 0) == [((4, 2), 1)] and st.hands[0] == []
+    assert geometry.flows_into(st, 0) == [((4, 2), 1)] and st.hands[0] == []
     st = make_state(tiles=EX8_TILES, hands=[["aftershock"], []], options={"new_flows_per_edge": True})
     GAME.apply(st, 0, PlayAftershock((4, 2), 4))
     assert len(st.hands[0]) == 1  # the earlier per-edge count, as an option

@@ -11,18 +11,33 @@ import random
 from collections import Counter
 
 import pytest
+from gameengine.codecs.eruption import CODEC
 
 from engines.core import IllegalMove
-from engines.eruption import GAME
+from engines.eruption import GAME, geometry, legality, setup
 from engines.eruption import board as B
 from engines.eruption import heuristic as H
-from engines.eruption import rules as R
 from engines.eruption.moves import (
-    BuildWall, DiscardForTile, DiscardForWall, DiscardSurplus, DrawExtraTile, EndCards,
-    EndPlacement, EndTurn, PlaceEruption, PlaceTile, PlayAftershock, PlayLavaFlow, PlayQuake,
-    PlayRain, PlayReinforce, PlayRelocate, PlaySinkhole, PlayVolcanicBomb, QuakeReplace,
+    BuildWall,
+    DiscardForTile,
+    DiscardForWall,
+    DiscardSurplus,
+    DrawExtraTile,
+    EndCards,
+    EndPlacement,
+    EndTurn,
+    PlaceEruption,
+    PlaceTile,
+    PlayAftershock,
+    PlayLavaFlow,
+    PlayQuake,
+    PlayRain,
+    PlayReinforce,
+    PlayRelocate,
+    PlaySinkhole,
+    PlayVolcanicBomb,
+    QuakeReplace,
 )
-from gameengine.codecs.eruption import CODEC
 
 GAMES = int(os.environ.get("GE_PROPERTY_GAMES", "1000"))
 PER_COUNT = max(1, GAMES // 5)
@@ -32,7 +47,7 @@ SEATS = range(2, 7)
 
 def random_options(rng):
     opts = {}
-    for name, (default, values) in R.FLAGS.items():
+    for name, (_default, values) in setup.FLAGS.items():
         if rng.random() < 0.3:
             opts[name] = rng.choice(values)
     return opts
@@ -40,12 +55,12 @@ def random_options(rng):
 
 def check_invariants(st):
     # ERU-7: temperatures in 0..290, steps of 10
-    assert all(0 <= t <= 290 and t % 10 == 0 for t in st.temps)
+    assert all(0 <= t <= 290 and t % 10 == 0 for t in st.temperatures)
     # cards are conserved (ERU-5, ERU-111)
     cards = Counter(st.draw_pile) + Counter(st.discard)
     for h in st.hands:
         cards += Counter(h)
-    assert cards == Counter(R.deck_for(st.options))
+    assert cards == Counter(setup.deck_for(st.options))
     # walls are conserved (ERU-4, ERU-8)
     if not st.options["unlimited_walls"]:
         for i, m in enumerate(B.MATERIALS):
@@ -56,15 +71,15 @@ def check_invariants(st):
     # lava tiles are conserved: each id in exactly one place
     places = [t for t, _ in st.board.values() if t < 40] + st.stack + st.burnout_removed
     places += [t for t in st.removed_tiles if t < 40]
-    places += [t for t in (st.drawn, st.quake_tile) if t >= 0]
+    places += [t for t in (st.drawn_tile, st.quake_tile) if t >= 0]
     assert sorted(places) == list(B.LAVA_TILE_IDS)
     for k in range(3):
         on_board = B.ERUPTION_IDS[k] in {t for t, _ in st.board.values()}
         assert on_board == (st.eruption_status[k] == "board")
     # ERU-21 invariant: every tile linked to a source
-    assert R.all_linked(st.lava, R.eruption_cells(st))
+    assert geometry.all_linked(st.lava, geometry.eruption_cells(st))
     # ERU-91 invariant: walls stand on open ends or on occupied villages' entry positions
-    ends = R.open_ends(st)
+    ends = geometry.open_ends(st)
     for (s, e) in st.walls:
         v = B.ENTRY_VILLAGE.get((s, e))
         if v is None:
@@ -122,7 +137,7 @@ def test_heuristic_games_end(seats):
 def _scramble_hidden(st, seat, rng):
     """Change everything `seat` cannot see: other hands, pile order, stack order, rng."""
     st2 = st.clone()
-    others = [s for s in range(st.n) if s != seat]
+    others = [s for s in range(st.seats) if s != seat]
     pool = st2.draw_pile + [c for s in others for c in st2.hands[s]]
     rng.shuffle(pool)
     for s in others:
@@ -142,7 +157,7 @@ def _candidates(st, rng):
     card = rng.choice(B.CARD_KINDS)
     entries = B.ENTRIES[st.villages[st.active]]
     a, b = rng.choice(entries), rng.choice(entries)
-    tile = st.drawn if rng.random() < 0.8 else rng.randrange(43)
+    tile = st.drawn_tile if rng.random() < 0.8 else rng.randrange(43)
     return [
         PlaceTile(tile, cell, r), PlaceEruption(rng.randint(1, 3), cell), BuildWall(mat, cell, e),
         PlayReinforce(mat, cell, e), PlayAftershock(cell, r), PlaySinkhole(cell),
@@ -154,7 +169,7 @@ def _candidates(st, rng):
 
 
 def heavy_check(st, rng, seen_events):
-    n = st.n
+    n = st.seats
     seat = st.active
     views = {}
     for s in [None, *range(n)]:
@@ -162,7 +177,7 @@ def heavy_check(st, rng, seen_events):
         views[s] = v
         check_invariants(GAME.determinize(v, -1 if s is None else s, rng))  # codec, view: tests/conformance
     assert views[None]["hand"] == []
-    assert R.sinkhole_targets(st) == R.sinkhole_targets_slow(st)  # ERU-121 fast path
+    assert legality.sinkhole_targets(st) == legality.sinkhole_targets_slow(st)  # ERU-121 fast path
     for s in range(n):  # no view leaks a hand, the stack order or the rng
         assert GAME.view(_scramble_hidden(st, s, rng), s) == views[s]
     assert GAME.view(_scramble_hidden(st, -1, rng), None) == views[None]

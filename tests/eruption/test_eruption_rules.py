@@ -4,13 +4,19 @@ import random
 
 import pytest
 
-from engines.core import IllegalMove
-from engines.eruption import GAME
+from engines.core import IllegalMove, advance
+from engines.eruption import GAME, flow, generator, geometry, legality
 from engines.eruption import board as B
-from engines.eruption import rules as R
 from engines.eruption.moves import (
-    BuildWall, DrawExtraTile, EndCards, EndPlacement, EndTurn, PlaceEruption, PlaceTile,
-    PlayRain, QuakeReplace,
+    BuildWall,
+    DrawExtraTile,
+    EndCards,
+    EndPlacement,
+    EndTurn,
+    PlaceEruption,
+    PlaceTile,
+    PlayRain,
+    QuakeReplace,
 )
 
 from .helpers import draw, make_state, of_kind, put_on_top, refused
@@ -26,7 +32,7 @@ def test_ERU_10_board_cells():
 
 
 def test_ERU_14_volcano_exits():
-    exits = {s for s, m in R.open_ends(make_state()).items() for _ in B.EDGES_OF_MASK[m]}
+    exits = {s for s, m in geometry.open_ends(make_state()).items() for _ in B.EDGES_OF_MASK[m]}
     assert exits == {(4, 4), (6, 3), (7, 4), (6, 6), (3, 6), (4, 7)}
 
 
@@ -44,7 +50,7 @@ def test_ERU_16_village_assignment():
 
 def test_ERU_2_tile_stack():
     st = GAME.new_state(2, {}, 0)
-    assert len(st.stack) + 1 == 40 and st.drawn >= 0
+    assert len(st.stack) + 1 == 40 and st.drawn_tile >= 0
     counts = {}
     for t in B.LAVA_TILE_IDS:
         counts[B.TILE_TYPE_OF[t]] = counts.get(B.TILE_TYPE_OF[t], 0) + 1
@@ -59,7 +65,7 @@ def test_ERU_12_rotation():
     assert B.EDGES_OF_MASK[B.ROT_MASK["T4"][1]] == (0, 4)      # N, SW
     assert len(set(B.ROT_MASK["T5"])) == 2 and len(set(B.ROT_MASK["T10"])) == 3
     assert set(B.ROT_MASK["T7"]) == {63}
-    for t, masks in B.ROT_MASK.items():
+    for masks in B.ROT_MASK.values():
         for r in range(6):
             assert B.POPCOUNT[masks[r]] == B.POPCOUNT[masks[0]]
             assert B.rotate(masks[r], (6 - r) % 6) == masks[0]
@@ -74,13 +80,13 @@ def test_ERU_72_edge_matching_every_placement():
             if GAME.is_over(st):
                 break
             if st.phase == "placement":
-                legal = set(R.tile_placements(st, st.drawn, st.excluded))
+                legal = set(legality.tile_placements(st, st.drawn_tile, st.excluded))
                 for s in B.PLAYABLE:
                     for r in range(6):
                         ok = s not in st.board and s not in st.excluded
                         if ok:
-                            li, co = R.constraints(st, s)
-                            m = B.MASK_OF_TILE[st.drawn][r]
+                            li, co = geometry.constraints(st, s)
+                            m = B.MASK_OF_TILE[st.drawn_tile][r]
                             for e in range(6):
                                 n = B.neighbour(s, e)
                                 if n in st.lava:
@@ -119,14 +125,14 @@ def test_ERU_91_wall_on_taken_spot_refused():
 def test_ERU_50_walls_without_flow_not_rolled_and_ERU_53_timing():
     st = make_state(walls={((4, 2), 0): "wood"}, temps=[0, 0])
     events = []
-    R.begin_turn(st, events)
-    assert not of_kind(events, "dice_rolled") and st.temps[0] == 0
+    advance(flow.FLOW, st, events, "turn_start")
+    assert not of_kind(events, "dice_rolled") and st.temperatures[0] == 0
 
 
 def test_ERU_51_other_villages_not_damaged():
     st = make_state(seats=2, tiles=[("T9", (4, 2), 0), ("T2", (5, 8), 0)], temps=[0, 0], active=1)
-    R.begin_turn(st, [])
-    assert st.temps == [0, 20]
+    advance(flow.FLOW, st, [], "turn_start")
+    assert st.temperatures == [0, 20]
 
 
 def test_ERU_61_own_damage_step_timing():
@@ -135,17 +141,17 @@ def test_ERU_61_own_damage_step_timing():
     GAME.apply(st2, 0, PlaceEruption(2, (2, 4)))
     assert st2.eruption_status[0] == "unclaimed"  # B at 70 but not in B's damage step
     st2.active = 1
-    R.begin_turn(st2, [])
+    advance(flow.FLOW, st2, [], "turn_start")
     assert st2.eruption_status[0] == "held" and st2.eruption_holder[0] == 1
     assert st2.phase == "eruption"  # placed in the same turn (ERU-62)
 
 
 def test_ERU_65_eruption_tile_lost(monkeypatch):
     st = make_state(eruptions=[(1, "held", 0)], phase="walls", active=1)
-    monkeypatch.setattr(R, "eruption_spaces", lambda st: [])
+    monkeypatch.setattr(flow, "eruption_spaces", lambda st: [])
     events = GAME.apply(st, 1, EndTurn())
     assert of_kind(events, "eruption_tile_lost") == [{"seat": 0, "number": 1}]
-    assert st.eruption_status[0] == "removed" and st.temps == [0, 0]
+    assert st.eruption_status[0] == "removed" and st.temperatures == [0, 0]
     assert st.phase == "placement"
 
 
@@ -169,7 +175,7 @@ def test_ERU_42_zone_three_extra_placement():
     GAME.apply(s2, 0, EndPlacement())
     assert s2.phase == "cards"
     GAME.apply(st, 0, DrawExtraTile())
-    assert st.phase == "placement" and st.origin == "extra"
+    assert st.phase == "placement" and st.placement_origin == "extra"
     GAME.apply(st, 0, GAME.legal_moves(st, 0)[0])
     assert st.phase == "cards" and len(st.board) == 2
 
@@ -185,7 +191,7 @@ def test_ERU_92_zone_wall_allowance():
 def test_ERU_123_quake_refusals():
     st = make_state(tiles=[("T2", (4, 4), 2)], hands=[["quake"], []])
     put_on_top(st, "T1")
-    GAME.apply(st, 0, R.legal_moves(st, 0)[-1])  # PlayQuake is last for a quake-only hand
+    GAME.apply(st, 0, generator.legal_moves(st, 0)[-1])  # PlayQuake is last for a quake-only hand
     assert st.phase == "quake"
     refused(st, 0, QuakeReplace(st.quake_tile, (3, 4), 0), "ERU-123")  # empty space
     refused(st, 0, QuakeReplace(st.quake_tile + 1, (4, 4), 5), "ERU-123")
@@ -232,15 +238,15 @@ def test_ERU_21_sinkhole_and_quake_keep_every_tile_linked():
                     if type(m) is PlaySinkhole:
                         s2 = probe.clone()
                         GAME.apply(s2, seat, m)
-                        assert R.all_linked(s2.lava, R.eruption_cells(s2))
+                        assert geometry.all_linked(s2.lava, geometry.eruption_cells(s2))
                         tried["sinkhole"] += 1
                 for t in probe.stack[:2]:
-                    for c, r in R.quake_replacements(probe, t):
+                    for c, r in legality.quake_replacements(probe, t):
                         s2 = probe.clone()
                         s2.stack.remove(t)
                         s2.quake_tile, s2.phase = t, "quake"
                         GAME.apply(s2, seat, QuakeReplace(t, c, r))
-                        assert R.all_linked(s2.lava, R.eruption_cells(s2))
+                        assert geometry.all_linked(s2.lava, geometry.eruption_cells(s2))
                         tried["quake"] += 1
             GAME.apply(st, seat, rng.choice(GAME.legal_moves(st, seat)))
     assert tried["sinkhole"] > 100 and tried["quake"] > 100

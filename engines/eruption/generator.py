@@ -1,0 +1,109 @@
+"""The move generator: every legal move of a seat, in a stable order, built from the predicates
+of legality.py (the same ones the checks use)."""
+from __future__ import annotations
+
+from .legality import (
+    aftershock_turns,
+    eruption_spaces,
+    lava_flow_has_effect,
+    may_build_more,
+    may_buy_tile,
+    over_hand_limit,
+    pending_eruption,
+    quake_has_effect,
+    quake_replacements,
+    sinkhole_targets,
+    stockpile_materials,
+    supply_has,
+    tile_pairs,
+    tile_placements,
+    wall_positions,
+)
+from .moves import (
+    BuildWall,
+    DiscardForTile,
+    DiscardForWall,
+    DiscardSurplus,
+    DrawExtraTile,
+    EndCards,
+    EndPlacement,
+    EndTurn,
+    PlaceEruption,
+    PlaceTile,
+    PlayAftershock,
+    PlayLavaFlow,
+    PlayQuake,
+    PlayRain,
+    PlayReinforce,
+    PlayRelocate,
+    PlaySinkhole,
+    PlayVolcanicBomb,
+    QuakeReplace,
+)
+from .relocation import relocations
+from .state import CARDS, ERUPTION, EXTRA_PLACEMENT, OVER, PLACEMENT, QUAKE, WALLS
+
+
+def _wall_moves(state, seat, kind):
+    materials = stockpile_materials(state, seat)
+    if not materials:
+        return []
+    return [kind(m, space, e) for space, e in wall_positions(state, seat) for m in materials]
+
+
+def placement_moves(state, seat):
+    return [PlaceTile(state.drawn_tile, space, r)
+            for space, r in tile_placements(state, state.drawn_tile, state.excluded)]
+
+
+def eruption_moves(state, seat):
+    return [PlaceEruption(pending_eruption(state) + 1, space) for space in eruption_spaces(state)]
+
+
+def extra_placement_moves(state, seat):
+    return [DrawExtraTile(), EndPlacement()]
+
+
+def quake_moves(state, seat):
+    return [QuakeReplace(state.quake_tile, cell, r) for cell, r in quake_replacements(state, state.quake_tile)]
+
+
+def walls_moves(state, seat):
+    return [EndTurn()] + (_wall_moves(state, seat, BuildWall) if may_build_more(state, seat) else [])
+
+
+# Plays of each card kind (ERU-115: only those with an effect), in the order the hand's kinds sort.
+CARD_PLAYS = {
+    "lava_flow": lambda state, seat: [PlayLavaFlow()] if lava_flow_has_effect(state) else [],
+    "reinforce": lambda state, seat: _wall_moves(state, seat, PlayReinforce),
+    "relocate": lambda state, seat: [PlayRelocate(steps) for steps in relocations(state, seat)],
+    "aftershock": lambda state, seat: [PlayAftershock(cell, r) for cell, r in aftershock_turns(state)],
+    "rain": lambda state, seat: [PlayRain()],
+    "sinkhole": lambda state, seat: [PlaySinkhole(cell) for cell in sinkhole_targets(state)],
+    "volcanic_bomb": lambda state, seat: [PlayVolcanicBomb(cell, e) for cell, e in sorted(state.walls)],
+    "quake": lambda state, seat: [PlayQuake()] if quake_has_effect(state) else [],
+}
+
+
+def cards_moves(state, seat):
+    """ERU-113/114: end the step or discard surplus, discards for a wall or a tile, then plays."""
+    hand = state.hands[seat]
+    kinds = sorted(set(hand))
+    out = [DiscardSurplus(k) for k in kinds] if over_hand_limit(state, seat) else [EndCards()]
+    out += [DiscardForWall(k) for k in kinds if supply_has(state, k)]
+    if may_buy_tile(state):
+        out += [DiscardForTile(pair) for pair in tile_pairs(hand)]
+    for k in kinds:
+        out += CARD_PLAYS[k](state, seat)
+    return out
+
+
+MOVES_IN = {PLACEMENT: placement_moves, ERUPTION: eruption_moves, EXTRA_PLACEMENT: extra_placement_moves,
+            QUAKE: quake_moves, WALLS: walls_moves, CARDS: cards_moves}
+
+
+def legal_moves(state, seat):
+    """Every legal move of `seat` now, in a stable order (clients and the golden games rely on it)."""
+    if state.phase == OVER or seat != state.active:
+        return []
+    return MOVES_IN[state.phase](state, seat)

@@ -1,0 +1,437 @@
+"""Legality: each rule one small predicate (rule id in its docstring), used both by the move
+generator (`legal_moves`, generator.py) and by the check of that move kind (`CHECKS`).
+
+A check raises IllegalMove(rule id, sentence) and never changes the state. The step a kind
+belongs to (`STEP_OF`), the turn and the end of the game are checked first, by `check_seat`.
+"""
+from __future__ import annotations
+
+from functools import cache
+
+from engines.core import IllegalMove
+
+from . import board as B
+from .geometry import all_linked, card_tiles, constraints, cut_tiles, eruption_cells, open_ends
+from .moves import (
+    BuildWall,
+    DiscardForTile,
+    DiscardForWall,
+    DiscardSurplus,
+    DrawExtraTile,
+    EndCards,
+    EndPlacement,
+    EndTurn,
+    PlaceEruption,
+    PlaceTile,
+    PlayAftershock,
+    PlayLavaFlow,
+    PlayQuake,
+    PlayRain,
+    PlayReinforce,
+    PlayRelocate,
+    PlaySinkhole,
+    PlayVolcanicBomb,
+    QuakeReplace,
+)
+from .relocation import check_steps
+from .scoring import wall_allowance
+from .state import CARDS, ERUPTION, EXTRA_PLACEMENT, HELD, OVER, PLACEMENT, QUAKE, WALLS
+
+# ---------------------------------------------------------------- tiles
+
+
+@cache
+def fitting_rotations(masks, lava_in, constrained):
+    """ERU-72 rule 2 (ERU-19): the orientations whose edges match every constrained edge. Cached:
+    a tile type meets few edge patterns, and every drawn tile and listed placement asks."""
+    return tuple(r for r in range(6) if masks[r] & constrained == lava_in)
+
+
+def tile_placements(state, tile, excluded=()):
+    """ERU-72: every legal (space, rotation) for lava tile `tile`, skipping excluded spaces; an open
+    end has a lava edge, so a tile matching it also forms a link (rule 3)."""
+    masks = B.MASK_OF_TILE[tile]
+    out = []
+    for space in sorted(open_ends(state)):
+        if space not in excluded:
+            lava_in, constrained = constraints(state, space)
+            out += [(space, r) for r in fitting_rotations(masks, lava_in, constrained)]
+    return out
+
+
+def is_placeable(state, tile):
+    """ERU-71: at least one legal placement on a space not excluded (ERU-75)."""
+    masks = B.MASK_OF_TILE[tile]
+    for space in open_ends(state):
+        if space not in state.excluded and fitting_rotations(masks, *constraints(state, space)):
+            return True
+    return False
+
+
+def erupts_on(state, space):
+    """ERU-63: every constrained edge of the (empty) space shows lava."""
+    lava_in, constrained = constraints(state, space)
+    return lava_in == constrained
+
+
+def eruption_spaces(state):
+    """ERU-63: empty playable spaces where an eruption tile may go."""
+    board = state.board
+    return [space for space in B.PLAYABLE if space not in board and erupts_on(state, space)]
+
+
+def pending_eruption(state):
+    """ERU-62: the lowest-numbered eruption tile the active player holds, or -1."""
+    for k in range(3):
+        if state.eruption_status[k] == HELD and state.eruption_holder[k] == state.active:
+            return k
+    return -1
+
+
+def aftershock_rotations(state, cell):
+    """ERU-119: the new orientations of the tile on `cell` that keep rule 2 on every constrained edge."""
+    tile, current = state.board[cell]
+    return [r for r in fitting_rotations(B.MASK_OF_TILE[tile], *constraints(state, cell)) if r != current]
+
+
+def aftershock_turns(state):
+    return [(cell, r) for cell in card_tiles(state) for r in aftershock_rotations(state, cell)]
+
+
+def sinkhole_targets(state):
+    """ERU-121: tiles whose removal keeps every other tile linked to a source."""
+    cut = cut_tiles(state)
+    return [cell for cell in card_tiles(state) if cell not in cut]
+
+
+def sinkhole_targets_slow(state):
+    """ERU-121 by definition (one search per tile); the reference for tests."""
+    sources = eruption_cells(state)
+    out = []
+    for cell in card_tiles(state):
+        lava = dict(state.lava)
+        del lava[cell]
+        if all_linked(lava, sources - {cell}):
+            out.append(cell)
+    return out
+
+
+def quake_rotations(state, cell, tile, sources):
+    """ERU-123: orientations in which `tile` may replace the tile on `cell`: rule 2 on every
+    constrained edge, a link to lava, and every tile still linked to a source."""
+    lava_in, constrained = constraints(state, cell)
+    if not lava_in:
+        return []
+    masks = B.MASK_OF_TILE[tile]
+    out = []
+    for r in fitting_rotations(masks, lava_in, constrained):
+        if cell in sources:
+            lava = dict(state.lava)
+            lava[cell] = masks[r]
+            if not all_linked(lava, sources - {cell}):
+                continue
+        out.append(r)
+    return out
+
+
+def quake_replacements(state, tile):
+    """ERU-123: (cell, rotation) where `tile` may replace the board tile."""
+    sources = eruption_cells(state)
+    return [(cell, r) for cell in card_tiles(state) for r in quake_rotations(state, cell, tile, sources)]
+
+
+def quake_replaces_some_tile(state, tile):
+    """ERU-123 step 1: `tile` is placeable for a Quake (ERU-71) when it may replace a board tile."""
+    sources = eruption_cells(state)
+    return any(quake_rotations(state, cell, tile, sources) for cell in card_tiles(state))
+
+
+# ---------------------------------------------------------------- walls and cards
+
+
+def wall_positions(state, seat):
+    """ERU-90/91: free legal wall positions for `seat`: open ends, then its own entry positions."""
+    walls = state.walls
+    out = [(space, e) for space, lava_in in sorted(open_ends(state).items())
+           for e in B.EDGES_OF_MASK[lava_in] if (space, e) not in walls]
+    return out + [position for position in B.ENTRIES[state.villages[seat]] if position not in walls]
+
+
+def wall_position_error(state, seat, cell, edge):
+    """ERU-17, ERU-24, ERU-90, ERU-91: the (rule, sentence) a wall on (cell, edge) would break, or None."""
+    if not isinstance(edge, int) or not 0 <= edge <= 5 or cell not in B.PLAYABLE_SET:
+        return ("ERU-24", "a wall position is a playable space and an edge 0..5")
+    if (cell, edge) in B.SEA_EDGES:
+        return ("ERU-17", "walls cannot be built on sea edges")
+    if (cell, edge) in state.walls:
+        return ("ERU-91", f"position {cell}:{B.EDGE_NAMES[edge]} already holds a wall")
+    village = B.ENTRY_VILLAGE.get((cell, edge))
+    if village is not None:
+        if village != state.villages[seat]:
+            return ("ERU-90", "walls may not go on another village's entry positions")
+        return None
+    if cell in state.board:
+        return ("ERU-90", "walls may not go between two tiles or a tile and the volcano")
+    lava_in, _ = constraints(state, cell)
+    if not lava_in >> edge & 1:
+        return ("ERU-90", "a wall needs an open lava end or an entry position of your own village")
+    return None
+
+
+def stockpile_materials(state, seat):
+    """ERU-92, ERU-117: the materials `seat` has a wall of in its stockpile."""
+    return [m for i, m in enumerate(B.MATERIALS) if state.stockpiles[seat][i]]
+
+
+def may_build_more(state, seat):
+    """ERU-92: walls built this walls step are below the allowance."""
+    return state.walls_built < wall_allowance(state, seat)
+
+
+def over_hand_limit(state, seat):
+    """ERU-114: the hand holds more than 3 cards."""
+    return len(state.hands[seat]) > B.HAND_LIMIT
+
+
+def supply_has(state, card):
+    """ERU-97: a wall of the card's material is left to gain (always, with `unlimited_walls`)."""
+    return state.options["unlimited_walls"] or state.supply[B.MATERIAL_INDEX[B.CARD_MATERIAL[card]]] > 0
+
+
+def may_buy_tile(state):
+    """ERU-113: a placement action needs a tile in the stack."""
+    return bool(state.stack)
+
+
+def lava_flow_has_effect(state):
+    """ERU-115: Lava Flow needs a tile in the stack."""
+    return bool(state.stack)
+
+
+def quake_has_effect(state):
+    """ERU-115: Quake needs a tile in the stack and a lava tile on the board."""
+    return bool(state.stack) and bool(card_tiles(state))
+
+
+def tile_pairs(hand):
+    """ERU-113: the pairs of cards (sorted kinds) a hand can discard for a tile."""
+    kinds = sorted(set(hand))
+    return [(kinds[a], kinds[b]) for a in range(len(kinds)) for b in range(a, len(kinds))
+            if a != b or hand.count(kinds[a]) >= 2]
+
+
+# ---------------------------------------------------------------- checks
+
+
+def _is_cell(cell):
+    return isinstance(cell, tuple) and len(cell) == 2 and all(isinstance(v, int) for v in cell)
+
+
+def _need_card(state, seat, card, count=1):
+    if state.hands[seat].count(card) < count:
+        raise IllegalMove("ERU-113", f"card {card!r} is not in your hand")
+
+
+def _need_card_tile(state, cell, card):
+    if cell not in card_tiles(state):
+        raise IllegalMove("ERU-66", f"{card} acts on lava tiles, not on an eruption tile")
+
+
+def _need_rotation(rotation):
+    if not isinstance(rotation, int) or not 0 <= rotation <= 5:
+        raise IllegalMove("ERU-12", "orientation must be 0..5")
+
+
+# The step each kind belongs to: (phase, rule, what the move does), checked by `check_seat`.
+_PLACE_ERUPTION = (ERUPTION, "ERU-62", "placing an eruption tile")
+_EXTRA = (EXTRA_PLACEMENT, "ERU-42", "the zone-3 extra placement")
+_CARDS = (CARDS, "ERU-112", "using cards")
+STEP_OF = {
+    PlaceEruption: _PLACE_ERUPTION, PlaceTile: (PLACEMENT, "ERU-73", "placing a lava tile"),
+    DrawExtraTile: _EXTRA, EndPlacement: _EXTRA, QuakeReplace: (QUAKE, "ERU-123", "a quake replacement"),
+    BuildWall: (WALLS, "ERU-44", "building walls"), EndTurn: (WALLS, "ERU-44", "ending the turn"),
+    **{kind: _CARDS for kind in (EndCards, DiscardSurplus, DiscardForWall, DiscardForTile, PlayLavaFlow,
+                                 PlayReinforce, PlayRelocate, PlayAftershock, PlayRain, PlaySinkhole,
+                                 PlayVolcanicBomb, PlayQuake)},
+}
+
+
+def check_seat(state, seat, move):
+    """ERU-150 game over, ERU-40 only the active player acts, and the move's step (ERU-40..44)."""
+    if state.phase == OVER:
+        raise IllegalMove("ERU-150", "the game is over")
+    if seat != state.active:
+        raise IllegalMove("ERU-40", "only the active player acts; it is not your turn")
+    step = STEP_OF.get(type(move))
+    if step is None:
+        raise IllegalMove("ERU-40", f"unknown move {move!r}"[:200])
+    phase, rule, what = step
+    if state.phase != phase:
+        raise IllegalMove(rule, f"{what} is not possible now (current step: {state.phase})")
+
+
+def check_place_eruption(state, seat, move):
+    k = pending_eruption(state)
+    if move.number != k + 1:
+        raise IllegalMove("ERU-62", f"place eruption tile {k + 1} next")
+    if not _is_cell(move.cell) or move.cell not in B.PLAYABLE_SET or move.cell in state.board:
+        raise IllegalMove("ERU-63", "an eruption tile goes on an empty playable space")
+    if not erupts_on(state, move.cell):
+        raise IllegalMove("ERU-63", "every neighbouring tile or volcano cell must show lava")
+
+
+def check_place_tile(state, seat, move):
+    tile, cell, rotation = state.drawn_tile, move.cell, move.rotation
+    if move.tile != tile:
+        raise IllegalMove("ERU-73", f"you must place the drawn tile {tile}")
+    if not _is_cell(cell) or cell not in B.PLAYABLE_SET:
+        raise IllegalMove("ERU-72", "lava tiles go only on playable spaces")
+    if cell in state.board:
+        raise IllegalMove("ERU-72", f"space {cell} is not empty")
+    _need_rotation(rotation)
+    lava_in, constrained = constraints(state, cell)
+    mask = B.MASK_OF_TILE[tile][rotation]
+    if rotation not in fitting_rotations(B.MASK_OF_TILE[tile], lava_in, constrained):
+        bad = [B.EDGE_NAMES[e] for e in range(6) if constrained >> e & 1 and (mask ^ lava_in) >> e & 1]
+        raise IllegalMove("ERU-72", f"edges {', '.join(bad)} do not match their neighbours")
+    if not mask & lava_in:
+        raise IllegalMove("ERU-72", "the tile must form a lava link to a tile or volcano exit")
+    if cell in state.excluded:
+        raise IllegalMove("ERU-75", f"space {cell} is excluded after a failed attempt")
+
+
+def check_in_step(state, seat, move):
+    """The move is open whenever its step is (checked by `check_seat`)."""
+
+
+def check_quake_replace(state, seat, move):
+    if move.tile != state.quake_tile:
+        raise IllegalMove("ERU-123", f"the quake tile is {state.quake_tile}")
+    if not _is_cell(move.cell) or move.cell not in state.board:
+        raise IllegalMove("ERU-123", "a quake replaces a tile on the board")
+    _need_card_tile(state, move.cell, "Quake")
+    _need_rotation(move.rotation)
+    if move.rotation not in quake_rotations(state, move.cell, move.tile, eruption_cells(state)):
+        raise IllegalMove("ERU-123", "the tile must match every neighbour, link to lava, "
+                                     "and keep every tile linked to a source")
+
+
+def _check_wall(state, seat, material, cell, edge, rule):
+    if material not in B.MATERIAL_INDEX:
+        raise IllegalMove("ERU-4", f"unknown wall material {material!r}")
+    if material not in stockpile_materials(state, seat):
+        raise IllegalMove(rule, f"no {material} wall in your stockpile")
+    if not _is_cell(cell):
+        raise IllegalMove("ERU-24", "bad wall position")
+    error = wall_position_error(state, seat, cell, edge)
+    if error:
+        raise IllegalMove(*error)
+
+
+def check_build_wall(state, seat, move):
+    if not may_build_more(state, seat):
+        raise IllegalMove("ERU-92", f"your wall allowance this turn is {wall_allowance(state, seat)}")
+    _check_wall(state, seat, move.material, move.cell, move.edge, "ERU-92")
+
+
+def check_end_cards(state, seat, move):
+    if over_hand_limit(state, seat):
+        raise IllegalMove("ERU-114", f"the hand holds {len(state.hands[seat])} cards; at most 3 may remain")
+
+
+def check_discard_surplus(state, seat, move):
+    _need_card(state, seat, move.card)
+    if not over_hand_limit(state, seat):
+        raise IllegalMove("ERU-114", "surplus discards are only for a hand over the limit")
+
+
+def check_discard_for_wall(state, seat, move):
+    _need_card(state, seat, move.card)
+    if not supply_has(state, move.card):
+        raise IllegalMove("ERU-97", f"the {B.CARD_MATERIAL[move.card]} supply is empty")
+
+
+def check_discard_for_tile(state, seat, move):
+    cards = move.cards
+    if not isinstance(cards, tuple) or len(cards) != 2:
+        raise IllegalMove("ERU-113", "discard exactly two cards for a tile")
+    for card in dict.fromkeys(cards):
+        _need_card(state, seat, card, cards.count(card))
+    if not may_buy_tile(state):
+        raise IllegalMove("ERU-113", "the lava stack is empty")
+
+
+def check_play_lava_flow(state, seat, move):
+    _need_card(state, seat, "lava_flow")
+    if not lava_flow_has_effect(state):
+        raise IllegalMove("ERU-115", "Lava Flow needs a non-empty stack")
+
+
+def check_play_reinforce(state, seat, move):
+    _need_card(state, seat, "reinforce")
+    _check_wall(state, seat, move.material, move.cell, move.edge, "ERU-117")
+
+
+def check_play_relocate(state, seat, move):
+    _need_card(state, seat, "relocate")
+    check_steps(state, seat, move.steps)
+
+
+def check_play_aftershock(state, seat, move):
+    _need_card(state, seat, "aftershock")
+    if not _is_cell(move.cell) or move.cell not in state.board:
+        raise IllegalMove("ERU-119", "Aftershock turns a tile on the board")
+    _need_card_tile(state, move.cell, "Aftershock")
+    rotation = move.rotation
+    if not isinstance(rotation, int) or not 0 <= rotation <= 5 or rotation == state.board[move.cell][1]:
+        raise IllegalMove("ERU-119", "turn the tile by 60 to 300 degrees (a new orientation 0..5)")
+    if rotation not in aftershock_rotations(state, move.cell):
+        raise IllegalMove("ERU-119", "the turned tile must still match every constrained edge")
+
+
+def check_play_rain(state, seat, move):
+    _need_card(state, seat, "rain")
+
+
+def check_play_sinkhole(state, seat, move):
+    _need_card(state, seat, "sinkhole")
+    if not _is_cell(move.cell) or move.cell not in state.board:
+        raise IllegalMove("ERU-121", "Sinkhole removes a tile on the board")
+    _need_card_tile(state, move.cell, "Sinkhole")
+    if move.cell in cut_tiles(state):
+        raise IllegalMove("ERU-121", "removing this tile would cut a tile off from every source")
+
+
+def check_play_volcanic_bomb(state, seat, move):
+    _need_card(state, seat, "volcanic_bomb")
+    if not _is_cell(move.cell) or (move.cell, move.edge) not in state.walls:
+        raise IllegalMove("ERU-122", "there is no wall on that position")
+
+
+def check_play_quake(state, seat, move):
+    _need_card(state, seat, "quake")
+    if not quake_has_effect(state):
+        raise IllegalMove("ERU-115", "Quake needs a non-empty stack and a lava tile on the board")
+
+
+CHECKS = {
+    PlaceEruption: check_place_eruption,
+    PlaceTile: check_place_tile,
+    DrawExtraTile: check_in_step,
+    EndPlacement: check_in_step,
+    QuakeReplace: check_quake_replace,
+    BuildWall: check_build_wall,
+    EndTurn: check_in_step,
+    EndCards: check_end_cards,
+    DiscardSurplus: check_discard_surplus,
+    DiscardForWall: check_discard_for_wall,
+    DiscardForTile: check_discard_for_tile,
+    PlayLavaFlow: check_play_lava_flow,
+    PlayReinforce: check_play_reinforce,
+    PlayRelocate: check_play_relocate,
+    PlayAftershock: check_play_aftershock,
+    PlayRain: check_play_rain,
+    PlaySinkhole: check_play_sinkhole,
+    PlayVolcanicBomb: check_play_volcanic_bomb,
+    PlayQuake: check_play_quake,
+}

@@ -1,0 +1,94 @@
+"""The Eruption state: every field declared, named as the rules name it (docs/rules/eruption.md).
+
+Hidden parts: hands, the draw pile's order, the stack's order, the tiles removed at a burnout
+and the rng. Cells are (x, y) tuples; a lava mask has bit e set for lava on edge e (ERU-11).
+"""
+from __future__ import annotations
+
+import random
+
+# The steps of a turn (ERU-40) as `state.phase` names them; OVER once the game has ended (ERU-150).
+ERUPTION, PLACEMENT, EXTRA_PLACEMENT, CARDS, QUAKE, WALLS, OVER = PHASES = (
+    "eruption", "placement", "extra_placement", "cards", "quake", "walls", "over")
+
+# What started the current placement action (ERU-42(b), ERU-42(c), ERU-113/116): `placement_origin`.
+REGULAR, EXTRA, CARD = "regular", "extra", "card"
+
+# Eruption tile statuses (ERU-60..65), by tile: `eruption_status`.
+UNCLAIMED, HELD, ON_BOARD, REMOVED = "unclaimed", "held", "board", "removed"
+
+
+class EruptionState:
+    """The whole game; `clone` copies the mutable parts by hand (search speed depends on it)."""
+
+    __slots__ = (
+        "seats",            # player count (ERU-1)
+        "options",          # the game's options, every flag present (spec.py)
+        "rng",              # all chance: shuffles and dice
+        "villages",         # seat -> village number (ERU-16)
+        "temperatures",     # seat -> 0..290 (ERU-7)
+        "stockpiles",       # seat -> [straw, wood, stone] walls (ERU-31.4)
+        "hands",            # seat -> sorted card kinds (ERU-110)
+        "draw_pile",        # card kinds, top last (ERU-111)
+        "discard",          # card kinds, in the order used (ERU-113)
+        "stack",            # lava tile ids, top last (ERU-31.1)
+        "board",            # cell -> (tile id, rotation)
+        "lava",             # cell -> lava mask of the tile there (ERU-12)
+        "walls",            # (cell, edge) -> material (ERU-24)
+        "supply",           # [straw, wood, stone] walls left in the supply (ERU-97)
+        "eruption_holder",  # eruption tile -> seat holding it, or -1
+        "eruption_status",  # eruption tile -> UNCLAIMED / HELD / ON_BOARD / REMOVED
+        "active",           # the seat whose turn it is (ERU-40)
+        "first_player",     # ERU-32
+        "turn",             # turns started so far
+        "phase",            # one of PHASES
+        "drawn_tile",       # the lava tile being placed, or -1 (ERU-70)
+        "quake_tile",       # the tile a Quake drew, or -1 (ERU-123)
+        "placement_origin",  # REGULAR / EXTRA / CARD during a placement, else ""
+        "excluded",         # spaces closed to the drawn tile after a failed attempt (ERU-75)
+        "eruptions_placed",  # eruption tiles placed this turn (ERU-62)
+        "walls_built",      # walls built in this walls step (ERU-92)
+        "end_trigger",      # "", "burnout" or "exhaustion" (ERU-150..152)
+        "trigger_seat",     # the seat that triggered the end, or -1
+        "turns_left",       # turns left once the end is triggered, or -1
+        "removed_tiles",    # tiles removed from the game, in order
+        "burnout_removed",  # the stack removed at a burnout (hidden, ERU-151)
+        "removed_walls",    # [straw, wood, stone] walls removed from the game (ERU-94)
+    )
+
+    def clone(self) -> EruptionState:
+        state = EruptionState.__new__(EruptionState)
+        state.seats = self.seats
+        state.options = self.options
+        state.rng = random.Random()
+        state.rng.setstate(self.rng.getstate())
+        state.villages = self.villages
+        state.temperatures = self.temperatures[:]
+        state.stockpiles = [p[:] for p in self.stockpiles]
+        state.hands = [h[:] for h in self.hands]
+        state.draw_pile = self.draw_pile[:]
+        state.discard = self.discard[:]
+        state.stack = self.stack[:]
+        state.board = dict(self.board)
+        state.lava = dict(self.lava)
+        state.walls = dict(self.walls)
+        state.supply = self.supply[:]
+        state.eruption_holder = self.eruption_holder[:]
+        state.eruption_status = self.eruption_status[:]
+        state.active = self.active
+        state.first_player = self.first_player
+        state.turn = self.turn
+        state.phase = self.phase
+        state.drawn_tile = self.drawn_tile
+        state.quake_tile = self.quake_tile
+        state.placement_origin = self.placement_origin
+        state.excluded = set(self.excluded)
+        state.eruptions_placed = self.eruptions_placed
+        state.walls_built = self.walls_built
+        state.end_trigger = self.end_trigger
+        state.trigger_seat = self.trigger_seat
+        state.turns_left = self.turns_left
+        state.removed_tiles = self.removed_tiles[:]
+        state.burnout_removed = self.burnout_removed[:]
+        state.removed_walls = self.removed_walls[:]
+        return state
