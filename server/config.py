@@ -19,7 +19,7 @@ class Config:
     fsync_interval_ms: int = int(_env("GE_FSYNC_INTERVAL_MS", "100"))
     finished_ttl_s: float = float(_env("GE_FINISHED_TTL_S", "86400"))
     snapshot_interval_s: float = float(_env("GE_SNAPSHOT_INTERVAL_S", "60"))
-    max_message_bytes: int = int(_env("GE_MAX_MESSAGE_BYTES", str(1 << 20)))
+    max_message_bytes: int = int(_env("GE_MAX_MESSAGE_BYTES", str(64 << 10)))  # a request; no legitimate one nears it
     log_level: str = _env("GE_LOG_LEVEL", "info")
     hint_workers: int = int(_env("GE_HINT_WORKERS", "1"))
     hint_queue: int = int(_env("GE_HINT_QUEUE", "4"))
@@ -38,8 +38,9 @@ class Config:
     lobby_max_waiting_created: int = int(_env("GE_LOBBY_MAX_WAITING_CREATED", "5"))
     lobby_max_open_joins: int = int(_env("GE_LOBBY_MAX_OPEN_JOINS", "10"))
     # ---- limits (server/limits.py, server/quotas.py; README "Limits"); 0 turns a quota off ----
-    requests_per_s: float = float(_env("GE_RATE_LIMIT_PER_S", "1000"))  # per client, burst 2x
-    creates_per_min: float = float(_env("GE_CREATES_PER_MIN", "600"))  # per client
+    requests_per_s: float = float(_env("GE_RATE_LIMIT_PER_S", "200"))  # per client, burst 2x
+    creates_per_min: float = float(_env("GE_CREATES_PER_MIN", "120"))  # per client
+    creates_burst: float = float(_env("GE_CREATES_BURST", "20"))  # per client, at once
     live_games: int = int(_env("GE_LIVE_GAMES", "10000"))  # unfinished games, all clients
     live_games_per_client: int = int(_env("GE_LIVE_GAMES_PER_CLIENT", "1000"))
     demo_games_per_client: int = int(_env("GE_DEMO_GAMES_PER_CLIENT", "4"))  # unfinished, bank under demo_bank_ms
@@ -48,9 +49,10 @@ class Config:
     spectators_per_game: int = int(_env("GE_SPECTATORS_PER_GAME", "32"))
     hints_per_client: int = int(_env("GE_HINTS_PER_CLIENT", "2"))
     hints_per_game: int = int(_env("GE_HINTS_PER_GAME", "2"))
-    hint_ms_per_client_min: float = float(_env("GE_HINT_MS_PER_CLIENT_MIN", "60000"))
+    hint_ms_per_client_min: float = float(_env("GE_HINT_MS_PER_CLIENT_MIN", "20000"))
     pool_jobs_per_client: int = int(_env("GE_POOL_JOBS_PER_CLIENT", "2"))
     referee_moves_per_client_s: float = float(_env("GE_REFEREE_MOVES_PER_CLIENT_S", "20"))
+    calls_per_client: int = int(_env("GE_CALLS_PER_CLIENT", "4"))  # handlers at once; more wait their turn
     idle_game_ttl_s: float = float(_env("GE_IDLE_GAME_TTL_S", "86400"))  # unfinished, no move: abandoned
     grpc_keepalive_s: float = float(_env("GE_GRPC_KEEPALIVE_S", "60"))
     grpc_max_idle_s: float = float(_env("GE_GRPC_MAX_IDLE_S", "300"))
@@ -62,7 +64,7 @@ class Config:
     web_idle_s: float = float(_env("GE_WEB_IDLE_S", "5"))  # keep-alive between requests
     web_header_timeout_s: float = float(_env("GE_WEB_HEADER_TIMEOUT_S", "10"))  # to send a request's head
     web_max_connections: int = int(_env("GE_WEB_MAX_CONNECTIONS", "1000"))
-    web_connections_per_client: int = int(_env("GE_WEB_CONNECTIONS_PER_CLIENT", "100"))
+    web_connections_per_client: int = int(_env("GE_WEB_CONNECTIONS_PER_CLIENT", "32"))
     create_tokens: str = _env("GE_CREATE_TOKENS", "")  # comma list; set = creating needs one (server/access.py)
     create_tokens_file: str = _env("GE_CREATE_TOKENS_FILE", "")  # one per line
     tls_cert: str = _env("GE_TLS_CERT", "")  # PEM; with tls_key, both ports serve TLS only

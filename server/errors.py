@@ -4,6 +4,7 @@ from __future__ import annotations
 
 class ServiceError(Exception):
     code_name = "INTERNAL"
+    paced = False  # held before it is answered (quotas.Quotas.pace): the caller could repeat it at once
 
     def __init__(self, message: str, rule: str | None = None, retry_after_ms: int | None = None,
                  metadata: dict[str, str] | None = None):
@@ -40,6 +41,7 @@ class Illegal(ServiceError):
 
 class Exhausted(ServiceError):
     code_name = "RESOURCE_EXHAUSTED"
+    paced = True
 
 
 class Unavailable(ServiceError):

@@ -35,5 +35,7 @@ def clip(message: str) -> str:
 def bounded(field: str, value: str, limit: int) -> str:
     """`value` if it fits in `limit` UTF-8 bytes, else INVALID_ARGUMENT naming the field and the bound."""
     if len(value) > limit or len(value.encode()) > limit:  # cheap test first: a char is >= 1 byte
-        raise InvalidArgument(f"{field} is {len(value.encode())} bytes; the maximum is {limit}", rule="LIMIT")
+        refusal = InvalidArgument(f"{field} is {len(value.encode())} bytes; the maximum is {limit}", rule="LIMIT")
+        refusal.paced = True  # sending it again at once would be the same refusal
+        raise refusal
     return value

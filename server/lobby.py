@@ -22,12 +22,13 @@ from gameengine.v1 import common_pb2, lobby_pb2, lobby_pb2_grpc
 
 from . import auth, player_stream
 from .errors import Exhausted, Illegal, InvalidArgument, PermissionDenied, Unauthenticated
+from .limits import MAX_GAME_ID_BYTES, MAX_INVITE_CODE_BYTES, MAX_TOKEN_BYTES
 from .participation import OPEN, Seating, SeatingChanged, seating_of
 
 log = structlog.get_logger("gameengine.lobby")
 
 RULES = {
-    "LOBBY-0": "ids are at most 64 characters, tokens at most 128, invite codes at most 64, names at most 32",
+    "LOBBY-0": "ids and tokens are at most 128 bytes, invite codes at most 64, names at most 32",
     "LOBBY-1": "a game with an open seat is waiting: no move is accepted until every seat is taken",
     "LOBBY-2": "open and reserved seats are distinct seat numbers of the game, and need the creator's player token",
     "LOBBY-3": "that seat is taken",
@@ -41,13 +42,15 @@ RULES = {
 }
 __doc__ += "\n".join(f"\n    {rule}: {text}" for rule, text in RULES.items())
 
-MAX_ID, MAX_TOKEN, MAX_CODE = 64, 128, 64
+MAX_ID, MAX_TOKEN, MAX_CODE = MAX_GAME_ID_BYTES, MAX_TOKEN_BYTES, MAX_INVITE_CODE_BYTES  # one bound everywhere
 PAGE_DEFAULT, PAGE_MAX = 20, 100
 
 
 def bounded(value: str, limit: int, what: str) -> str:
-    if len(value) > limit:
-        raise InvalidArgument(f"{what} is longer than {limit} characters", rule="LOBBY-0")
+    if len(value) > limit or len(value.encode()) > limit:
+        refusal = InvalidArgument(f"{what} is {len(value.encode())} bytes; the maximum is {limit}", rule="LOBBY-0")
+        refusal.paced = True  # sending it again at once would be the same refusal
+        raise refusal
     return value
 
 

@@ -13,6 +13,7 @@ a client.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import contextvars
 import functools
@@ -21,21 +22,21 @@ import ipaddress
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import AsyncIterator, Callable, Iterator
 
 from . import metrics
 from .errors import Exhausted as _Exhausted
 
 
 class Exhausted(_Exhausted):
-    """A quota's refusal (paced by `Quotas.pace`), as opposed to a busy worker pool."""
+    """A quota's refusal, as opposed to a busy worker pool (both are paced by `Quotas.pace`)."""
     client_quota = True
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         metrics.LIMIT_REFUSALS.labels("quota").inc()  # every quota refusal, counted where it is made
 
-REFUSAL_PACE_S = 0.25
+PACE_MIN_S, PACE_MAX_S = 0.25, 1.0  # a paced refusal is held for its retry delay, within these
 PACED_PER_CLIENT = 256
 CALLER: contextvars.ContextVar[str] = contextvars.ContextVar("caller", default="")
 PLAYER_TOKEN_HEADER = "x-player-token"
@@ -103,6 +104,7 @@ class Settings:
     """The quotas; 0 turns one off. Defaults are in config.py (and the README)."""
     requests_per_s: float = 0  # per client (GE_RATE_LIMIT_PER_S)
     creates_per_min: float = 0  # per client
+    creates_burst: float = 0  # per client, at once (0: creates_per_min)
     live_games: int = 0  # unfinished games in memory, all clients
     live_games_per_client: int = 0
     demo_games_per_client: int = 0  # unfinished games on a bank under demo_bank_ms
@@ -114,6 +116,11 @@ class Settings:
     hint_ms_per_client_min: float = 0  # search time per client per minute
     pool_jobs_per_client: int = 0  # referee search jobs (autoplay, adjudication) at once, per game owner
     referee_moves_per_client_s: float = 0  # referee moves in games a client created
+    calls_per_client: int = 0  # handlers of one client running at once; the rest wait their turn
+
+    def create_burst(self) -> float:
+        """Creates a client may make at once: GE_CREATES_BURST, never more than a minute's worth."""
+        return min(self.creates_burst or self.creates_per_min, self.creates_per_min)
 
     @classmethod
     def of(cls, cfg) -> "Settings":
@@ -134,6 +141,8 @@ class Quotas:
     hints: dict[str, int] = field(default_factory=dict)  # client or "game:<id>" -> hints running
     jobs: dict[str, int] = field(default_factory=dict)  # owner -> referee pool jobs running
     paced: dict[str, int] = field(default_factory=dict)  # client -> refusals being held
+    running: dict[str, int] = field(default_factory=dict)  # client -> handlers running
+    waiting: dict[str, collections.deque] = field(default_factory=dict)  # client -> futures in line
     _logged: dict[str, float] = field(default_factory=dict)
 
     # ---- rates -------------------------------------------------------------
@@ -155,16 +164,57 @@ class Quotas:
         self._take("request", client, rate, 2 * rate, 1,
                    f"rate limit of {rate:g} requests/s per client exceeded (GE_RATE_LIMIT_PER_S)")
 
-    async def pace(self, client: str, failure) -> None:
-        """Hold a client's own quota refusal for REFUSAL_PACE_S before answering it, so a client that
-        ignores RetryInfo gets at most one refusal per call in flight per REFUSAL_PACE_S, not one per
-        few microseconds of server time. At most PACED_PER_CLIENT are held per client (beyond: at once)."""
-        if getattr(failure, "client_quota", False) and self.paced.get(client, 0) < PACED_PER_CLIENT:
-            _inc(self.paced, client)
+    @contextlib.asynccontextmanager
+    async def turn(self, client: str) -> AsyncIterator[None]:
+        """Run one handler of `client` when fewer than calls_per_client of its own are running;
+        otherwise wait in its line (FIFO). One loop serves every caller, so a client with a hundred
+        calls in flight would otherwise put a hundred handlers ahead of everybody else's next one;
+        this way it has at most calls_per_client of them runnable, and nothing is refused."""
+        limit = self.settings.calls_per_client
+        if limit and self.running.get(client, 0) >= limit:
+            ticket = asyncio.get_running_loop().create_future()
+            self.waiting.setdefault(client, collections.deque()).append(ticket)
             try:
-                await asyncio.sleep(REFUSAL_PACE_S)
-            finally:
-                _dec(self.paced, client)
+                await ticket  # the releasing call hands its place over: running is not decremented
+            except asyncio.CancelledError:
+                if ticket.done() and not ticket.cancelled():
+                    self._hand_over(client)  # the place came just as the caller gave up
+                raise
+        else:
+            _inc(self.running, client)
+        try:
+            yield
+        finally:
+            self._hand_over(client)
+
+    def _hand_over(self, client: str) -> None:
+        line = self.waiting.get(client)
+        while line:
+            ticket = line.popleft()
+            if not ticket.done():
+                ticket.set_result(None)
+                return
+        self.waiting.pop(client, None)
+        _dec(self.running, client)
+
+    async def pace(self, client: str, failure, time_left_s: float | None = None) -> None:
+        """Hold a refusal the client could repeat at once (a quota, a busy pool, an oversized value)
+        for its retry delay, between PACE_MIN_S and PACE_MAX_S and within the call's deadline,
+        before answering it: a client that ignores RetryInfo then gets about one refusal per call
+        in flight per second, not one per few microseconds of server time. Holding is an asyncio
+        timer; at most PACED_PER_CLIENT are held per client (beyond: answered at once)."""
+        if not getattr(failure, "paced", False) or self.paced.get(client, 0) >= PACED_PER_CLIENT:
+            return
+        delay = min(PACE_MAX_S, max(PACE_MIN_S, (failure.retry_after_ms or 0) / 1000))
+        if time_left_s is not None:
+            delay = min(delay, time_left_s - 0.2)  # the caller sees the refusal, not its own deadline
+        if delay <= 0:
+            return
+        _inc(self.paced, client)
+        try:
+            await asyncio.sleep(delay)
+        finally:
+            _dec(self.paced, client)
 
     def should_log_refusal(self, client: str) -> bool:
         """One log line per client per second for rate-limit refusals: a flood must not become a log flood."""
@@ -191,15 +241,17 @@ class Quotas:
             if demos >= s.demo_games_per_client:
                 raise Exhausted(f"this client has {demos} unfinished games on a clock under {s.demo_bank_ms} ms "
                                 "(demo games), the maximum (GE_DEMO_GAMES_PER_CLIENT)", retry_after_ms=10_000)
-        rate = s.creates_per_min
-        self._take("create", client, rate / 60, rate, 1,
-                   f"this client created {rate:g} games in the last minute, the maximum (GE_CREATES_PER_MIN)")
+        rate, burst = s.creates_per_min, s.create_burst()
+        self._take("create", client, rate / 60, burst, 1,
+                   f"this client creates at most {rate:g} games a minute, {burst:g} at once "
+                   "(GE_CREATES_PER_MIN, GE_CREATES_BURST)")
 
     def may_register(self, address: str) -> None:
         """Registering players counts against the address's creates per minute: each player is a new client."""
-        rate = self.settings.creates_per_min
-        self._take("create", address, rate / 60, rate, 1,
-                   f"this address created {rate:g} games or players in the last minute, the maximum (GE_CREATES_PER_MIN)")
+        rate, burst = self.settings.creates_per_min, self.settings.create_burst()
+        self._take("create", address, rate / 60, burst, 1,
+                   f"this address creates at most {rate:g} games or players a minute, {burst:g} at once "
+                   "(GE_CREATES_PER_MIN, GE_CREATES_BURST)")
 
     def created(self, client: str, game_id: str, time_bank_ms: int = 0) -> None:
         self.live.add(game_id)

@@ -77,6 +77,15 @@ def score_rollouts(rows: list[list[float]], seats: int, reason: str) -> Adjudica
     return Adjudication(tuple(means), tuple(ranks), tuple(winners), round(confidence, 4), reason)
 
 
+def _lower_priority() -> None:
+    """Searches (hints, autoplay, adjudication) yield the CPU to the server's own process, so a
+    caller's hint budget can never slow another caller's moves (README "Limits")."""
+    os.nice(SEARCH_NICENESS)
+
+
+SEARCH_NICENESS = 10
+
+
 class Referee:
     def __init__(self, core, cfg):
         self.core = core
@@ -102,7 +111,8 @@ class Referee:
 
     def _new_pool(self) -> concurrent.futures.ProcessPoolExecutor:
         return concurrent.futures.ProcessPoolExecutor(
-            max_workers=self.cfg.hint_workers, mp_context=multiprocessing.get_context("spawn"))
+            max_workers=self.cfg.hint_workers, mp_context=multiprocessing.get_context("spawn"),
+            initializer=_lower_priority)
 
     # ---- clocks -----------------------------------------------------------
     def clock_at_create(self, rec: GameRecord) -> list[ClockSet]:

@@ -266,6 +266,7 @@ def _repair_snapshots(data_dir: Path, damaged_dir: Path, stamp: str, r: Report) 
             continue
         s = journal.scan(file, journal.SNAPSHOT_MAGIC)
         kept, lost = [], 0
+        players, tournament_records, header_lost = _header_records(s)
         for f in s.frames[1:]:
             try:
                 recs = spb.GameHistory.FromString(f.payload).records
@@ -274,9 +275,26 @@ def _repair_snapshots(data_dir: Path, damaged_dir: Path, stamp: str, r: Report) 
                 lost += 1
         lost += len(s.damage)
         os.replace(file, damaged_dir / f"{file.name}.{stamp}.orig")
-        snapshots.write(data_dir, seg, kept)
-        r.say(f"{file.name}: damaged and no older snapshot: rewritten with its {len(kept)} intact games; "
-              f"{lost} damaged stretch(es) lost (original in {damaged_dir})", problem=bool(lost))
+        snapshots.write(data_dir, seg, kept, players, tournament_records)
+        r.say(f"{file.name}: damaged and no older snapshot: rewritten with its {len(kept)} intact games, "
+              f"{len(players)} players and {len(tournament_records)} tournament records; {lost} damaged "
+              f"stretch(es) lost (original in {damaged_dir})", problem=bool(lost))
+        if header_lost:
+            r.say(f"{file.name}: its header record is damaged: the players and tournaments it held are lost "
+                  f"(original in {damaged_dir})", problem=True)
+
+
+def _header_records(s: journal.Scan) -> tuple[list, list, bool]:
+    """The players and tournament records of a damaged snapshot's header, when the header frame
+    itself is intact (it is the first frame, right after the file header); (.., .., True) if not."""
+    first = s.frames[0] if s.frames else None
+    if first is None or first.offset != journal.FILE_HEADER.size:
+        return [], [], True
+    try:
+        header = spb.SnapshotHeader.FromString(first.payload)
+    except Exception:  # noqa: BLE001 - a damaged header parses as anything or nothing
+        return [], [], True
+    return list(header.players), list(header.tournament_records), False
 
 
 def _write(path: Path, data: bytes) -> None:

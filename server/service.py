@@ -185,6 +185,7 @@ class GameCore:
         if seed is not None and not 0 <= seed <= MAX_SEED:
             raise InvalidArgument("seed must be in 0..2^63-1")
         clock.validate(referee)
+        options = {**engine.default_options(), **options}  # journaled whole: a later default never changes this game
         try:
             return self.store.create(game, seats, options, seed, referee, seating, followups=self.after_create)
         except InvalidOptions as e:

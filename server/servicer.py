@@ -66,7 +66,8 @@ async def guarded(method: str, context: grpc.aio.ServicerContext, fn: Callable, 
     try:
         client = caller_of(context)
         quotas.QUOTAS.request(client)
-        result = await fn()
+        async with quotas.QUOTAS.turn(client):
+            result = await fn()
     except ServiceError as e:
         failure = e
     except Exception:  # never UNKNOWN: an engine or codec bug is INTERNAL, and logged
@@ -79,7 +80,7 @@ async def guarded(method: str, context: grpc.aio.ServicerContext, fn: Callable, 
         log.info("rpc", method=method, code=code, latency_ms=round(latency_ms, 3),
                  rule=getattr(failure, "rule", None), **{k: _bounded_field(v) for k, v in fields.items()})
     if failure is not None:
-        await quotas.QUOTAS.pace(client, failure)
+        await quotas.QUOTAS.pace(client, failure, context.time_remaining())
         failure.message = limits.clip(failure.message)
         s = status_for(failure)
         failure = None  # the exception's traceback holds this frame: no cycle through the local

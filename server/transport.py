@@ -18,7 +18,7 @@ def grpc_options(cfg) -> list[tuple[str, int]]:
     ms = lambda s: int(s * 1000)  # noqa: E731
     options = [
         ("grpc.max_receive_message_length", cfg.max_message_bytes),
-        ("grpc.max_send_message_length", 8 * cfg.max_message_bytes),
+        ("grpc.max_send_message_length", max(8 << 20, 8 * cfg.max_message_bytes)),  # whole game logs
         ("grpc.max_concurrent_streams", cfg.grpc_streams_per_connection),
         ("grpc.keepalive_time_ms", ms(cfg.grpc_keepalive_s)),
         ("grpc.keepalive_timeout_ms", 20_000),

@@ -64,7 +64,8 @@ EXPOSE_HEADERS = ["grpc-status", "grpc-message", "grpc-status-details-bin", "con
 
 
 class _WebContext:
-    """The part of grpc.aio.ServicerContext that servicer.py uses: peer(), invocation_metadata() and abort()."""
+    """The part of grpc.aio.ServicerContext that servicer.py uses: peer(), invocation_metadata(),
+    time_remaining() and abort()."""
 
     def __init__(self, ctx):
         self._ctx = ctx
@@ -74,6 +75,10 @@ class _WebContext:
 
     def invocation_metadata(self) -> list[tuple[str, str]]:
         return list(self._ctx.request_headers.allitems())
+
+    def time_remaining(self) -> float | None:
+        ms = self._ctx.timeout_ms
+        return None if ms is None else ms / 1000
 
     async def abort(self, code, details: str = "", trailing_metadata=()) -> None:
         raise connect_error(code.name, details, trailing_metadata)
@@ -177,7 +182,7 @@ def build_app(core, referee, cfg) -> Callable:
             await _files(static, scope, receive, send)
 
     origins = [o.strip() for o in cfg_value(cfg, "web_cors_origins", "").split(",") if o.strip()]
-    app = webguard.with_security_headers(app)
+    app = webguard.with_security_headers(webguard.with_body_limit(app, cfg.max_message_bytes))
     if not origins:
         return app
     return CORSMiddleware(app, allow_origins=origins, allow_methods=["GET", "POST", "OPTIONS"],

@@ -9,10 +9,12 @@ and one that has not sent a whole request head within GE_WEB_HEADER_TIMEOUT_S is
 from __future__ import annotations
 
 import asyncio
+import json
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from . import quotas
+from . import metrics, quotas
+from .errors import Exhausted
 
 # The page loads only its own script, style and data (no inline script or style), and may not be framed.
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -31,6 +33,46 @@ def with_security_headers(app):
             await send(message)
         await app(scope, receive, send_with_headers)
     return guarded_app
+
+
+def with_body_limit(app, max_bytes: int):
+    """Refuse a request whose declared body is over `max_bytes` (GE_MAX_MESSAGE_BYTES, plus the 5-byte
+    envelope) before reading any of it, paced like other refusals and closing the connection, so an
+    oversized body costs the server one header parse instead of reading and decoding it."""
+    limit = max_bytes + 5
+
+    async def limited_app(scope, receive, send):
+        size = _content_length(scope) if scope["type"] == "http" else None
+        if size is None or size <= limit:
+            await app(scope, receive, send)
+            return
+        message = f"the request body is {size} bytes; the maximum is {max_bytes} (GE_MAX_MESSAGE_BYTES)"
+        client = quotas.client_identity("web:" + _host_port(scope.get("client")))
+        await quotas.QUOTAS.pace(client, Exhausted(message, retry_after_ms=1000))
+        metrics.LIMIT_REFUSALS.labels("message_size").inc()
+        headers = [(b"connection", b"close")]
+        ctype = dict(scope.get("headers", ())).get(b"content-type", b"")
+        if ctype.startswith(b"application/grpc-web"):  # a trailers-only gRPC-Web answer
+            headers += [(b"content-type", ctype), (b"grpc-status", b"8"), (b"grpc-message", message.encode())]
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        body = json.dumps({"code": "resource_exhausted", "message": message}).encode()
+        headers += [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        await send({"type": "http.response.start", "status": 429, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    return limited_app
+
+
+def _content_length(scope) -> int | None:
+    for name, value in scope.get("headers", ()):
+        if name == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
 
 
 def protocol(max_connections: int, per_client: int, header_timeout_s: float):

@@ -31,6 +31,9 @@ class ServerProcess:
         self.env = dict(os.environ, GE_PORT=str(self.port), GE_METRICS_PORT=str(self.metrics_port),
                         GE_DATA_DIR=str(data_dir), GE_WEB_PORT="0",
                         GE_LOG_LEVEL=os.environ.get("GE_TEST_LOG_LEVEL", "warning"),
+                        # a test is one client doing the work of many: requests and creates as
+                        # generous as before (tests/limits set the quotas they test)
+                        GE_RATE_LIMIT_PER_S="1000", GE_CREATES_PER_MIN="600", GE_CREATES_BURST="600",
                         PYTHONPATH=f"{ROOT}{os.pathsep}{ROOT / 'protos'}")
         self.env.update(env)
         self.proc: subprocess.Popen | None = None

@@ -6,7 +6,8 @@ Creates a game, then repeatedly asks the seat whose decision the game waits for
 (`to_move`; `current_player` is whose turn it is, which differs e.g. while a Small
 World defender redeploys) for its legal moves and plays a random one, quoting the
 version it saw, until the game is over; prints the outcome. This is the loop a frontend or bot in any
-language would write against protos/gameengine/v1.
+language would write against protos/gameengine/v1, including waiting out a quota refusal
+(RESOURCE_EXHAUSTED) for the delay its RetryInfo names.
 """
 from __future__ import annotations
 
@@ -14,11 +15,37 @@ import argparse
 import importlib
 import random
 import sys
+import time
 import uuid
 
 import grpc
+from google.rpc import error_details_pb2, status_pb2
 
 PREFIX = {"pompeii": "Pompeii", "eruption": "Eruption", "citadels": "Citadels", "smallworld": "SmallWorld"}
+
+
+def retry_delay_s(error: grpc.RpcError) -> float:
+    """The RetryInfo delay of a refusal (google.rpc.Status in the grpc-status-details-bin trailer)."""
+    for key, value in error.trailing_metadata() or ():
+        if key == "grpc-status-details-bin":
+            for detail in status_pb2.Status.FromString(value).details:
+                if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+                    info = error_details_pb2.RetryInfo()
+                    detail.Unpack(info)
+                    return info.retry_delay.seconds + info.retry_delay.nanos / 1e9
+    return 1.0
+
+
+def call(method, request):
+    """One RPC; a RESOURCE_EXHAUSTED (a quota) is retried after its delay, the same request again
+    (a move keeps its idempotency key, so a retry can never play it twice)."""
+    while True:
+        try:
+            return method(request)
+        except grpc.RpcError as e:
+            if e.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
+                raise
+            time.sleep(retry_delay_s(e))
 
 
 def play(target: str, game: str, seats: int, seed: int, options: dict | None = None) -> dict:
@@ -31,14 +58,14 @@ def play(target: str, game: str, seats: int, seed: int, options: dict | None = N
         request = getattr(pb, f"Create{P}GameRequest")(seats=seats, seed=seed)
         for key, value in (options or {}).items():
             setattr(request.options, key, value)
-        created = getattr(stub, f"Create{P}Game")(request)
+        created = call(getattr(stub, f"Create{P}Game"), request)
         tokens = [t.token for t in created.seat_tokens]
         status, moves = created.status, 0
         while not status.over:
             seat = status.to_move
-            legal = getattr(stub, f"List{P}Moves")(getattr(pb, f"List{P}MovesRequest")(
+            legal = call(getattr(stub, f"List{P}Moves"), getattr(pb, f"List{P}MovesRequest")(
                 game_id=created.game_id, token=tokens[seat]))
-            reply = getattr(stub, f"Make{P}Move")(getattr(pb, f"Make{P}MoveRequest")(
+            reply = call(getattr(stub, f"Make{P}Move"), getattr(pb, f"Make{P}MoveRequest")(
                 game_id=created.game_id, token=tokens[seat], expected_version=legal.status.version,
                 idempotency_key=uuid.uuid4().hex, move=rng.choice(list(legal.moves))))
             status, moves = reply.status, moves + 1

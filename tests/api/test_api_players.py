@@ -140,8 +140,11 @@ def test_LOBBY_0_over_long_names_ids_codes_are_invalid_argument(stubs):
     me = register(stubs)
     refused(stubs[0].RegisterPlayer, player_pb2.RegisterPlayerRequest(name="n" * 10_000),
             grpc.StatusCode.INVALID_ARGUMENT, "PLAYER-1")
-    refused(stubs[1].JoinGame, lobby_pb2.JoinGameRequest(game_id="g" * 65, player_token=me.player_token),
+    refused(stubs[1].JoinGame, lobby_pb2.JoinGameRequest(game_id="g" * 129, player_token=me.player_token),
             grpc.StatusCode.INVALID_ARGUMENT, "LOBBY-0")
+    with pytest.raises(grpc.RpcError) as e:  # one bound for game ids everywhere (server/limits.py): 100 fits
+        stubs[1].JoinGame(lobby_pb2.JoinGameRequest(game_id="g" * 100, player_token=me.player_token))
+    assert e.value.code() == grpc.StatusCode.NOT_FOUND
     refused(stubs[1].JoinGame, lobby_pb2.JoinGameRequest(game_id="g", player_token="t" * 129),
             grpc.StatusCode.INVALID_ARGUMENT, "LOBBY-0")
     refused(stubs[1].JoinGame, lobby_pb2.JoinGameRequest(game_id="g", player_token=me.player_token,

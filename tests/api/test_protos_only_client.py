@@ -34,3 +34,15 @@ def test_complete_game_with_only_the_protos(server, game, seats):
     assert r.returncode == 0, r.stderr
     result = ast.literal_eval(r.stdout.strip())
     assert result["moves"] > 0 and len(result["ranks"]) == seats and result["winners"]
+
+
+def test_the_example_waits_out_a_rate_limit(fresh_server):
+    """Under a rate limit far below its pace, the example still finishes: it retries each refused
+    call after the RetryInfo delay (README "Limits")."""
+    server = fresh_server(GE_RATE_LIMIT_PER_S="40", GE_LOG_LEVEL="info").start()
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "protos"))
+    r = subprocess.run([sys.executable, str(EXAMPLE), "--server", server.target, "--game", "citadels",
+                        "--seats", "2", "--seed", "1"], env=env, cwd="/", capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert ast.literal_eval(r.stdout.strip())["winners"]
+    assert "RESOURCE_EXHAUSTED" in server.log.read_text(), "the limit was hit (its refusals are logged)"

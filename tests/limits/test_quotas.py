@@ -183,3 +183,40 @@ def test_referee_pool_share_per_game_creator(fresh_server):
     codes = sorted(c for c, _, _ in results)
     assert codes == ["OK", "RESOURCE_EXHAUSTED"], results
     assert "GE_POOL_JOBS_PER_CLIENT" in next(m for c, m, _ in results if c != "OK")
+
+
+def test_creates_come_in_bursts_of_GE_CREATES_BURST(web):
+    server = web(GE_CREATES_PER_MIN="120", GE_CREATES_BURST="3")
+    client = Client(server.target, GAME)
+    assert [create(client)[0] for _ in range(3)] == ["OK"] * 3
+    code, message, delay = create(client)
+    assert code == "RESOURCE_EXHAUSTED" and "GE_CREATES_BURST" in message and 0 < delay <= 1
+
+
+def test_a_request_over_64_kib_is_refused_by_default(web):
+    server = web()
+    status, err = web_call(server.web_port, SERVICE, "GetPompeiiView", {"gameId": "g", "token": "t" * 70_000})
+    assert status == 413 or err["code"] == "resource_exhausted", (status, err)
+    client = Client(server.target, GAME)
+    code = raw(client.common.GetGameStatus, common_pb2.GetGameStatusRequest(game_id="x" * 70_000))[0]
+    assert code == "RESOURCE_EXHAUSTED"
+
+
+def test_an_oversized_web_body_is_refused_before_it_is_read(web):
+    """The head declares 10 MB and no byte of the body follows: the answer comes anyway (paced, at
+    most 1 s), as a Connect resource_exhausted, and the connection is closed."""
+    import json
+    import socket
+
+    server = web()
+    with socket.create_connection(("127.0.0.1", server.web_port), timeout=5) as sock:
+        sock.sendall(b"POST /gameengine.v1.PompeiiService/GetPompeiiView HTTP/1.1\r\nHost: t\r\n"
+                     b"Content-Type: application/json\r\nContent-Length: 10000000\r\n\r\n")
+        t0 = time.perf_counter()
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 429") and b"connection: close" in head.lower()
+    assert json.loads(body)["code"] == "resource_exhausted" and b"GE_MAX_MESSAGE_BYTES" in body
+    assert time.perf_counter() - t0 < 2.5

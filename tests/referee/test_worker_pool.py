@@ -43,3 +43,18 @@ def test_item6_not_serving_only_while_the_pool_cannot_be_replaced():
         finally:
             referee.close()
     asyncio.run(scenario())
+
+
+def test_searches_run_at_a_lower_cpu_priority_than_the_server():
+    """Hints, autoplay and adjudication yield the CPU to the server's own process (issue 19 item 2:
+    a hint budget must not slow another caller's moves)."""
+    from server.referee import SEARCH_NICENESS
+
+    async def scenario():
+        referee = Referee(core=types.SimpleNamespace(), cfg=Config())
+        try:
+            return await referee._in_pool(os.nice, 0)
+        finally:
+            referee.close()
+
+    assert asyncio.run(scenario()) == os.nice(0) + SEARCH_NICENESS

@@ -428,3 +428,47 @@ def test_item1_a_waiting_game_gets_its_clock_when_it_starts_not_at_creation(tmp_
     assert rec.referee_state.clock.bank_ms == (5000, 5000) and rec.game_id in referee.watched
     referee.close()
     store.close()
+
+
+def test_item3_repairing_snapshots_with_no_intact_fallback_keeps_their_players(tmp_path):
+    """Both kept snapshots damaged in one game and the journal before them compacted away: each is
+    rewritten with its intact games, and the players in its header must come along (they were dropped)."""
+    from server.participation import PlayerRegistered
+
+    store, core = open_store(tmp_path)
+    store.write_player(PlayerRegistered("p-1", "alice", "h1", 1.0))
+    rng = random.Random(5)
+    recs = [core.create(g, n, {}, rng.randrange(99), {})[0] for g, n in GAMES]
+    for _ in range(3):
+        for rec in recs:
+            play(core, rec, rng, 2)
+        asyncio.run(store.snapshot())
+    store.close()
+    have = snapshots.listed(tmp_path)
+    assert len(have) == 2 and journal.segments(tmp_path)[:1] != [1], "the journal before them is compacted"
+    for seg in have:
+        snap = snapshots.path(tmp_path, seg)
+        s = journal.scan(snap, journal.SNAPSHOT_MAGIC)
+        flip(snap, s.frames[2].offset + 8 + len(s.frames[2].payload) // 2)
+    out = store_cli("repair", str(tmp_path))
+    assert "rewritten with" in out.stdout and "1 players" in out.stdout, out.stdout + out.stderr
+    store, _ = open_store(tmp_path)
+    assert store.players.by_name == {"alice": "p-1"}
+    store.close()
+
+
+@pytest.mark.parametrize("game,seats", GAMES)
+def test_a_game_journals_every_option_so_a_later_default_cannot_change_it(tmp_path, game, seats, monkeypatch):
+    """Creation records carry every option, the defaults resolved (they carried only the set ones,
+    so changing a default in a release would have changed the replay of every older game)."""
+    from engines import registry
+
+    store, core = open_store(tmp_path)
+    rec, _ = core.create(game, seats, {}, 4, {})
+    defaults = registry.spec(game).defaults()
+    store.close()
+    engine = registry.game(game)
+    monkeypatch.setattr(type(engine), "default_options", lambda self: {})  # a release that forgets them
+    store, _ = open_store(tmp_path)
+    assert store.games[rec.game_id].options == defaults
+    store.close()

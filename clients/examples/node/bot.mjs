@@ -31,9 +31,22 @@ function args(argv) {
 
 const opts = args(process.argv.slice(2));
 const creds = grpc.credentials.createInsecure();
-const call = (client, method, request) => new Promise((resolve, reject) =>
+const once = (client, method, request) => new Promise((resolve, reject) =>
   client[method](request, { deadline: Date.now() + 30_000 }, (err, reply) => (err ? reject(err) : resolve(reply))));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// A quota refusal (RESOURCE_EXHAUSTED, code 8) is retried, the same request again, after a second
+// (the longest a server holds a refusal; its RetryInfo is usually shorter); moves carry an
+// idempotency key, so a retry never plays one twice.
+async function call(client, method, request) {
+  for (;;) {
+    try {
+      return await once(client, method, request);
+    } catch (err) {
+      if (err.code !== 8) throw err;
+      await sleep(1000);
+    }
+  }
+}
 const say = (obj) => console.log(JSON.stringify(obj));
 if (opts.tournament) {
   // the tournament names the game: learn it before loading that game's proto
