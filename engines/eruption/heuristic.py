@@ -29,6 +29,7 @@ from .moves import (
 )
 from .scoring import outcome_keys, tiebreak_value
 from .setup import deck_for
+from .state import CARDS, ERUPTION, EXTRA_PLACEMENT, OVER, PLACEMENT, QUAKE, WALLS
 
 CENTRE = {v: (sum(c[0] for c in cells) / 3, sum(c[1] for c in cells) / 3)
           for v, cells in B.VILLAGE_CELLS.items()}
@@ -94,7 +95,7 @@ def _eruption_value(state, seat, m):
 
 
 # Greedy's value of each tile move, by phase (shared by `choose` and `rank`)
-_TILE_VALUE = {"placement": _placement_value, "quake": _quake_value, "eruption": _eruption_value}
+_TILE_VALUE = {PLACEMENT: _placement_value, QUAKE: _quake_value, ERUPTION: _eruption_value}
 
 
 def choose(state, seat, rng):
@@ -113,16 +114,16 @@ def prior(state, seat, rng):
     (ERU-155) and keep the stockpile rather than spend it on open ends.
     As a bot alone it beats greedy 0.79 (1000 games, 2 seats)."""
     if _last_turn(state, seat):
-        if state.phase == "cards":
+        if state.phase == CARDS:
             moves = legal_moves(state, seat)
             if state.temperatures[seat] and PlayRain() in moves:
                 return PlayRain()
             walls = _by_kind(moves).get(DiscardForWall)
             if walls:
                 return _best_material_card(walls)
-        elif state.phase == "walls":
+        elif state.phase == WALLS:
             return EndTurn()
-    elif state.phase == "cards" and "rain" in state.hands[seat]:
+    elif state.phase == CARDS and "rain" in state.hands[seat]:
         return _choose_card(state, seat, _keeping_rain(legal_moves(state, seat)), rng)
     return choose(state, seat, rng)
 
@@ -213,9 +214,9 @@ def _choose_card(state, seat, moves, rng):
 
 # Greedy's choice in the other steps, by phase
 _CHOOSE_IN = {
-    "extra_placement": lambda state, seat, moves, rng: DrawExtraTile(),
-    "walls": _choose_wall,
-    "cards": _choose_card,
+    EXTRA_PLACEMENT: lambda state, seat, moves, rng: DrawExtraTile(),
+    WALLS: _choose_wall,
+    CARDS: _choose_card,
 }
 
 
@@ -325,7 +326,7 @@ def _edge_logit(mine, other):
 
 def evaluate(state, seat):
     """Estimated chance that `seat` wins (see `_edge_logit`); the outcome once the game is over."""
-    if state.phase == "over":
+    if state.phase == OVER:
         ranks, winners = outcome_keys(state)
         return 1.0 / len(winners) if seat in winners else 0.0
     ends = open_ends(state)

@@ -149,12 +149,22 @@ def quake_replaces_some_tile(state, tile):
 # ---------------------------------------------------------------- walls and cards
 
 
+def is_free(state, position):
+    """ERU-91: at most one wall per position."""
+    return position not in state.walls
+
+
+def open_end_edges(state, space):
+    """ERU-23: the edges of empty `space` that face lava (a wall may stand there, ERU-90)."""
+    return constraints(state, space)[0]
+
+
 def wall_positions(state, seat):
-    """ERU-90/91: free legal wall positions for `seat`: open ends, then its own entry positions."""
-    walls = state.walls
+    """ERU-90/91: free legal wall positions for `seat`: open ends (all of them at once, as
+    `open_end_edges` finds them one space at a time), then its own entry positions."""
     out = [(space, e) for space, lava_in in sorted(open_ends(state).items())
-           for e in B.EDGES_OF_MASK[lava_in] if (space, e) not in walls]
-    return out + [position for position in B.ENTRIES[state.villages[seat]] if position not in walls]
+           for e in B.EDGES_OF_MASK[lava_in] if is_free(state, (space, e))]
+    return out + [position for position in B.ENTRIES[state.villages[seat]] if is_free(state, position)]
 
 
 def wall_position_error(state, seat, cell, edge):
@@ -163,7 +173,7 @@ def wall_position_error(state, seat, cell, edge):
         return ("ERU-24", "a wall position is a playable space and an edge 0..5")
     if (cell, edge) in B.SEA_EDGES:
         return ("ERU-17", "walls cannot be built on sea edges")
-    if (cell, edge) in state.walls:
+    if not is_free(state, (cell, edge)):
         return ("ERU-91", f"position {cell}:{B.EDGE_NAMES[edge]} already holds a wall")
     village = B.ENTRY_VILLAGE.get((cell, edge))
     if village is not None:
@@ -172,8 +182,7 @@ def wall_position_error(state, seat, cell, edge):
         return None
     if cell in state.board:
         return ("ERU-90", "walls may not go between two tiles or a tile and the volcano")
-    lava_in, _ = constraints(state, cell)
-    if not lava_in >> edge & 1:
+    if not open_end_edges(state, cell) >> edge & 1:
         return ("ERU-90", "a wall needs an open lava end or an entry position of your own village")
     return None
 

@@ -250,3 +250,27 @@ def test_ERU_21_sinkhole_and_quake_keep_every_tile_linked():
                         tried["quake"] += 1
             GAME.apply(st, seat, rng.choice(GAME.legal_moves(st, seat)))
     assert tried["sinkhole"] > 100 and tried["quake"] > 100
+
+
+def test_ERU_40_a_move_of_no_eruption_kind_is_refused_in_every_step():
+    """check_seat refuses a kind the game does not know, whatever the step (it was ERU-112,
+    "using cards", outside the cards step), and changes nothing."""
+    from typing import NamedTuple
+
+    class Shuffle(NamedTuple):
+        deck: str
+
+    for phase in ("placement", "cards", "walls"):
+        st = make_state(phase=phase)
+        refused(st, st.active, Shuffle("x" * 10_000), "ERU-40")
+        with pytest.raises(IllegalMove) as e:
+            GAME.apply(st, st.active, Shuffle("x" * 10_000))
+        assert len(e.value.message) <= 200  # caller-supplied text is never echoed whole
+
+
+def test_ERU_1_a_long_unknown_option_is_not_echoed_whole():
+    from engines.core import InvalidOptions
+
+    with pytest.raises(InvalidOptions) as e:
+        GAME.new_state(2, {"y" * 10_000: True}, 1)
+    assert e.value.rule == "ERU-1" and len(e.value.message) <= 200
