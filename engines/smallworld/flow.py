@@ -1,18 +1,20 @@
 """Turn flow (SW-30 - SW-32, SW-50 - SW-52, SW-82, SW-95, NEC-9 - NEC-30)."""
 from __future__ import annotations
 
-from engines.core import Event
+from engines.core import Event, advance
 
 from . import data as D
 from .forces import active_force, bivouac_force, kinds_of, opt, powers, race_ability, regions_of, tokens_of
-from .legality import ally_candidates, aside_regions, conquest_moves, fortress_regions, purchase_moves, redeploy_step
+from .legality import (ally_choice, aside_regions, fortress_regions, has_conquest_choice, island_open, purchase_possible,
+                       redeploy_step)
 from .resolution import deploy, go_into_decline, place_heroes, ready_troops, set_aside, summon, well_conversion
 from .scoring import end_game, score_turn, win_check
+from .state import ALLY, CONQUEST, DEFEND, END_TURN, HEROES, PICK, PURCHASE, REDEPLOY, START, STOUT, SUMMON
 
 GHOSTS, LOST, NONE = D.GHOSTS, D.LOST_TRIBE, D.NO_RACE
 
+# SW-52 / NEC-26 - NEC-30: the end-of-turn steps (names of FLOW steps); the view's end_step indexes them
 NORMAL_EOT = ("heroes", "ally", "score", "stout", "defend", "convert", "next")
-
 NECRO_EOT = ("heroes", "ally", "score", "summon", "convert", "defend", "check", "next")
 
 
@@ -42,16 +44,16 @@ def start_turn(st, ev):
     st.peace[seat] = -1  # SW-154: the peace lasts until the Diplomat's next turn
     ev.append(Event("turn_started", {"seat": seat, "round": st.round}))
     if seat == st.necro:
-        st.phase = "purchase"
-        if not purchase_moves(st):
+        st.phase = PURCHASE
+        if not purchase_possible(st):
             end_purchases(st, ev)
     elif st.active[seat] >= 0:
-        st.phase = "start"
+        st.phase = START
     else:
         if opt(st, "decline_ghouls_full_phase"):
             ghouls_then(st, "pick", ev)  # SW-133 / ED-14
         else:
-            st.phase = "pick"
+            st.phase = PICK
 
 
 def ghoul_phase_due(st, seat):
@@ -69,20 +71,32 @@ def ghouls_then(st, then, ev):
 
 
 def after_ghouls(st, then, ev):
+    """SW-133 / ED-14: what the turn does once the in-decline Ghouls are done."""
     st.after_ghouls = ""
-    if then == "pick":
-        st.phase = "pick"
-    elif then == "active":
-        a = st.active[st.cur]
-        ready_troops(st, a, ev)
-        enter_conquest(st, a, ev)
-    elif then == "decline":
-        go_into_decline(st, st.cur, ev)
-        continue_eot(st, ev, start="score")
+    AFTER_GHOULS[then](st, ev)
+
+
+def pick_next(st, ev):
+    st.phase = PICK
+
+
+def active_race_next(st, ev):
+    a = st.active[st.cur]
+    ready_troops(st, a, ev)
+    enter_conquest(st, a, ev)
+
+
+def decline_next(st, ev):
+    go_into_decline(st, st.cur, ev)
+    end_of_turn_from(st, "score")
+    continue_eot(st, ev)
+
+
+AFTER_GHOULS = {"pick": pick_next, "active": active_race_next, "decline": decline_next}
 
 
 def enter_conquest(st, k, ev):
-    st.phase = "conquest"
+    st.phase = CONQUEST
     st.force = k
     st.roll = -1
     maybe_end_conquest(st, ev)
@@ -93,21 +107,17 @@ def maybe_end_conquest(st, ev):
     k = st.force
     if st.hand[k] > 0 and st.roll < 0:
         return
+    if has_conquest_choice(st):
+        return
     if st.roll >= 0:
-        if len(conquest_moves(st)) > 1:
-            return
         ev.append(Event("conquest_ended", {"seat": st.cur, "race": D.kind_key(k), "reason": "no_affordable_target"}))
-        begin_redeploy(st, ev)
-        return
-    if len(conquest_moves(st)) > 1:
-        return
     begin_redeploy(st, ev)
 
 
 def begin_redeploy(st, ev):
     """SW-95: Skeletons first, then free redistribution, pieces, Amazons."""
     k = st.force
-    st.phase = "redeploy"
+    st.phase = REDEPLOY
     st.roll = -1
     if race_ability(st, k, D.SKELETONS):  # SW-139
         n = min(st.t_nonempty[k] // 2, st.supply[k])
@@ -132,47 +142,64 @@ def begin_redeploy(st, ev):
 
 
 def advance_redeploy(st, ev):
+    advance(FLOW, st, ev, "redeploy")
+
+
+def redeploy(st, ev):
+    """SW-95: run the redeployment step that is due."""
+    return redeploy_step(st)[0]
+
+
+def deploy_tokens(st, ev):
+    """Tokens in hand go on the force's regions; with one region there is nothing to choose."""
     k = st.force
-    while True:
-        step, regs = redeploy_step(st)
-        if step == "tokens":
-            if len(regs) == 1 and not (k == GHOSTS and opt(st, "necro_island_redeploy")):
-                deploy(st, k, regs[0], st.hand[k], ev, st.cur)
-                continue
-            return
-        if step == "camps":
-            if len(regs) == 1:
-                n = st.camp_hand[st.cur]
-                st.camps[regs[0]] += n
-                st.camp_hand[st.cur] = 0
-                ev.append(Event("encampment_placed", {"seat": st.cur, "region": regs[0], "count": n}))
-                continue
-            return
-        if step == "fortress":
-            if not fortress_regions(st, regs):
-                st.fort_done = 1
-                continue
-            return
-        if step == "amazons":
-            if st.aside_due < 0:
-                total = sum(st.cnt[r] for r in regs)
-                if not opt(st, "amazons_removal_may_abandon"):
-                    total -= len(regs)
-                st.aside_due = min(4, total)  # SW-130
-                continue
-            cands = aside_regions(st, regs)
-            if not cands:
-                st.aside_due = 0
-                continue
-            if len(cands) == 1:
-                set_aside(st, cands[0], ev)
-                continue
-            return
-        finish_redeploy(st, ev)
-        return
+    regs = regions_of(st, k)
+    if len(regs) == 1 and not island_open(st, k):
+        deploy(st, k, regs[0], st.hand[k], ev, st.cur)
+        return "redeploy"
+    return None
 
 
-def finish_redeploy(st, ev):
+def place_encampments(st, ev):
+    """SW-152: with one region every Encampment goes there."""
+    regs = regions_of(st, st.force)
+    if len(regs) == 1:
+        n = st.camp_hand[st.cur]
+        st.camps[regs[0]] += n
+        st.camp_hand[st.cur] = 0
+        ev.append(Event("encampment_placed", {"seat": st.cur, "region": regs[0], "count": n}))
+        return "redeploy"
+    return None
+
+
+def place_fortress(st, ev):
+    """SW-158: the Fortress step is skipped when no region can take one."""
+    if not fortress_regions(st, regions_of(st, st.force)):
+        st.fort_done = 1
+        return "redeploy"
+    return None
+
+
+def set_aside_amazons(st, ev):
+    """SW-130: the Amazons set aside up to 4 tokens (ED-19: a lone token too when unavoidable)."""
+    regs = regions_of(st, st.force)
+    if st.aside_due < 0:
+        total = sum(st.cnt[r] for r in regs)
+        if not opt(st, "amazons_removal_may_abandon"):
+            total -= len(regs)
+        st.aside_due = min(4, total)
+        return "redeploy"
+    cands = aside_regions(st, regs)
+    if not cands:
+        st.aside_due = 0
+        return "redeploy"
+    if len(cands) == 1:
+        set_aside(st, cands[0], ev)
+        return "redeploy"
+    return None
+
+
+def redeployed(st, ev):
     k = st.force
     if race_ability(st, k, D.TROLLS) and not opt(st, "lair_on_conquest"):  # ED-26 alternative
         for r in regions_of(st, k):
@@ -184,69 +211,137 @@ def finish_redeploy(st, ev):
     if k == GHOSTS:
         win_check(st, ev, immediate_only=True)
         if st.over:
-            return
+            return None
     st.force = NONE
     if st.after_ghouls:
         after_ghouls(st, st.after_ghouls, ev)
-    else:
-        continue_eot(st, ev, start="heroes")
+        return None
+    return end_of_turn_from(st, "heroes")
 
 
-def eot_steps(st):
+# ---------------------------------------------------------------- SW-52 end of turn, step by step
+
+def end_steps(st):
     return NECRO_EOT if st.cur == st.necro else NORMAL_EOT
 
 
-def continue_eot(st, ev, start=None):
-    """SW-52 end of turn, step by step; stops at each decision."""
-    steps = eot_steps(st)
-    if start is not None:
-        st.eot = steps.index(start)
-    st.phase = "end_turn"
-    while not st.over:
-        step = steps[st.eot]
-        f = active_force(st, st.cur)
-        if step == "heroes":
-            if f >= 0 and D.HEROIC in powers(st, f) and not st.heroes_placed_turn:
-                regs = regions_of(st, f)
-                for r in regs:
-                    st.hero[r] = 0
-                if 1 <= len(regs) <= 2:
-                    place_heroes(st, tuple(regs), ev)
-                elif regs:
-                    st.phase = "heroes"
-                    return
-        elif step == "ally":
-            if f >= 0 and D.DIPLOMAT in powers(st, f) and ally_candidates(st):
-                st.phase = "ally"
-                return
-        elif step == "score":
-            score_turn(st, st.cur, ev)
-            if st.cur == st.necro and not opt(st, "necro_summon_optional"):
-                summon(st, ev)
-        elif step == "stout":
-            a = st.active[st.cur]
-            if a >= 0 and not st.decline_turn and D.STOUT in powers(st, a):
-                st.phase = "stout"
-                return
-        elif step == "summon":
-            if opt(st, "necro_summon_optional") and regions_of(st, GHOSTS):
-                st.phase = "summon"
-                return
-        elif step == "convert":
-            if st.necro >= 0:
-                well_conversion(st, ev)
-        elif step == "defend":
-            if not st.def_queue:
-                st.def_queue = defender_queue(st)
-            if advance_defend(st, ev):
-                st.phase = "defend"
-                return
-        elif step == "check":
-            win_check(st, ev, immediate_only=False)
-        elif step == "next":
-            next_turn(st, ev)
-            return
-        st.eot += 1
+def end_of_turn_from(st, step):
+    st.eot = end_steps(st).index(step)
+    st.phase = END_TURN
+    return step
+
+
+def continue_eot(st, ev):
+    """Run the end of turn from step `st.eot` until a seat has a decision."""
+    st.phase = END_TURN
+    advance(FLOW, st, ev, None if st.over else end_steps(st)[st.eot])
+
+
+def resume_eot(st, ev):
+    """The decision of end step `st.eot` is made: on to the next step."""
+    st.eot += 1
+    continue_eot(st, ev)
+
+
+def next_step(st):
+    st.eot += 1
+    return None if st.over else end_steps(st)[st.eot]
+
+
+def wait(st, phase):
+    st.phase = phase
+    return None
+
+
+def heroes(st, ev):
+    """SW-159: the Heroes move to one or two regions of the active race."""
+    f = active_force(st, st.cur)
+    if f >= 0 and D.HEROIC in powers(st, f) and not st.heroes_placed_turn:
+        regs = regions_of(st, f)
+        for r in regs:
+            st.hero[r] = 0
+        if 1 <= len(regs) <= 2:
+            place_heroes(st, tuple(regs), ev)
+        elif regs:
+            return wait(st, HEROES)
+    return next_step(st)
+
+
+def ally(st, ev):
+    """SW-154: the Diplomat may name an ally."""
+    f = active_force(st, st.cur)
+    if f >= 0 and D.DIPLOMAT in powers(st, f) and ally_choice(st):
+        return wait(st, ALLY)
+    return next_step(st)
+
+
+def score(st, ev):
+    """SW-110; NEC-27: the Necromancer's souls are summoned right after, unless optional (ED-37)."""
+    score_turn(st, st.cur, ev)
+    if st.cur == st.necro and not opt(st, "necro_summon_optional"):
+        summon(st, ev)
+    return next_step(st)
+
+
+def stout(st, ev):
+    """SW-166: a Stout race may go into decline right after scoring."""
+    a = st.active[st.cur]
+    if a >= 0 and not st.decline_turn and D.STOUT in powers(st, a):
+        return wait(st, STOUT)
+    return next_step(st)
+
+
+def summon_souls(st, ev):
+    """NEC-27 with necro_summon_optional (ED-37): the Necromancer chooses."""
+    if opt(st, "necro_summon_optional") and regions_of(st, GHOSTS):
+        return wait(st, SUMMON)
+    return next_step(st)
+
+
+def convert_well(st, ev):
+    """NEC-16: the Soul Well turns into Ghosts."""
+    if st.necro >= 0:
+        well_conversion(st, ev)
+    return next_step(st)
+
+
+def defend(st, ev):
+    """SW-82: the defenders redeploy their kept tokens, in order (ED-13)."""
+    if not st.def_queue:
+        st.def_queue = defender_queue(st)
+    if advance_defend(st, ev):
+        return wait(st, DEFEND)
+    return next_step(st)
+
+
+def check_victory(st, ev):
+    """NEC-28 / ED-32: the Necromancer's instant win, at step D of his own turn."""
+    win_check(st, ev, immediate_only=False)
+    return next_step(st)
+
+
+def next_turn_step(st, ev):
+    next_turn(st, ev)
+    return None
+
+
+FLOW = {
+    "redeploy": redeploy,
+    "deploy_tokens": deploy_tokens,
+    "place_encampments": place_encampments,
+    "place_fortress": place_fortress,
+    "set_aside": set_aside_amazons,
+    "redeployed": redeployed,
+    "heroes": heroes,
+    "ally": ally,
+    "score": score,
+    "stout": stout,
+    "summon": summon_souls,
+    "convert": convert_well,
+    "defend": defend,
+    "check": check_victory,
+    "next": next_turn_step,
+}
 
 
 def defender_queue(st):
@@ -320,5 +415,4 @@ def resume_defend(st, ev):
         return
     if advance_defend(st, ev):
         return
-    st.eot += 1
-    continue_eot(st, ev)
+    resume_eot(st, ev)

@@ -7,7 +7,7 @@ from engines.core import Engine, Outcome, rank_by
 
 from . import view as V
 from .effects import EFFECTS
-from .legality import CHECKS, legal_moves, seats_to_act
+from .legality import CHECKS, check_seat, legal_moves, seats_to_act
 from .scoring import outcome_keys
 from .setup import new_state
 from .spec import SPEC
@@ -23,7 +23,7 @@ class SmallWorldEngine(Engine[SWState]):
         return new_state(seats, options or {}, seed)
 
     def check_seat(self, state, seat, move):
-        pass  # the kind's check refuses the wrong seat too (SW-30, SW-82)
+        check_seat(state, seat, move)
 
     def legal_moves(self, state, seat):
         return legal_moves(state, seat)

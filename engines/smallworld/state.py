@@ -5,6 +5,15 @@ import random
 
 from . import data as D
 
+# phases: what the game waits for (the view's `phase`)
+START, PICK, CONQUEST, REDEPLOY = "start", "pick", "conquest", "redeploy"  # SW-50, SW-47, SW-60, SW-95
+HEROES, ALLY, STOUT, DEFEND = "heroes", "ally", "stout", "defend"  # SW-159, SW-154, SW-166, SW-82
+NECRO_SETUP, PURCHASE, SUMMON = "necro_setup", "purchase", "summon"  # NEC-4, NEC-19, NEC-27
+END_TURN, OVER = "end_turn", "over"  # SW-52 (never waits), SW-32
+PHASE_RULE = {START: "SW-50", PICK: "SW-47", CONQUEST: "SW-60", REDEPLOY: "SW-95", HEROES: "SW-159", ALLY: "SW-154",
+              STOUT: "SW-166", DEFEND: "SW-82", PURCHASE: "NEC-19", NECRO_SETUP: "NEC-4", SUMMON: "NEC-27",
+              OVER: "SW-32"}
+
 # per-region lists
 REGION_LISTS = ("occ", "cnt", "lair", "fort", "camps", "hero", "dragon", "hole")
 # per-kind lists (index = race 0..13, LOST_TRIBE, GHOSTS)
