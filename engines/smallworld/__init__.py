@@ -1,8 +1,9 @@
 """Small World (2-5 players) with the Necromancer Island scenario (3-6 seats): game id `smallworld`.
 
 Rules: docs/rules/smallworld.md (ids SW-n, NEC-n, ED-n). Data: engines/smallworld/data/.
-Modules: spec (the game as data), setup, state, moves, legality (with conquest: geometry and cost),
-effects, resolution (what moves pieces), flow (turn order and steps), scoring, view, heuristic.
+Modules: spec (the game as data), game (the engine), setup, state, moves, legality (a predicate per rule,
+the move generator, CHECKS) with conquest (targets and costs), effects (EFFECTS), resolution (what moves
+pieces), forces (who holds what), flow (turn flow as named steps), scoring, view, heuristic, data.
 """
 from __future__ import annotations
 

@@ -67,22 +67,22 @@ def kind_key(k: int) -> str:
     return ""
 
 
-def kind_from_key(s: str) -> int:
-    if not s:
+def kind_from_key(key: str) -> int:
+    if not key:
         return NO_RACE
-    if s == "lost_tribe":
+    if key == "lost_tribe":
         return LOST_TRIBE
-    if s == "ghosts":
+    if key == "ghosts":
         return GHOSTS
-    return RACE[s]
+    return RACE[key]
 
 
 def power_key(p: int) -> str:
     return POWER_KEYS[p] if p >= 0 else ""
 
 
-def power_from_key(s: str) -> int:
-    return POWER[s] if s else -1
+def power_from_key(key: str) -> int:
+    return POWER[key] if key else -1
 
 
 class Board:

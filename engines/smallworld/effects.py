@@ -4,11 +4,11 @@ from __future__ import annotations
 from engines.core import Event
 
 from . import data as D
-from .conquest import conquest_cost
+from .conquest import conquest_cost, needed
 from .flow import (advance_redeploy, after_ghouls, begin_redeploy, end_purchases, ghouls_then, maybe_end_conquest,
                    resume_defend, resume_eot, start_turn)
-from .forces import opt, price
-from .legality import needed, purchase_possible
+from .forces import option, price
+from .legality import purchase_possible
 from .moves import (Abandon, BerserkRoll, BuyGhost, BuyPower, ChoosePower, Conquer, Convert, Decline, Deploy,
                     DragonAttack, EndConquest, EndPurchases, Expand, FinalAttempt, NameAlly, Pass, PickCombo,
                     PlaceEncampment, PlaceFortress, PlaceHeroes, SetAside, Summon)
@@ -20,186 +20,187 @@ from .state import REDEPLOY, START, STOUT
 GHOSTS = D.GHOSTS
 
 
-def expand(st, seat, move, ev):
+def expand(state, seat, move, events):
     """SW-50b: the active race readies its troops and conquers (after the in-decline Ghouls, SW-133)."""
-    ev.append(Event("expanded", {"seat": seat}))
-    ghouls_then(st, "active", ev)
+    events.append(Event("expanded", {"seat": seat}))
+    ghouls_then(state, "active", events)
 
 
-def decline(st, seat, move, ev):
+def decline(state, seat, move, events):
     """SW-100 at the start of a turn; SW-166 Stout after scoring; ED-15 no Ghoul conquests on a decline turn."""
-    if st.phase == STOUT:
-        go_into_decline(st, seat, ev, stout=True)
-        resume_eot(st, ev)
+    if state.phase == STOUT:
+        go_into_decline(state, seat, events, stout=True)
+        resume_eot(state, events)
         return
-    st.decline_turn = 1
-    if opt(st, "decline_turn_blocks_ghouls"):
-        after_ghouls(st, "decline", ev)
+    state.decline_turn = 1
+    if option(state, "decline_turn_blocks_ghouls"):
+        after_ghouls(state, "decline", events)
     else:
-        ghouls_then(st, "decline", ev)
+        ghouls_then(state, "decline", events)
 
 
-def pick(st, seat, move, ev):
+def pick(state, seat, move, events):
     """SW-40 - SW-44; ED-25 alternative: a wiped-out race leaves play first."""
-    at_start = st.phase == START
+    at_start = state.phase == START
     if at_start:
-        leave_play(st, st.active[seat], ev)
-    pick_combo(st, seat, move.position, ev)
-    if at_start or not opt(st, "decline_ghouls_full_phase"):
-        ghouls_then(st, "active", ev)
+        leave_play(state, state.active_race[seat], events)
+    pick_combo(state, seat, move.position, events)
+    if at_start or not option(state, "decline_ghouls_full_phase"):
+        ghouls_then(state, "active", events)
     else:
-        after_ghouls(st, "active", ev)
+        after_ghouls(state, "active", events)
 
 
-def abandon_region(st, seat, move, ev):
-    abandon(st, st.force, move.region, ev)  # SW-93
-    maybe_end_conquest(st, ev)
+def abandon_region(state, seat, move, events):
+    abandon(state, state.force, move.region, events)  # SW-93
+    maybe_end_conquest(state, events)
 
 
-def conquer_region(st, seat, move, ev):
+def conquer_region(state, seat, move, events):
     """SW-67; SW-151 with the pending Berserk roll."""
-    k, roll = st.force, st.roll
-    c = conquest_cost(st, k, move.region)
-    n = needed(st, c)
-    st.roll = -1
-    conquer(st, k, move.region, n, ev, "berserk" if roll >= 0 else "normal", c, roll)
-    maybe_end_conquest(st, ev)
+    k, roll = state.force, state.berserk_roll
+    c = conquest_cost(state, k, move.region)
+    n = needed(state, c)
+    state.berserk_roll = -1
+    conquer(state, k, move.region, n, events, "berserk" if roll >= 0 else "normal", c, roll)
+    maybe_end_conquest(state, events)
 
 
-def final_attempt(st, seat, move, ev):
+def final_attempt(state, seat, move, events):
     """SW-90: the reinforcement die for the shortfall; the conquest ends either way."""
-    k = st.force
-    c = conquest_cost(st, k, move.region)
-    roll = st.rng.choice(D.DIE)
-    ok = st.hand[k] + roll >= c
-    ev.append(Event("die_rolled", {"seat": seat, "race": D.kind_key(k), "roll": roll, "purpose": "final_attempt",
+    k = state.force
+    c = conquest_cost(state, k, move.region)
+    roll = state.rng.choice(D.DIE)
+    ok = state.hand[k] + roll >= c
+    events.append(Event("die_rolled", {"seat": seat, "race": D.kind_key(k), "roll": roll, "purpose": "final_attempt",
                                    "region": move.region, "success": ok}))
     if ok:
-        conquer(st, k, move.region, st.hand[k], ev, "final_attempt", c, roll)
-    ev.append(Event("conquest_ended", {"seat": seat, "race": D.kind_key(k), "reason": "final_attempt"}))
-    begin_redeploy(st, ev)
+        conquer(state, k, move.region, state.hand[k], events, "final_attempt", c, roll)
+    events.append(Event("conquest_ended", {"seat": seat, "race": D.kind_key(k), "reason": "final_attempt"}))
+    begin_redeploy(state, events)
 
 
-def berserk_roll(st, seat, move, ev):
+def berserk_roll(state, seat, move, events):
     """SW-151: roll first, choose the target with the roll known."""
-    st.roll = st.rng.choice(D.DIE)
-    ev.append(Event("die_rolled", {"seat": seat, "race": D.kind_key(st.force), "roll": st.roll, "purpose": "berserk",
+    state.berserk_roll = state.rng.choice(D.DIE)
+    events.append(Event("die_rolled", {"seat": seat, "race": D.kind_key(state.force), "roll": state.berserk_roll,
+                                       "purpose": "berserk",
                                    "region": -1, "success": True}))
-    maybe_end_conquest(st, ev)
+    maybe_end_conquest(state, events)
 
 
-def dragon_attack(st, seat, move, ev):
-    conquer(st, st.force, move.region, 1, ev, "dragon", 1)  # SW-155
-    maybe_end_conquest(st, ev)
+def dragon_attack(state, seat, move, events):
+    conquer(state, state.force, move.region, 1, events, "dragon", 1)  # SW-155
+    maybe_end_conquest(state, events)
 
 
-def convert_region(st, seat, move, ev):
-    convert(st, move.region, ev)  # SW-140
-    maybe_end_conquest(st, ev)
+def convert_region(state, seat, move, events):
+    convert(state, move.region, events)  # SW-140
+    maybe_end_conquest(state, events)
 
 
-def end_conquest(st, seat, move, ev):
-    ev.append(Event("conquest_ended", {"seat": seat, "race": D.kind_key(st.force), "reason": "stopped"}))
-    begin_redeploy(st, ev)
+def end_conquest(state, seat, move, events):
+    events.append(Event("conquest_ended", {"seat": seat, "race": D.kind_key(state.force), "reason": "stopped"}))
+    begin_redeploy(state, events)
 
 
-def deploy_tokens(st, seat, move, ev):
+def deploy_tokens(state, seat, move, events):
     """SW-95 from hand in redeployment; SW-82 a defender's kept tokens (NEC-15: onto the Island)."""
-    if st.phase == REDEPLOY:
-        deploy(st, st.force, move.region, move.count, ev, seat)
-        advance_redeploy(st, ev)
+    if state.phase == REDEPLOY:
+        deploy(state, state.force, move.region, move.count, events, seat)
+        advance_redeploy(state, events)
         return
-    k = st.occ[move.region] if move.region >= 0 else GHOSTS
-    deploy(st, k, move.region, move.count, ev, seat, from_kept=True)
+    k = state.occupant[move.region] if move.region >= 0 else GHOSTS
+    deploy(state, k, move.region, move.count, events, seat, from_kept=True)
     if k == GHOSTS:
-        win_check(st, ev, immediate_only=True)
-    resume_defend(st, ev)
+        win_check(state, events, immediate_only=True)
+    resume_defend(state, events)
 
 
-def place_encampment(st, seat, move, ev):
+def place_encampment(state, seat, move, events):
     """SW-152."""
-    st.camps[move.region] += 1
-    st.camp_hand[seat] -= 1
-    ev.append(Event("encampment_placed", {"seat": seat, "region": move.region, "count": 1}))
-    if st.phase == REDEPLOY:
-        advance_redeploy(st, ev)
+    state.encampments[move.region] += 1
+    state.encampments_in_hand[seat] -= 1
+    events.append(Event("encampment_placed", {"seat": seat, "region": move.region, "count": 1}))
+    if state.phase == REDEPLOY:
+        advance_redeploy(state, events)
     else:
-        resume_defend(st, ev)
+        resume_defend(state, events)
 
 
-def place_fortress(st, seat, move, ev):
+def place_fortress(state, seat, move, events):
     """SW-158."""
-    st.fort[move.region] = 1
-    st.fort_done = 1
-    ev.append(Event("fortress_placed", {"seat": seat, "region": move.region}))
-    advance_redeploy(st, ev)
+    state.fortress[move.region] = 1
+    state.fortress_done = 1
+    events.append(Event("fortress_placed", {"seat": seat, "region": move.region}))
+    advance_redeploy(state, events)
 
 
-def set_aside_token(st, seat, move, ev):
-    set_aside(st, move.region, ev)  # SW-130
-    advance_redeploy(st, ev)
+def set_aside_token(state, seat, move, events):
+    set_aside(state, move.region, events)  # SW-130
+    advance_redeploy(state, events)
 
 
-def place_hero_pair(st, seat, move, ev):
-    place_heroes(st, move.regions, ev)  # SW-159
-    resume_eot(st, ev)
+def place_hero_pair(state, seat, move, events):
+    place_heroes(state, move.regions, events)  # SW-159
+    resume_eot(state, events)
 
 
-def name_ally(st, seat, move, ev):
+def name_ally(state, seat, move, events):
     """SW-154: the peace lasts until the Diplomat's next turn."""
-    st.peace[seat] = move.seat
-    ev.append(Event("ally_named", {"seat": seat, "ally": move.seat}))
-    resume_eot(st, ev)
+    state.ally[seat] = move.seat
+    events.append(Event("ally_named", {"seat": seat, "ally": move.seat}))
+    resume_eot(state, events)
 
 
-def skip(st, seat, move, ev):
+def skip(state, seat, move, events):
     """Pass: no Fortress this turn (SW-158), or on past an optional end-of-turn step."""
-    if st.phase == REDEPLOY:
-        st.fort_done = 1
-        advance_redeploy(st, ev)
+    if state.phase == REDEPLOY:
+        state.fortress_done = 1
+        advance_redeploy(state, events)
     else:
-        resume_eot(st, ev)
+        resume_eot(state, events)
 
 
-def summon_souls(st, seat, move, ev):
-    summon(st, ev)  # NEC-27
-    resume_eot(st, ev)
+def summon_souls(state, seat, move, events):
+    summon(state, events)  # NEC-27
+    resume_eot(state, events)
 
 
-def choose_power(st, seat, move, ev):
+def choose_power(state, seat, move, events):
     """NEC-4: the first active power, free; then the first player's turn."""
     p = D.power_from_key(move.power)
-    st.necro_reserve.remove(p)
-    activate_necro_power(st, p)
-    ev.append(Event("power_activated", {"seat": seat, "power": move.power, "price": 0}))
-    st.turn_idx = 0
-    start_turn(st, ev)
+    state.power_reserve.remove(p)
+    activate_necro_power(state, p)
+    events.append(Event("power_activated", {"seat": seat, "power": move.power, "price": 0}))
+    state.turn_index = 0
+    start_turn(state, events)
 
 
-def buy_ghost(st, seat, move, ev):
+def buy_ghost(state, seat, move, events):
     """NEC-19, NEC-20: a Ghost from the reserve onto the Island."""
-    p = price(st)
-    st.coins[seat] -= p
-    st.ghost_reserve -= 1
-    st.island += 1
-    st.necro_bought += 1
-    ev.append(Event("ghost_bought", {"seat": seat, "price": p}))
-    win_check(st, ev, immediate_only=True)
-    if not st.over and not purchase_possible(st):
-        end_purchases(st, ev)
+    p = price(state)
+    state.coins[seat] -= p
+    state.ghost_reserve -= 1
+    state.island += 1
+    state.purchases += 1
+    events.append(Event("ghost_bought", {"seat": seat, "price": p}))
+    win_check(state, events, immediate_only=True)
+    if not state.over and not purchase_possible(state):
+        end_purchases(state, events)
 
 
-def buy_power(st, seat, move, ev):
+def buy_power(state, seat, move, events):
     """NEC-19, NEC-20: activate a power from the reserve."""
-    p = price(st)
+    p = price(state)
     q = D.power_from_key(move.power)
-    st.coins[seat] -= p
-    st.necro_reserve.remove(q)
-    activate_necro_power(st, q)
-    st.necro_bought += 1
-    ev.append(Event("power_activated", {"seat": seat, "power": move.power, "price": p}))
-    if not purchase_possible(st):
-        end_purchases(st, ev)
+    state.coins[seat] -= p
+    state.power_reserve.remove(q)
+    activate_necro_power(state, q)
+    state.purchases += 1
+    events.append(Event("power_activated", {"seat": seat, "power": move.power, "price": p}))
+    if not purchase_possible(state):
+        end_purchases(state, events)
 
 
 EFFECTS = {
@@ -223,6 +224,6 @@ EFFECTS = {
     ChoosePower: choose_power,
     BuyGhost: buy_ghost,
     BuyPower: buy_power,
-    EndPurchases: lambda st, seat, move, ev: end_purchases(st, ev),  # NEC-21
+    EndPurchases: lambda state, seat, move, events: end_purchases(state, events),  # NEC-21
     Summon: summon_souls,
 }

@@ -4,78 +4,79 @@ from __future__ import annotations
 
 from . import data as D
 
-GHOSTS, LOST, NONE = D.GHOSTS, D.LOST_TRIBE, D.NO_RACE
+GHOSTS, NONE = D.GHOSTS, D.NO_RACE
 
 
-def opt(st, k):
-    return st.options[k]
+def option(state, name):
+    return state.options[name]
 
 
-def regions_of(st, k):
-    occ = st.occ
+def regions_of(state, k):
+    occ = state.occupant
     return [r for r in range(len(occ)) if occ[r] == k]
 
 
-def on_map(st, k):
-    occ, cnt = st.occ, st.cnt
+def on_map(state, k):
+    occ, cnt = state.occupant, state.tokens
     return sum(cnt[r] for r in range(len(occ)) if occ[r] == k)
 
 
-def seat_of(st, k):
+def seat_of(state, k):
     if k == GHOSTS:
-        return st.necro
+        return state.necromancer
     if 0 <= k < D.N_RACES:
-        return st.owner[k]
+        return state.owner[k]
     return -1
 
 
-def active_force(st, seat):
+def active_force(state, seat):
     if seat < 0:
         return NONE
-    return GHOSTS if seat == st.necro else st.active[seat]
+    return GHOSTS if seat == state.necromancer else state.active_race[seat]
 
 
-def is_active_race(st, k):
-    return 0 <= k < D.N_RACES and st.owner[k] >= 0 and not st.in_decline[k]
+def is_active_race(state, k):
+    return 0 <= k < D.N_RACES and state.owner[k] >= 0 and not state.in_decline[k]
 
 
-def powers(st, k):
+def powers(state, k):
     """Powers that act for force k: an active race's badge, or the Necromancer's active powers (NEC-25)."""
     if k == GHOSTS:
-        return st.necro_active if opt(st, "necro_powers_active") else ()
-    if is_active_race(st, k) and st.power_of[k] >= 0:
-        return (st.power_of[k],)
+        return state.necromancer_powers if option(state, "necro_powers_active") else ()
+    if is_active_race(state, k) and state.power_of[k] >= 0:
+        return (state.power_of[k],)
     return ()
 
 
-def race_ability(st, k, race):
-    return k == race and not st.in_decline[k] and st.owner[k] >= 0
+def race_ability(state, k, race):
+    return k == race and not state.in_decline[k] and state.owner[k] >= 0
 
 
-def tokens_of(st, k):
-    return on_map(st, k) + st.hand[k] + st.kept[k] + st.aside[k]
+def tokens_of(state, k):
+    return on_map(state, k) + state.hand[k] + state.kept[k] + state.set_aside[k]
 
 
-def kinds_of(st, seat):
+def kinds_of(state, seat):
     ks = []
-    if seat == st.necro:
+    if seat == state.necromancer:
         ks.append(GHOSTS)
-    elif st.active[seat] >= 0:
-        ks.append(st.active[seat])
-    ks.extend(st.declines[seat])
+    elif state.active_race[seat] >= 0:
+        ks.append(state.active_race[seat])
+    ks.extend(state.declines[seat])
     return ks
 
 
-def price(st):
+def price(state):
     """NEC-19: active powers + Ghosts on regions + Ghosts on the Island (+1 with necro_price_plus_one)."""
-    return (len(st.necro_active) + on_map(st, GHOSTS) + st.island + (1 if opt(st, "necro_price_plus_one") else 0))
+    return (len(state.necromancer_powers) + on_map(state, GHOSTS) + state.island
+            + (1 if option(state, "necro_price_plus_one") else 0))
 
 
-def is_wiped(st, seat):
-    a = st.active[seat]
-    return a >= 0 and tokens_of(st, a) == 0
+def is_wiped(state, seat):
+    a = state.active_race[seat]
+    return a >= 0 and tokens_of(state, a) == 0
 
 
-def bivouac_force(st, s):
-    f = active_force(st, s)
-    return f if f >= 0 and D.BIVOUACKING in powers(st, f) else NONE
+def bivouac_force(state, seat):
+    f = active_force(state, seat)
+    return f if f >= 0 and D.BIVOUACKING in powers(state, f) else NONE

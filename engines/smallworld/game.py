@@ -11,10 +11,10 @@ from .legality import CHECKS, check_seat, legal_moves, seats_to_act
 from .scoring import outcome_keys
 from .setup import new_state
 from .spec import SPEC
-from .state import SWState
+from .state import SmallWorldState
 
 
-class SmallWorldEngine(Engine[SWState]):
+class SmallWorldEngine(Engine[SmallWorldState]):
     spec = SPEC
     checks = CHECKS
     effects = EFFECTS
@@ -36,7 +36,7 @@ class SmallWorldEngine(Engine[SWState]):
         return acting[0] if acting else None
 
     def current_player(self, state):
-        return None if state.over else state.cur
+        return None if state.over else state.current_seat
 
     def view(self, state, seat):
         return V.view(state, seat)
@@ -52,4 +52,4 @@ class SmallWorldEngine(Engine[SWState]):
         ranks, winners = rank_by(keys)
         return Outcome(scores=tuple(float(c) for c in state.coins), ranks=ranks, winners=winners,
                        detail={"tiebreak_tokens": [k[2] for k in keys],
-                               "necromancer_victory": bool(state.necro_won)})
+                               "necromancer_victory": bool(state.necromancer_won)})

@@ -12,32 +12,33 @@ from .legality import legal_moves
 from .scoring import outcome_keys
 from .state import ALLY, CONQUEST, DEFEND, HEROES, PICK, PURCHASE, REDEPLOY, START, STOUT, SUMMON
 from .moves import (Abandon, BerserkRoll, BuyGhost, BuyPower, Conquer, Convert, Decline, Deploy, DragonAttack,
-                    EndConquest, EndPurchases, Expand, FinalAttempt, NameAlly, Pass, PickCombo, PlaceEncampment,
-                    PlaceFortress, PlaceHeroes, SetAside)
+                    EndConquest, EndPurchases, Expand, FinalAttempt, NameAlly, Pass, PlaceEncampment,
+                    PlaceFortress, SetAside)
 
 
-def _region_value(st, k, r):
+def _region_value(state, k, r):
     """Coins a region is worth to force k per turn (1 + its terrain/symbol bonuses)."""
-    b = st.board
+    b = state.board
     v = 1.0
-    ps = powers(st, k)
-    t = b.terrain[r]
-    if (D.FOREST in ps and t == "forest") or (D.HILL in ps and t == "hill") or (D.SWAMP in ps and t == "swamp"):
+    ps = powers(state, k)
+    terrain = b.terrain[r]
+    if ((D.FOREST in ps and terrain == "forest") or (D.HILL in ps and terrain == "hill")
+            or (D.SWAMP in ps and terrain == "swamp")):
         v += 1
     if D.MERCHANT in ps:
         v += 1
-    if (k == D.HUMANS and t == "farmland") or (k == D.WIZARDS and "magic_source" in b.symbols[r]):
+    if (k == D.HUMANS and terrain == "farmland") or (k == D.WIZARDS and "magic_source" in b.symbols[r]):
         v += 1
     if k == D.DWARVES and "mine" in b.symbols[r]:
         v += 1.5
-    if st.occ[r] != D.NO_RACE and (k == D.ORCS or D.PILLAGING in ps):
+    if state.occupant[r] != D.NO_RACE and (k == D.ORCS or D.PILLAGING in ps):
         v += 1
     return v
 
 
-def _exposure(st, k, r):
-    b = st.board
-    return sum(1 for m in b.adj[r] if st.occ[m] != k and not b.water[m]) + (1 if b.edge[r] else 0) * 0.5
+def _exposure(state, k, r):
+    b = state.board
+    return sum(1 for m in b.adj[r] if state.occupant[m] != k and not b.water[m]) + (1 if b.edge[r] else 0) * 0.5
 
 
 def by_kind(moves):
@@ -56,88 +57,88 @@ def choose(state, seat, rng):
     return policy(state, seat, moves, rng) if policy else rng.choice(moves)
 
 
-def choose_start(st, seat, moves, rng):
+def choose_start(state, seat, moves, rng):
     """Decline a spread-out race with few spare tokens (not in the last round)."""
-    a = st.active[seat]
-    regs = len(regions_of(st, a))
-    spare = tokens_of(st, a) - regs
-    if st.round < st.rounds and (spare <= 2 or is_wiped(st, seat)) and regs >= 3:
+    a = state.active_race[seat]
+    regs = len(regions_of(state, a))
+    spare = tokens_of(state, a) - regs
+    if state.round < state.rounds and (spare <= 2 or is_wiped(state, seat)) and regs >= 3:
         return Decline()
     return Expand()
 
 
-def choose_pick(st, seat, moves, rng):
+def choose_pick(state, seat, moves, rng):
     def worth(m):
-        race, power, coins = st.row[m.position]
+        race, power, coins = state.combo_row[m.position]
         tokens = D.BANNER[race] + D.EXTRA[race] * 0.5 + D.BADGE[power]
         return tokens * 1.2 + coins - m.position + rng.random() * 0.5
     return max(moves, key=worth)
 
 
 CONQUEST_SCORE = {  # (state, force, move) -> how much the move is worth now
-    Conquer: lambda st, k, m: (_region_value(st, k, m.region) * 3 - conquest_cost(st, k, m.region)
-                               + (2 if st.occ[m.region] not in (D.NO_RACE, D.LOST_TRIBE) else 0)),
-    Convert: lambda st, k, m: 10,
-    DragonAttack: lambda st, k, m: conquest_cost(st, k, m.region) - 2,
-    BerserkRoll: lambda st, k, m: 1.5,
-    FinalAttempt: lambda st, k, m: 0.5 - (conquest_cost(st, k, m.region) - st.hand[k]),
-    EndConquest: lambda st, k, m: 0,
-    Abandon: lambda st, k, m: -5,
+    Conquer: lambda state, k, m: (_region_value(state, k, m.region) * 3 - conquest_cost(state, k, m.region)
+                               + (2 if state.occupant[m.region] not in (D.NO_RACE, D.LOST_TRIBE) else 0)),
+    Convert: lambda state, k, m: 10,
+    DragonAttack: lambda state, k, m: conquest_cost(state, k, m.region) - 2,
+    BerserkRoll: lambda state, k, m: 1.5,
+    FinalAttempt: lambda state, k, m: 0.5 - (conquest_cost(state, k, m.region) - state.hand[k]),
+    EndConquest: lambda state, k, m: 0,
+    Abandon: lambda state, k, m: -5,
 }
 
 
-def choose_conquest(st, seat, moves, rng):
-    k = st.force
+def choose_conquest(state, seat, moves, rng):
+    k = state.force
     best, score = None, -1e9
     for m in moves:
-        s = CONQUEST_SCORE[type(m)](st, k, m) + rng.random() * 0.1
+        s = CONQUEST_SCORE[type(m)](state, k, m) + rng.random() * 0.1
         if s > score:
             best, score = m, s
     return best
 
 
-def choose_placement(st, seat, moves, rng):
+def choose_placement(state, seat, moves, rng):
     """Redeployment and defenders: the most tokens on the most exposed region, then the pieces."""
     groups = by_kind(moves)
     deploys = groups.get(Deploy)
     if deploys:
         n = max(m.count for m in deploys)
-        k = st.force if st.phase == REDEPLOY else None
+        k = state.force if state.phase == REDEPLOY else None
         cands = [m for m in deploys if m.count == n]
-        return max(cands, key=lambda m: (_exposure(st, k if k is not None else st.occ[m.region], m.region)
+        return max(cands, key=lambda m: (_exposure(state, k if k is not None else state.occupant[m.region], m.region)
                                           if m.region >= 0 else -1) + rng.random() * 0.1)
     if groups.get(PlaceFortress) or groups.get(PlaceEncampment):
         pieces = groups.get(PlaceFortress) or groups[PlaceEncampment]
-        return max(pieces, key=lambda m: _exposure(st, st.occ[m.region], m.region) + rng.random() * 0.1)
+        return max(pieces, key=lambda m: _exposure(state, state.occupant[m.region], m.region) + rng.random() * 0.1)
     if groups.get(SetAside):
-        return max(groups[SetAside], key=lambda m: st.cnt[m.region])
+        return max(groups[SetAside], key=lambda m: state.tokens[m.region])
     return moves[0]
 
 
-def choose_heroes(st, seat, moves, rng):
-    return max(moves, key=lambda m: sum(_exposure(st, st.occ[r], r) for r in m.regions) + rng.random() * 0.1)
+def choose_heroes(state, seat, moves, rng):
+    return max(moves, key=lambda m: sum(_exposure(state, state.occupant[r], r) for r in m.regions) + rng.random() * 0.1)
 
 
-def choose_ally(st, seat, moves, rng):
+def choose_ally(state, seat, moves, rng):
     allies = by_kind(moves).get(NameAlly)
     return rng.choice(allies) if allies else Pass()
 
 
-def choose_stout(st, seat, moves, rng):
-    a = st.active[seat]
-    return Decline() if tokens_of(st, a) - len(regions_of(st, a)) <= 2 and st.round < st.rounds else Pass()
+def choose_stout(state, seat, moves, rng):
+    a = state.active_race[seat]
+    return Decline() if tokens_of(state, a) - len(regions_of(state, a)) <= 2 and state.round < state.rounds else Pass()
 
 
-def choose_purchase(st, seat, moves, rng):
+def choose_purchase(state, seat, moves, rng):
     if BuyGhost() in moves:
         return BuyGhost()
     buys = by_kind(moves).get(BuyPower)
-    return buys[0] if buys and st.round <= 2 else EndPurchases()
+    return buys[0] if buys and state.round <= 2 else EndPurchases()
 
 
 POLICY = {START: choose_start, PICK: choose_pick, CONQUEST: choose_conquest, REDEPLOY: choose_placement,
           DEFEND: choose_placement, HEROES: choose_heroes, ALLY: choose_ally, STOUT: choose_stout,
-          PURCHASE: choose_purchase, SUMMON: lambda st, seat, moves, rng: moves[0]}
+          PURCHASE: choose_purchase, SUMMON: lambda state, seat, moves, rng: moves[0]}
 
 
 def evaluate(state, seat):
@@ -146,21 +147,20 @@ def evaluate(state, seat):
     Other seats' coins are hidden (SW-121) unless public or the game is over; they are then taken
     equal to the seat's own, so only the public board decides the estimate.
     """
-    st = state
-    if st.over:
-        ranks = rank_by(outcome_keys(st))[0]
+    if state.over:
+        ranks = rank_by(outcome_keys(state))[0]
         return 1.0 if ranks[seat] == 1 else 0.0
-    left = st.rounds - st.round + 1
-    coins_known = st.options["public_coins"]
+    left = state.rounds - state.round + 1
+    coins_known = state.options["public_coins"]
 
-    def projected(s):
-        if s == st.necro:
-            income = len(regions_of(st, D.GHOSTS)) + 1
+    def projected(other):
+        if other == state.necromancer:
+            income = len(regions_of(state, D.GHOSTS)) + 1
         else:
-            income = sum(len(regions_of(st, k)) for k in kinds_of(st, s))
-        coins = st.coins[s] if (coins_known or s == seat) else st.coins[seat]
+            income = sum(len(regions_of(state, k)) for k in kinds_of(state, other))
+        coins = state.coins[other] if (coins_known or other == seat) else state.coins[seat]
         return coins + income * left * 0.8
 
     mine = projected(seat)
-    best_other = max((projected(s) for s in range(st.nseats) if s != seat), default=0)
+    best_other = max((projected(s) for s in range(state.seats) if s != seat), default=0)
     return 1.0 / (1.0 + math.exp(-(mine - best_other) / 10.0))

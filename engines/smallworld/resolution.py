@@ -4,321 +4,325 @@ from __future__ import annotations
 from engines.core import Event
 
 from . import data as D
-from .forces import active_force, on_map, opt, race_ability, regions_of, seat_of, tokens_of
+from .forces import active_force, on_map, option, race_ability, regions_of, seat_of, tokens_of
 from .scoring import win_check
 
 GHOSTS, LOST, NONE = D.GHOSTS, D.LOST_TRIBE, D.NO_RACE
 
 
-def well_push(st, k):
+def well_push(state, k):
     if k == GHOSTS:
-        st.well_ghosts += 1
+        state.well_ghosts += 1
     else:
-        st.well.append(k)
+        state.well_tokens.append(k)
 
 
-def discard_token(st, k, to_well):
+def discard_token(state, k, to_well):
     """One token lost to conquest: the Soul Well in Necromancer Island (NEC-10), else the supply."""
-    if st.necro >= 0 and to_well:
-        well_push(st, k)
+    if state.necromancer >= 0 and to_well:
+        well_push(state, k)
     else:
-        st.supply[k] += 1
+        state.supply[k] += 1
 
 
-def clear_region(st, r, owner_seat):
+def clear_region(state, r, owner_seat):
     """Pieces leaving a region whose tokens left it (SW-69, SW-93)."""
-    st.lair[r] = 0
-    st.fort[r] = 0
-    if st.camps[r]:
+    state.troll_lair[r] = 0
+    state.fortress[r] = 0
+    if state.encampments[r]:
         if owner_seat >= 0:
-            st.camp_hand[owner_seat] += st.camps[r]
-        st.camps[r] = 0
-    st.hero[r] = 0
-    st.dragon[r] = 0
-    st.hole[r] = 0
+            state.encampments_in_hand[owner_seat] += state.encampments[r]
+        state.encampments[r] = 0
+    state.hero[r] = 0
+    state.dragon[r] = 0
+    state.hole[r] = 0
 
 
-def take_defenders(st, t, ev):
+def take_defenders(state, region, events):
     """SW-80 losses of the region being conquered; returns (kind, seat) of the defender."""
-    d = st.occ[t]
-    n = st.cnt[t]
+    d = state.occupant[region]
+    n = state.tokens[region]
     if d == NONE:
-        clear_region(st, t, -1)
+        clear_region(state, region, -1)
         return NONE, -1
-    dseat = seat_of(st, d)
+    dseat = seat_of(state, d)
     if d == LOST:
-        discard_token(st, LOST, True)  # SW-80(a), NEC-10
+        discard_token(state, LOST, True)  # SW-80(a), NEC-10
     elif d == GHOSTS:  # NEC-14
-        st.well_ghosts += 1
-        st.kept[GHOSTS] += n - 1
-    elif race_ability(st, d, D.ELVES):  # SW-132
-        st.kept[d] += n
+        state.well_ghosts += 1
+        state.kept[GHOSTS] += n - 1
+    elif race_ability(state, d, D.ELVES):  # SW-132
+        state.kept[d] += n
     else:
-        st.kept[d] += n - 1
-        discard_token(st, d, True)
-    st.occ[t] = NONE
-    st.cnt[t] = 0
-    clear_region(st, t, dseat)
-    if 0 <= d < D.N_RACES and st.in_decline[d] and tokens_of(st, d) == 0:
-        leave_play(st, d, ev)  # SW-103
+        state.kept[d] += n - 1
+        discard_token(state, d, True)
+    state.occupant[region] = NONE
+    state.tokens[region] = 0
+    clear_region(state, region, dseat)
+    if 0 <= d < D.N_RACES and state.in_decline[d] and tokens_of(state, d) == 0:
+        leave_play(state, d, events)  # SW-103
     return d, dseat
 
 
-def record_conquest(st, k, d, dseat, nonempty):
-    st.t_conquests[k] += 1
-    st.t_nonempty[k] += 1 if nonempty else 0
-    if dseat >= 0 and dseat != st.cur and d == active_force(st, dseat) and dseat not in st.attacked:
-        st.attacked.append(dseat)
+def record_conquest(state, k, d, dseat, nonempty):
+    state.conquests[k] += 1
+    state.nonempty_conquests[k] += 1 if nonempty else 0
+    if (dseat >= 0 and dseat != state.current_seat and d == active_force(state, dseat)
+            and dseat not in state.attacked_seats):
+        state.attacked_seats.append(dseat)
 
 
-def conquer(st, k, t, tokens, ev, how, cost, roll=-1):
+def conquer(state, k, region, tokens, events, how, cost, roll=-1):
     """SW-67: defenders leave, markers are handled, the attacker's tokens are placed."""
-    nonempty = st.occ[t] != NONE  # SW-6
-    d, dseat = take_defenders(st, t, ev)
-    st.occ[t] = k
-    st.cnt[t] = tokens
-    st.hand[k] -= tokens
-    if race_ability(st, k, D.TROLLS) and opt(st, "lair_on_conquest") and sum(st.lair) < D.MARKERS["troll_lair"]:
-        st.lair[t] = 1  # SW-142
-    if race_ability(st, k, D.HALFLINGS):  # SW-135
-        if opt(st, "halfling_holes_reusable"):
-            if sum(st.hole) < D.MARKERS["hole_in_the_ground"]:
-                st.hole[t] = 1
-        elif st.holes_placed < D.MARKERS["hole_in_the_ground"]:
-            st.hole[t] = 1
-            st.holes_placed += 1
+    nonempty = state.occupant[region] != NONE  # SW-6
+    d, dseat = take_defenders(state, region, events)
+    state.occupant[region] = k
+    state.tokens[region] = tokens
+    state.hand[k] -= tokens
+    if (race_ability(state, k, D.TROLLS) and option(state, "lair_on_conquest")
+            and sum(state.troll_lair) < D.MARKERS["troll_lair"]):
+        state.troll_lair[region] = 1  # SW-142
+    if race_ability(state, k, D.HALFLINGS):  # SW-135
+        if option(state, "halfling_holes_reusable"):
+            if sum(state.hole) < D.MARKERS["hole_in_the_ground"]:
+                state.hole[region] = 1
+        elif state.holes_placed < D.MARKERS["hole_in_the_ground"]:
+            state.hole[region] = 1
+            state.holes_placed += 1
     if how == "dragon":  # SW-155
-        for r in range(len(st.dragon)):
-            st.dragon[r] = 0
-        st.dragon[t] = 1
-        st.dragon_used = 1
-    record_conquest(st, k, d, dseat, nonempty)
-    ev.append(Event("conquered", {
-        "seat": st.cur, "race": D.kind_key(k), "region": t, "cost": cost, "tokens": tokens,
+        for r in range(len(state.dragon)):
+            state.dragon[r] = 0
+        state.dragon[region] = 1
+        state.dragon_used = 1
+    record_conquest(state, k, d, dseat, nonempty)
+    events.append(Event("conquered", {
+        "seat": state.current_seat, "race": D.kind_key(k), "region": region, "cost": cost, "tokens": tokens,
         "defender_race": D.kind_key(d), "defender_seat": dseat, "nonempty": nonempty, "how": how, "roll": roll}))
 
 
-def convert(st, t, ev):
+def convert(state, region, events):
     """SW-140 conversion by the active Sorcerers."""
     S = D.SORCERERS
-    d = st.occ[t]
-    dseat = st.owner[d]
-    discard_token(st, d, opt(st, "sorcerer_victim_to_well"))  # ED-39
-    st.occ[t] = S
-    st.cnt[t] = 1
-    clear_region(st, t, dseat)
-    st.supply[S] -= 1
-    st.converted.append(dseat)
-    st.t_conquests[S] += 1
-    if opt(st, "conversion_counts_as_conquest"):  # ED-21
-        st.t_nonempty[S] += 1
-        if dseat not in st.attacked:
-            st.attacked.append(dseat)
-    ev.append(Event("converted", {"seat": st.cur, "region": t, "victim_race": D.kind_key(d), "victim_seat": dseat}))
+    d = state.occupant[region]
+    dseat = state.owner[d]
+    discard_token(state, d, option(state, "sorcerer_victim_to_well"))  # ED-39
+    state.occupant[region] = S
+    state.tokens[region] = 1
+    clear_region(state, region, dseat)
+    state.supply[S] -= 1
+    state.converted_seats.append(dseat)
+    state.conquests[S] += 1
+    if option(state, "conversion_counts_as_conquest"):  # ED-21
+        state.nonempty_conquests[S] += 1
+        if dseat not in state.attacked_seats:
+            state.attacked_seats.append(dseat)
+    events.append(Event("converted", {"seat": state.current_seat, "region": region, "victim_race": D.kind_key(d),
+                                      "victim_seat": dseat}))
 
 
-def abandon(st, k, r, ev, to_aside=False):
+def abandon(state, k, r, events, to_aside=False):
     """SW-93: the last token goes to hand; Holes, Lairs and Fortresses go; other pieces return."""
-    n = st.cnt[r]
-    st.occ[r] = NONE
-    st.cnt[r] = 0
+    n = state.tokens[r]
+    state.occupant[r] = NONE
+    state.tokens[r] = 0
     if to_aside:
-        st.aside[k] += n
+        state.set_aside[k] += n
     else:
-        st.hand[k] += n
-    clear_region(st, r, seat_of(st, k))
-    ev.append(Event("abandoned", {"seat": seat_of(st, k), "race": D.kind_key(k), "region": r}))
+        state.hand[k] += n
+    clear_region(state, r, seat_of(state, k))
+    events.append(Event("abandoned", {"seat": seat_of(state, k), "race": D.kind_key(k), "region": r}))
 
 
-def ready_troops(st, k, ev):
+def ready_troops(state, k, events):
     """SW-92 (and NEC-21 for Ghosts): one token stays per region, the rest comes to hand."""
-    occ, cnt = st.occ, st.cnt
+    occ, cnt = state.occupant, state.tokens
     for r in range(len(occ)):
         if occ[r] == k and cnt[r] > 1:
-            st.hand[k] += cnt[r] - 1
+            state.hand[k] += cnt[r] - 1
             cnt[r] = 1
-    st.hand[k] += st.kept[k] + st.aside[k]
-    st.kept[k] = 0
-    st.aside[k] = 0
+    state.hand[k] += state.kept[k] + state.set_aside[k]
+    state.kept[k] = 0
+    state.set_aside[k] = 0
     if k == GHOSTS:
-        st.hand[k] += st.island
-        st.island = 0
-    ev.append(Event("troops_readied", {"seat": seat_of(st, k), "race": D.kind_key(k), "hand": st.hand[k]}))
+        state.hand[k] += state.island
+        state.island = 0
+    events.append(Event("troops_readied", {"seat": seat_of(state, k), "race": D.kind_key(k), "hand": state.hand[k]}))
 
 
-def refill_row(st, ev):
+def refill_row(state, events):
     """SW-44 / SW-46: fill the combo row from the decks; rebuild the power deck from the discards."""
-    size = opt(st, "combo_row_size")
-    while len(st.row) < size and st.race_deck:
-        if not st.power_deck:
-            if not st.discard:
+    size = option(state, "combo_row_size")
+    while len(state.combo_row) < size and state.race_deck:
+        if not state.power_deck:
+            if not state.power_discard:
                 break
-            st.power_deck = st.discard[:]
-            st.rng.shuffle(st.power_deck)
-            st.discard = []
-            ev.append(Event("power_deck_rebuilt", {"size": len(st.power_deck)}))
-        st.row.append([st.race_deck.pop(0), st.power_deck.pop(0), 0])
-        ev.append(Event("combo_revealed", {"position": len(st.row) - 1, "race": D.kind_key(st.row[-1][0]),
-                                           "power": D.power_key(st.row[-1][1])}))
+            state.power_deck = state.power_discard[:]
+            state.rng.shuffle(state.power_deck)
+            state.power_discard = []
+            events.append(Event("power_deck_rebuilt", {"size": len(state.power_deck)}))
+        state.combo_row.append([state.race_deck.pop(0), state.power_deck.pop(0), 0])
+        events.append(Event("combo_revealed", {"position": len(state.combo_row) - 1,
+                                               "race": D.kind_key(state.combo_row[-1][0]),
+                                               "power": D.power_key(state.combo_row[-1][1])}))
 
 
-def leave_play(st, k, ev):
+def leave_play(state, k, events):
     """SW-45: the banner goes under the race deck; a kept badge is discarded."""
-    seat = st.owner[k]
-    for r in regions_of(st, k):
-        st.supply[k] += st.cnt[r]
-        st.occ[r] = NONE
-        st.cnt[r] = 0
-        clear_region(st, r, -1)
-    st.supply[k] += st.hand[k] + st.kept[k] + st.aside[k]
-    st.hand[k] = st.kept[k] = st.aside[k] = 0
+    seat = state.owner[k]
+    for r in regions_of(state, k):
+        state.supply[k] += state.tokens[r]
+        state.occupant[r] = NONE
+        state.tokens[r] = 0
+        clear_region(state, r, -1)
+    state.supply[k] += state.hand[k] + state.kept[k] + state.set_aside[k]
+    state.hand[k] = state.kept[k] = state.set_aside[k] = 0
     if seat >= 0:
-        if k in st.declines[seat]:
-            st.declines[seat].remove(k)
-        if st.active[seat] == k:
-            st.active[seat] = NONE
-    if st.power_of[k] >= 0:
-        st.discard.append(st.power_of[k])
-        st.power_of[k] = -1
-    st.owner[k] = -1
-    st.in_decline[k] = 0
-    st.race_deck.append(k)
-    ev.append(Event("race_left_play", {"race": D.kind_key(k), "seat": seat}))
-    refill_row(st, ev)
+        if k in state.declines[seat]:
+            state.declines[seat].remove(k)
+        if state.active_race[seat] == k:
+            state.active_race[seat] = NONE
+    if state.power_of[k] >= 0:
+        state.power_discard.append(state.power_of[k])
+        state.power_of[k] = -1
+    state.owner[k] = -1
+    state.in_decline[k] = 0
+    state.race_deck.append(k)
+    events.append(Event("race_left_play", {"race": D.kind_key(k), "seat": seat}))
+    refill_row(state, events)
 
 
-def go_into_decline(st, seat, ev, stout=False):
+def go_into_decline(state, seat, events, stout=False):
     """SW-100 (a)-(e)."""
-    x = st.active[seat]
-    px = st.power_of[x]
+    x = state.active_race[seat]
+    px = state.power_of[x]
     if px != D.SPIRIT:  # SW-104, SW-165
-        for y in list(st.declines[seat]):
-            if st.power_of[y] != D.SPIRIT:
-                leave_play(st, y, ev)  # (a) tokens, Lairs and Fortresses to the supply
+        for y in list(state.declines[seat]):
+            if state.power_of[y] != D.SPIRIT:
+                leave_play(state, y, events)  # (a) tokens, Lairs and Fortresses to the supply
     out = 0
-    for r in regions_of(st, x):  # (b), (c)
-        if x != D.GHOULS and st.cnt[r] > 1:
-            out += st.cnt[r] - 1
-            st.cnt[r] = 1
-        st.camps[r] = 0  # (e)
-        st.hero[r] = 0
-        st.dragon[r] = 0
-        st.hole[r] = 0
-    out += st.hand[x] + st.kept[x]
-    st.hand[x] = st.kept[x] = 0
-    st.supply[x] += st.aside[x]  # NEC-11: Amazon set-aside tokens to the supply
-    st.aside[x] = 0
-    if x == D.ELVES and st.necro >= 0 and opt(st, "elves_decline_to_well"):  # NEC-12
-        if opt(st, "elves_decline_all_to_well"):  # ED-46: none stays on the map
-            for r in regions_of(st, x):
-                out += st.cnt[r]
-                st.occ[r] = NONE
-                st.cnt[r] = 0
-                clear_region(st, r, -1)
-        st.well.extend([x] * out)
+    for r in regions_of(state, x):  # (b), (c)
+        if x != D.GHOULS and state.tokens[r] > 1:
+            out += state.tokens[r] - 1
+            state.tokens[r] = 1
+        state.encampments[r] = 0  # (e)
+        state.hero[r] = 0
+        state.dragon[r] = 0
+        state.hole[r] = 0
+    out += state.hand[x] + state.kept[x]
+    state.hand[x] = state.kept[x] = 0
+    state.supply[x] += state.set_aside[x]  # NEC-11: Amazon set-aside tokens to the supply
+    state.set_aside[x] = 0
+    if x == D.ELVES and state.necromancer >= 0 and option(state, "elves_decline_to_well"):  # NEC-12
+        if option(state, "elves_decline_all_to_well"):  # ED-46: none stays on the map
+            for r in regions_of(state, x):
+                out += state.tokens[r]
+                state.occupant[r] = NONE
+                state.tokens[r] = 0
+                clear_region(state, r, -1)
+        state.well_tokens.extend([x] * out)
     else:
-        st.supply[x] += out
+        state.supply[x] += out
     if D.BIVOUACKING == px:
-        st.camp_hand[seat] = 0
+        state.encampments_in_hand[seat] = 0
     if px >= 0 and px not in (D.SPIRIT, D.SEAFARING):  # (d), SW-46
-        st.discard.append(px)
-        st.power_of[x] = -1
-    st.in_decline[x] = 1
-    st.active[seat] = NONE
-    st.declines[seat].append(x)
-    ev.append(Event("declined", {"seat": seat, "race": D.kind_key(x), "stout": stout}))
-    if on_map(st, x) == 0:
-        leave_play(st, x, ev)  # SW-54
+        state.power_discard.append(px)
+        state.power_of[x] = -1
+    state.in_decline[x] = 1
+    state.active_race[seat] = NONE
+    state.declines[seat].append(x)
+    events.append(Event("declined", {"seat": seat, "race": D.kind_key(x), "stout": stout}))
+    if on_map(state, x) == 0:
+        leave_play(state, x, events)  # SW-54
 
 
-def pick_combo(st, seat, k, ev):
+def pick_combo(state, seat, k, events):
     """SW-40 - SW-44."""
-    race, power, coins_on = st.row[k]
-    st.coins[seat] -= k
+    race, power, coins_on = state.combo_row[k]
+    state.coins[seat] -= k
     for i in range(k):
-        st.row[i][2] += 1
-    st.coins[seat] += coins_on
-    del st.row[k]
-    refill_row(st, ev)
+        state.combo_row[i][2] += 1
+    state.coins[seat] += coins_on
+    del state.combo_row[k]
+    refill_row(state, events)
     want = D.BANNER[race] + D.EXTRA[race] + D.BADGE[power]
-    take = min(want, st.supply[race])  # SW-43
-    st.supply[race] -= take
-    st.hand[race] += take
-    st.owner[race] = seat
-    st.active[seat] = race
-    st.in_decline[race] = 0
-    st.power_of[race] = power
+    take = min(want, state.supply[race])  # SW-43
+    state.supply[race] -= take
+    state.hand[race] += take
+    state.owner[race] = seat
+    state.active_race[seat] = race
+    state.in_decline[race] = 0
+    state.power_of[race] = power
     if power == D.WEALTHY:
-        st.wealthy_due[seat] = 1
+        state.wealthy_due[seat] = 1
     if power == D.BIVOUACKING:  # SW-152: the 5 Encampments come with the badge
-        st.camp_hand[seat] = D.MARKERS["encampment"]
+        state.encampments_in_hand[seat] = D.MARKERS["encampment"]
     if race == D.HALFLINGS:
-        st.holes_placed = 0
-    ev.append(Event("combo_picked", {"seat": seat, "position": k, "race": D.kind_key(race),
+        state.holes_placed = 0
+    events.append(Event("combo_picked", {"seat": seat, "position": k, "race": D.kind_key(race),
                                      "power": D.power_key(power), "paid": k, "collected": coins_on,
                                      "tokens": take}))
 
 
-def well_conversion(st, ev):
+def well_conversion(state, events):
     """NEC-16: while 4+ tokens, remove 4 (Ghosts first), then one Ghost from the reserve to the Island."""
-    lifo = opt(st, "well_removal_order") == "lifo"
-    while st.well_ghosts + len(st.well) >= 4:
-        g = min(4, st.well_ghosts)
-        st.well_ghosts -= g
-        st.ghost_reserve += g
+    lifo = option(state, "well_removal_order") == "lifo"
+    while state.well_ghosts + len(state.well_tokens) >= 4:
+        g = min(4, state.well_ghosts)
+        state.well_ghosts -= g
+        state.ghost_reserve += g
         out = []
         for _ in range(4 - g):
-            k = st.well.pop() if lifo else st.well.pop(0)
+            k = state.well_tokens.pop() if lifo else state.well_tokens.pop(0)
             out.append(D.kind_key(k))
             if k >= 0:
-                st.supply[k] += 1
+                state.supply[k] += 1
         moved = 0
-        if st.ghost_reserve > 0:
-            st.ghost_reserve -= 1
-            st.island += 1
+        if state.ghost_reserve > 0:
+            state.ghost_reserve -= 1
+            state.island += 1
             moved = 1
-        ev.append(Event("well_converted", {"ghosts": g, "tokens": out, "island": moved}))
-    win_check(st, ev, immediate_only=True)
+        events.append(Event("well_converted", {"ghosts": g, "tokens": out, "island": moved}))
+    win_check(state, events, immediate_only=True)
 
 
-def deploy(st, k, r, n, ev, seat, from_kept=False):
+def deploy(state, k, r, count, events, seat, from_kept=False):
     if from_kept:
-        st.kept[k] -= n
+        state.kept[k] -= count
     else:
-        st.hand[k] -= n
+        state.hand[k] -= count
     if r < 0:
-        st.island += n
+        state.island += count
     else:
-        st.cnt[r] += n
-    ev.append(Event("deployed", {"seat": seat, "race": D.kind_key(k), "region": r, "count": n}))
+        state.tokens[r] += count
+    events.append(Event("deployed", {"seat": seat, "race": D.kind_key(k), "region": r, "count": count}))
 
 
-def set_aside(st, r, ev):
-    k = st.force
-    if st.cnt[r] == 1:
-        abandon(st, k, r, ev, to_aside=True)  # ED-19
+def set_aside(state, r, events):
+    k = state.force
+    if state.tokens[r] == 1:
+        abandon(state, k, r, events, to_aside=True)  # ED-19
     else:
-        st.cnt[r] -= 1
-        st.aside[k] += 1
-    st.aside_due -= 1
-    ev.append(Event("set_aside", {"seat": st.cur, "region": r}))
+        state.tokens[r] -= 1
+        state.set_aside[k] += 1
+    state.set_aside_due -= 1
+    events.append(Event("set_aside", {"seat": state.current_seat, "region": r}))
 
 
-def place_heroes(st, regs, ev):
+def place_heroes(state, regs, events):
     for r in regs:
-        st.hero[r] = 1
-    st.heroes_placed_turn = 1
-    ev.append(Event("heroes_placed", {"seat": st.cur, "regions": list(regs)}))
+        state.hero[r] = 1
+    state.heroes_placed = 1
+    events.append(Event("heroes_placed", {"seat": state.current_seat, "regions": list(regs)}))
 
 
-def summon(st, ev):
-    n = len(regions_of(st, GHOSTS))  # NEC-27: one soul per Ghost region, not the Island
+def summon(state, events):
+    n = len(regions_of(state, GHOSTS))  # NEC-27: one soul per Ghost region, not the Island
     if n:
-        st.well.extend([D.SOUL] * n)
-        ev.append(Event("souls_summoned", {"seat": st.necro, "count": n}))
+        state.well_tokens.extend([D.SOUL] * n)
+        events.append(Event("souls_summoned", {"seat": state.necromancer, "count": n}))
 
 
-def activate_necro_power(st, p):
-    st.necro_active.append(p)
+def activate_necro_power(state, p):
+    state.necromancer_powers.append(p)
     if p == D.BIVOUACKING:  # SW-152 via NEC-25
-        st.camp_hand[st.necro] = D.MARKERS["encampment"]
+        state.encampments_in_hand[state.necromancer] = D.MARKERS["encampment"]

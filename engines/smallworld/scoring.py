@@ -4,50 +4,50 @@ from __future__ import annotations
 from engines.core import Event, rank_by
 
 from . import data as D
-from .forces import kinds_of, on_map, opt, powers, regions_of
+from .forces import kinds_of, on_map, option, powers, regions_of
 
-GHOSTS, LOST, NONE = D.GHOSTS, D.LOST_TRIBE, D.NO_RACE
+GHOSTS = D.GHOSTS
 
 
-def score_turn(st, seat, ev):
+def score_turn(state, seat, events):
     """SW-110 / SW-111 (NEC-26 for the Necromancer)."""
-    b = st.board
+    b = state.board
     gained = 0
-    if seat == st.necro:
-        regs = regions_of(st, GHOSTS)
+    if seat == state.necromancer:
+        regs = regions_of(state, GHOSTS)
         gained += len(regs)
-        gained += power_bonus(st, GHOSTS, regs)
-        if D.WEALTHY in powers(st, GHOSTS) and not st.necro_wealthy_paid:  # ED-45
+        gained += power_bonus(state, GHOSTS, regs)
+        if D.WEALTHY in powers(state, GHOSTS) and not state.wealthy_paid:  # ED-45
             gained += 7
-            st.necro_wealthy_paid = 1
+            state.wealthy_paid = 1
     else:
-        for k in kinds_of(st, seat):
-            regs = regions_of(st, k)
+        for k in kinds_of(state, seat):
+            regs = regions_of(state, k)
             gained += len(regs)
             if k == D.DWARVES:  # SW-131, also in decline
                 gained += sum(1 for r in regs if "mine" in b.symbols[r])
-        a = st.active[seat]
+        a = state.active_race[seat]
         if a >= 0:
-            regs = regions_of(st, a)
+            regs = regions_of(state, a)
             if a == D.HUMANS:
                 gained += sum(1 for r in regs if b.terrain[r] == "farmland")
             elif a == D.WIZARDS:
                 gained += sum(1 for r in regs if "magic_source" in b.symbols[r])
             elif a == D.ORCS:
-                gained += st.t_nonempty[a]
-            gained += power_bonus(st, a, regs)
-        if st.wealthy_due[seat]:  # SW-169
+                gained += state.nonempty_conquests[a]
+            gained += power_bonus(state, a, regs)
+        if state.wealthy_due[seat]:  # SW-169
             gained += 7
-            st.wealthy_due[seat] = 0
-    st.coins[seat] += gained
-    to = None if opt(st, "public_coins") else seat
-    ev.append(Event("scored", {"seat": seat, "coins": gained, "total": st.coins[seat]}, to))
+            state.wealthy_due[seat] = 0
+    state.coins[seat] += gained
+    to = None if option(state, "public_coins") else seat
+    events.append(Event("scored", {"seat": seat, "coins": gained, "total": state.coins[seat]}, to))
 
 
-def power_bonus(st, k, regs):
-    b = st.board
+def power_bonus(state, k, regs):
+    b = state.board
     g = 0
-    for p in powers(st, k):
+    for p in powers(state, k):
         if p == D.ALCHEMIST:
             g += 2
         elif p == D.FOREST:
@@ -59,43 +59,43 @@ def power_bonus(st, k, regs):
         elif p == D.MERCHANT:
             g += len(regs)
         elif p == D.PILLAGING:
-            g += st.t_nonempty[k]
+            g += state.nonempty_conquests[k]
         elif p == D.FORTIFIED:
-            g += sum(st.fort[r] for r in regs)
+            g += sum(state.fortress[r] for r in regs)
     return g
 
 
-def tiebreak_tokens(st, seat):
+def tiebreak_tokens(state, seat):
     """SW-114: race tokens on the map (NEC-29: Ghosts on regions; Island per ED-43)."""
-    if seat == st.necro:
-        return on_map(st, GHOSTS) + (st.island if opt(st, "necro_tiebreak_island") else 0)
-    return sum(on_map(st, k) for k in kinds_of(st, seat))
+    if seat == state.necromancer:
+        return on_map(state, GHOSTS) + (state.island if option(state, "necro_tiebreak_island") else 0)
+    return sum(on_map(state, k) for k in kinds_of(state, seat))
 
 
-def outcome_keys(st):
-    return [(1 if (st.necro_won and s == st.necro) else 0, st.coins[s], tiebreak_tokens(st, s))
-            for s in range(st.nseats)]
+def outcome_keys(state):
+    return [(1 if (state.necromancer_won and s == state.necromancer) else 0, state.coins[s], tiebreak_tokens(state, s))
+            for s in range(state.seats)]
 
 
-def necro_complete(st):
+def necro_complete(state):
     """NEC-28: every Ghost on a region or on the Island."""
-    return st.ghost_reserve == 0 and st.well_ghosts == 0 and st.hand[GHOSTS] == 0 and st.kept[GHOSTS] == 0
+    return state.ghost_reserve == 0 and state.well_ghosts == 0 and state.hand[GHOSTS] == 0 and state.kept[GHOSTS] == 0
 
 
-def win_check(st, ev, immediate_only):
-    if st.necro < 0 or st.over:
+def win_check(state, events, immediate_only):
+    if state.necromancer < 0 or state.over:
         return
-    if immediate_only and opt(st, "necro_win_check") != "immediate":
+    if immediate_only and option(state, "necro_win_check") != "immediate":
         return
-    if necro_complete(st):
-        st.necro_won = 1
-        ev.append(Event("necromancer_victory", {"seat": st.necro}))
-        end_game(st, ev)
+    if necro_complete(state):
+        state.necromancer_won = 1
+        events.append(Event("necromancer_victory", {"seat": state.necromancer}))
+        end_game(state, events)
 
 
-def end_game(st, ev):
-    st.over = 1
-    st.phase = "over"
-    ranks, winners = rank_by(outcome_keys(st))
-    ev.append(Event("game_over", {"coins": list(st.coins), "ranks": list(ranks), "winners": list(winners),
-                                  "necromancer_victory": bool(st.necro_won)}))
+def end_game(state, events):
+    state.over = 1
+    state.phase = "over"
+    ranks, winners = rank_by(outcome_keys(state))
+    events.append(Event("game_over", {"coins": list(state.coins), "ranks": list(ranks), "winners": list(winners),
+                                  "necromancer_victory": bool(state.necromancer_won)}))

@@ -1,4 +1,4 @@
-"""The Small World game state: plain lists and ints, picklable, with a hand-written clone."""
+"""The Small World game state: plain lists and ints in declared slots, picklable, with a cheap clone."""
 from __future__ import annotations
 
 import random
@@ -14,90 +14,78 @@ PHASE_RULE = {START: "SW-50", PICK: "SW-47", CONQUEST: "SW-60", REDEPLOY: "SW-95
               STOUT: "SW-166", DEFEND: "SW-82", PURCHASE: "NEC-19", NECRO_SETUP: "NEC-4", SUMMON: "NEC-27",
               OVER: "SW-32"}
 
-# per-region lists
-REGION_LISTS = ("occ", "cnt", "lair", "fort", "camps", "hero", "dragon", "hole")
-# per-kind lists (index = race 0..13, LOST_TRIBE, GHOSTS)
-KIND_LISTS = ("owner", "in_decline", "power_of", "hand", "kept", "aside", "supply", "t_conquests", "t_nonempty")
-# per-seat lists
-SEAT_LISTS = ("coins", "active", "camp_hand", "peace", "wealthy_due")
-OTHER_LISTS = ("order", "row", "race_deck", "power_deck", "discard", "attacked", "converted", "def_queue",
-               "well", "necro_active", "necro_reserve", "rejected")
-SCALARS = ("options", "nseats", "map_key", "rounds", "round", "turn_idx", "first_player", "necro", "cur", "phase",
-           "force", "roll", "dragon_used", "fort_done", "aside_due", "decline_turn", "after_ghouls", "eot",
-           "ghost_reserve", "island", "well_ghosts", "necro_wealthy_paid", "necro_bought", "holes_placed",
-           "necro_won", "over", "heroes_placed_turn")
+# per region (index = region id): the token kind holding it and its tokens, then the pieces on it
+REGION_LISTS = ("occupant", "tokens", "troll_lair", "fortress", "encampments", "hero", "dragon", "hole")
+# per token kind (index = race 0..13, LOST_TRIBE, GHOSTS); conquests count this turn's
+KIND_LISTS = ("owner", "in_decline", "power_of", "hand", "kept", "set_aside", "supply", "conquests",
+              "nonempty_conquests")
+# per seat
+SEAT_LISTS = ("coins", "active_race", "encampments_in_hand", "ally", "wealthy_due")
+OTHER_LISTS = ("turn_order", "race_deck", "power_deck", "power_discard", "attacked_seats", "converted_seats",
+               "defender_queue", "well_tokens", "necromancer_powers", "power_reserve", "rejected_powers")
+SCALARS = ("options", "seats", "map_key", "rounds", "round", "turn_index", "first_player", "necromancer",
+           "current_seat", "phase", "force", "berserk_roll", "dragon_used", "fortress_done", "set_aside_due",
+           "decline_turn", "after_ghouls", "end_step", "ghost_reserve", "island", "well_ghosts", "wealthy_paid",
+           "purchases", "holes_placed", "necromancer_won", "over", "heroes_placed")
 
 
-class SWState:
-    """All of a game. `declines[s]` lists seat s's in-decline races, oldest first."""
+class SmallWorldState:
+    """All of a game. `combo_row` holds [race, power, coins] per position; `declines[seat]` lists
+    that seat's in-decline races, oldest first; `force` is the token kind conquering now (SW-133,
+    NEC-9); `end_step` indexes the end-of-turn steps of flow.py; seat -1 / NO_RACE mean none."""
 
-    def __init__(self):
-        self.rng = random.Random(0)
-        self.declines = []
+    __slots__ = ("rng", "declines", "combo_row") + SCALARS + REGION_LISTS + KIND_LISTS + SEAT_LISTS + OTHER_LISTS
 
     @property
     def board(self) -> D.Board:
-        key, b1319, r28 = self.map_key
-        return D.board(key, b1319, r28)
+        key, border_13_19, region28 = self.map_key
+        return D.board(key, border_13_19, region28)
 
-    def clone(self) -> "SWState":
-        c = SWState.__new__(SWState)
-        d = c.__dict__
-        src = self.__dict__
-        for k in SCALARS:
-            d[k] = src[k]
-        for k in REGION_LISTS + KIND_LISTS + SEAT_LISTS + OTHER_LISTS:
-            d[k] = src[k][:]
-        d["row"] = [r[:] for r in self.row]
-        d["declines"] = [x[:] for x in self.declines]
-        r = random.Random()
-        r.setstate(self.rng.getstate())
-        d["rng"] = r
-        return c
+    def clone(self) -> SmallWorldState:
+        copy = SmallWorldState.__new__(SmallWorldState)
+        for name in SCALARS:
+            setattr(copy, name, getattr(self, name))
+        for name in REGION_LISTS + KIND_LISTS + SEAT_LISTS + OTHER_LISTS:
+            setattr(copy, name, getattr(self, name)[:])
+        copy.combo_row = [combo[:] for combo in self.combo_row]
+        copy.declines = [races[:] for races in self.declines]
+        copy.rng = random.Random()
+        copy.rng.setstate(self.rng.getstate())
+        return copy
 
 
-def blank(nseats: int, options: dict, map_key: tuple, nregions: int) -> SWState:
-    st = SWState()
-    st.options = options
-    st.nseats = nseats
-    st.map_key = map_key
-    for k in REGION_LISTS:
-        setattr(st, k, [0] * nregions)
-    st.occ = [D.NO_RACE] * nregions
-    for k in KIND_LISTS:
-        setattr(st, k, [0] * D.N_KINDS)
-    st.owner = [-1] * D.N_KINDS
-    st.power_of = [-1] * D.N_KINDS
-    st.coins = [D.START_COINS] * nseats
-    st.active = [D.NO_RACE] * nseats
-    st.camp_hand = [0] * nseats
-    st.peace = [-1] * nseats
-    st.wealthy_due = [0] * nseats
-    st.declines = [[] for _ in range(nseats)]
-    for k in OTHER_LISTS:
-        setattr(st, k, [])
-    st.rounds = 0
-    st.round = 1
-    st.turn_idx = 0
-    st.first_player = 0
-    st.necro = -1
-    st.cur = 0
-    st.phase = "start"
-    st.force = D.NO_RACE
-    st.roll = -1
-    st.dragon_used = 0
-    st.fort_done = 0
-    st.aside_due = -1
-    st.decline_turn = 0
-    st.after_ghouls = ""
-    st.eot = 0
-    st.ghost_reserve = 0
-    st.island = 0
-    st.well_ghosts = 0
-    st.necro_wealthy_paid = 0
-    st.necro_bought = 0
-    st.holes_placed = 0
-    st.necro_won = 0
-    st.over = 0
-    st.heroes_placed_turn = 0
-    return st
+def blank(seats: int, options: dict, map_key: tuple, regions: int) -> SmallWorldState:
+    """A state with every field at its start value (setup and determinize fill it in)."""
+    state = SmallWorldState.__new__(SmallWorldState)
+    state.rng = random.Random(0)
+    state.options = options
+    state.seats = seats
+    state.map_key = map_key
+    for name in REGION_LISTS:
+        setattr(state, name, [0] * regions)
+    state.occupant = [D.NO_RACE] * regions
+    for name in KIND_LISTS:
+        setattr(state, name, [0] * D.N_KINDS)
+    state.owner = [-1] * D.N_KINDS
+    state.power_of = [-1] * D.N_KINDS
+    state.coins = [D.START_COINS] * seats
+    state.active_race = [D.NO_RACE] * seats
+    state.encampments_in_hand = [0] * seats
+    state.ally = [-1] * seats
+    state.wealthy_due = [0] * seats
+    state.declines = [[] for _ in range(seats)]
+    state.combo_row = []
+    for name in OTHER_LISTS:
+        setattr(state, name, [])
+    for name, value in START_VALUES.items():
+        setattr(state, name, value)
+    return state
+
+
+START_VALUES = {
+    "rounds": 0, "round": 1, "turn_index": 0, "first_player": 0, "necromancer": -1, "current_seat": 0,
+    "phase": "start", "force": D.NO_RACE, "berserk_roll": -1, "dragon_used": 0, "fortress_done": 0,
+    "set_aside_due": -1, "decline_turn": 0, "after_ghouls": "", "end_step": 0, "ghost_reserve": 0, "island": 0,
+    "well_ghosts": 0, "wealthy_paid": 0, "purchases": 0, "holes_placed": 0, "necromancer_won": 0, "over": 0,
+    "heroes_placed": 0,
+}

@@ -25,7 +25,6 @@ OLD_NAMES = {"s", "st", "n", "nseats", "opts"}  # for state, seats and options
 PENDING = {
     "pompeii",
     "citadels",
-    "smallworld",
     "kuhn",
 }
 

@@ -17,48 +17,48 @@ def invariants(st):
     bad = []
     b = st.board
     for k in range(D.N_RACES):
-        total = st.supply[k] + on_map(st, k) + st.hand[k] + st.kept[k] + st.aside[k] + st.well.count(k)
+        total = st.supply[k] + on_map(st, k) + st.hand[k] + st.kept[k] + st.set_aside[k] + st.well_tokens.count(k)
         if total != D.BOX[k]:
             bad.append(f"race {D.kind_key(k)} tokens {total} != box {D.BOX[k]}")
-        if min(st.supply[k], st.hand[k], st.kept[k], st.aside[k]) < 0:
+        if min(st.supply[k], st.hand[k], st.kept[k], st.set_aside[k]) < 0:
             bad.append(f"negative count for {D.kind_key(k)}")
-    lt = st.supply[D.LOST_TRIBE] + on_map(st, D.LOST_TRIBE) + st.well.count(D.LOST_TRIBE)
+    lt = st.supply[D.LOST_TRIBE] + on_map(st, D.LOST_TRIBE) + st.well_tokens.count(D.LOST_TRIBE)
     if lt != D.BOX[D.LOST_TRIBE]:
         bad.append(f"lost tribes {lt}")
-    if st.necro >= 0:
+    if st.necromancer >= 0:
         g = (on_map(st, D.GHOSTS) + st.island + st.hand[D.GHOSTS] + st.kept[D.GHOSTS] + st.well_ghosts
              + st.ghost_reserve)
         if g != D.GHOST_TOTAL - st.options["necro_ghosts_removed"]:
             bad.append(f"ghosts {g}")
-        if not st.over and st.well_ghosts + len(st.well) >= 4 and st.phase == "start":
+        if not st.over and st.well_ghosts + len(st.well_tokens) >= 4 and st.phase == "start":
             bad.append("well not converted at turn start")
     if any(c < 0 for c in st.coins):
         bad.append("negative coins")
     for r in range(b.n):
-        if (st.occ[r] == D.NO_RACE) != (st.cnt[r] == 0):
+        if (st.occupant[r] == D.NO_RACE) != (st.tokens[r] == 0):
             bad.append(f"region {r} occ/cnt mismatch")
-        if b.water[r] and st.occ[r] != D.NO_RACE:
-            k = st.occ[r]
-            ok = (k == D.GHOSTS and D.SEAFARING in st.necro_active) or (0 <= k < D.N_RACES and st.power_of[k] == D.SEAFARING)
+        if b.water[r] and st.occupant[r] != D.NO_RACE:
+            k = st.occupant[r]
+            ok = (k == D.GHOSTS and D.SEAFARING in st.necromancer_powers) or (0 <= k < D.N_RACES and st.power_of[k] == D.SEAFARING)
             if not ok:
                 bad.append(f"non-Seafaring {D.kind_key(k)} on water {r}")
-        if (st.hero[r] or st.dragon[r] or st.hole[r] or st.camps[r] or st.fort[r] or st.lair[r]) and st.occ[r] == D.NO_RACE:
+        if (st.hero[r] or st.dragon[r] or st.hole[r] or st.encampments[r] or st.fortress[r] or st.troll_lair[r]) and st.occupant[r] == D.NO_RACE:
             bad.append(f"pieces on empty region {r}")
     m = D.MARKERS
-    if sum(st.lair) > m["troll_lair"] or sum(st.fort) > m["fortress"] or sum(st.hero) > m["hero"] \
+    if sum(st.troll_lair) > m["troll_lair"] or sum(st.fortress) > m["fortress"] or sum(st.hero) > m["hero"] \
             or sum(st.dragon) > m["dragon"] or sum(st.hole) > m["hole_in_the_ground"] \
-            or sum(st.camps) + sum(st.camp_hand) > m["encampment"]:
+            or sum(st.encampments) + sum(st.encampments_in_hand) > m["encampment"]:
         bad.append("marker cap exceeded")
     owned = [k for k in range(D.N_RACES) if st.owner[k] >= 0]
-    races = sorted(st.race_deck + [r for r, _, _ in st.row] + owned)
+    races = sorted(st.race_deck + [r for r, _, _ in st.combo_row] + owned)
     if races != list(range(D.N_RACES)):
         bad.append(f"race banners {races}")
-    pw = sorted(st.power_deck + [p for _, p, _ in st.row] + st.discard + st.necro_active + st.necro_reserve
-                + st.rejected + [st.power_of[k] for k in owned if st.power_of[k] >= 0])
+    pw = sorted(st.power_deck + [p for _, p, _ in st.combo_row] + st.power_discard + st.necromancer_powers + st.power_reserve
+                + st.rejected_powers + [st.power_of[k] for k in owned if st.power_of[k] >= 0])
     if pw != list(range(D.N_POWERS)):
         bad.append(f"power badges {pw}")
-    for s in range(st.nseats):
-        if st.active[s] >= 0 and (st.owner[st.active[s]] != s or st.in_decline[st.active[s]]):
+    for s in range(st.seats):
+        if st.active_race[s] >= 0 and (st.owner[st.active_race[s]] != s or st.in_decline[st.active_race[s]]):
             bad.append("active race bookkeeping")
         for k in st.declines[s]:
             if st.owner[k] != s or not st.in_decline[k]:
@@ -99,17 +99,17 @@ def fresh(seats=2, seed=1, **opts):
 
 def clear_board(st):
     for r in range(st.board.n):
-        if st.occ[r] == D.LOST_TRIBE:
-            st.supply[D.LOST_TRIBE] += st.cnt[r]
-            st.occ[r] = D.NO_RACE
-            st.cnt[r] = 0
+        if st.occupant[r] == D.LOST_TRIBE:
+            st.supply[D.LOST_TRIBE] += st.tokens[r]
+            st.occupant[r] = D.NO_RACE
+            st.tokens[r] = 0
 
 
 def _take_race(st, k):
     if k in st.race_deck:
         st.race_deck.remove(k)
         return
-    for combo in st.row:
+    for combo in st.combo_row:
         if combo[0] == k:
             combo[0] = st.race_deck.pop(0)
             return
@@ -120,16 +120,16 @@ def _take_power(st, p):
     if p in st.power_deck:
         st.power_deck.remove(p)
         return
-    for combo in st.row:
+    for combo in st.combo_row:
         if combo[1] == p:
             combo[1] = st.power_deck.pop(0)
             return
-    if p in st.discard:
-        st.discard.remove(p)
+    if p in st.power_discard:
+        st.power_discard.remove(p)
         return
-    if p in st.necro_reserve:
-        st.necro_reserve.remove(p)
-        st.necro_reserve.append(st.power_deck.pop(0) if D.NECRO_DRAWABLE[st.power_deck[0]] else st.power_deck.pop(1))
+    if p in st.power_reserve:
+        st.power_reserve.remove(p)
+        st.power_reserve.append(st.power_deck.pop(0) if D.NECRO_DRAWABLE[st.power_deck[0]] else st.power_deck.pop(1))
         return
     raise AssertionError(f"power {p} not available")
 
@@ -147,7 +147,7 @@ def give(st, seat, race, power=None, hand=0, regions=None, decline=False):
         st.in_decline[k] = 1
         st.declines[seat].append(k)
     else:
-        st.active[seat] = k
+        st.active_race[seat] = k
     place(st, k, regions or {})
     st.hand[k] += hand
     st.supply[k] -= hand
@@ -156,8 +156,8 @@ def give(st, seat, race, power=None, hand=0, regions=None, decline=False):
 
 def place(st, k, regions):
     for r, n in regions.items():
-        st.occ[r] = k
-        st.cnt[r] = n
+        st.occupant[r] = k
+        st.tokens[r] = n
         if k < D.N_RACES or k == D.LOST_TRIBE:
             st.supply[k] -= n
 
@@ -169,16 +169,16 @@ def lost_tribe(st, r):
 def conquest_turn(st, seat, k):
     """Seat `seat` is in its conquest step with force k (hand already set)."""
     flow.reset_turn(st)
-    st.cur = seat
-    st.turn_idx = st.order.index(seat)
+    st.current_seat = seat
+    st.turn_index = st.turn_order.index(seat)
     st.phase = "conquest"
     st.force = k
-    st.roll = -1
+    st.berserk_roll = -1
 
 
 def start_turn(st, seat):
     """Start `seat`'s turn through the engine's own turn start."""
-    st.turn_idx = st.order.index(seat)
+    st.turn_index = st.turn_order.index(seat)
     ev = []
     flow.start_turn(st, ev)
     return ev

@@ -7,10 +7,10 @@ import pytest
 from engines.smallworld import GAME
 from engines.smallworld import data as D
 from engines.smallworld.conquest import conquest_cost, target_error
-from engines.smallworld.flow import defender_queue
-from engines.smallworld.resolution import well_conversion
-from engines.smallworld.moves import (Abandon, BerserkRoll, Conquer, Convert, Decline, Deploy, EndConquest, Expand,
+from engines.smallworld.flow import defenders_in_order
+from engines.smallworld.moves import (Abandon, BerserkRoll, Conquer, Convert, Decline, Deploy, EndConquest,
                                       FinalAttempt, PickCombo, Summon)
+from engines.smallworld.resolution import well_conversion
 
 from .sw_helpers import conquest_turn, fresh, give, invariants, kinds, lost_tribe, play, random_game, start_turn
 
@@ -84,7 +84,7 @@ def test_ED_20_ED_21_sorcerer_flags():
     assert Convert(10) not in GAME.legal_moves(st, 0)
     st.hand[s], st.supply[s] = 1, st.supply[s] - 1
     play(st, 0, Convert(10))
-    assert st.t_nonempty[s] == 0 and 1 not in st.attacked
+    assert st.nonempty_conquests[s] == 0 and 1 not in st.attacked_seats
 
 
 def test_ED_22_immunity_vs_own_races_off():
@@ -103,7 +103,7 @@ def test_ED_25_wiped_race_may_pick():
     start_turn(st, 0)
     assert PickCombo(0) in GAME.legal_moves(st, 0)
     play(st, 0, PickCombo(0))
-    assert st.owner[k] == -1 and st.active[0] != k
+    assert st.owner[k] == -1 and st.active_race[0] != k
 
 
 def test_ED_26_lairs_at_redeployment():
@@ -111,10 +111,10 @@ def test_ED_26_lairs_at_redeployment():
     t = give(st, 0, "trolls", hand=5, regions={4: 1})
     conquest_turn(st, 0, t)
     play(st, 0, Conquer(9))
-    assert not st.lair[9]
+    assert not st.troll_lair[9]
     play(st, 0, EndConquest())
     play(st, 0, Deploy(9, st.hand[t]))
-    assert st.lair[9] and st.lair[4]
+    assert st.troll_lair[9] and st.troll_lair[4]
 
 
 def test_ED_27_tritons_water_discount():
@@ -134,8 +134,8 @@ def test_ED_15_ghouls_act_on_decline_turn():
 
 def test_ED_37_optional_summoning():
     st = fresh(4, necromancer=True, necro_summon_optional=True)
-    st.necro_active = [st.necro_reserve.pop(0)]
-    st.occ[9], st.cnt[9] = D.GHOSTS, 1
+    st.necromancer_powers = [st.power_reserve.pop(0)]
+    st.occupant[9], st.tokens[9] = D.GHOSTS, 1
     st.ghost_reserve -= 1
     st.coins[3] = 0
     start_turn(st, 3)
@@ -149,22 +149,22 @@ def test_ED_37_optional_summoning():
 
 def test_ED_40_fifo_well():
     st = fresh(4, necromancer=True, well_removal_order="fifo")
-    st.well = [D.RATMEN, D.HUMANS, D.ORCS, D.ELVES, D.DWARVES]
-    for k in st.well:
+    st.well_tokens = [D.RATMEN, D.HUMANS, D.ORCS, D.ELVES, D.DWARVES]
+    for k in st.well_tokens:
         st.supply[k] -= 1
     ev = []
     well_conversion(st, ev)
-    assert st.well == [D.DWARVES]
+    assert st.well_tokens == [D.DWARVES]
 
 
 def test_ED_13_defenders_from_first_player():
     st = fresh(3, defender_redeploy_order="from_first", first_player="0")
-    st.cur = 2
+    st.current_seat = 2
     for s, race in ((0, "ratmen"), (1, "humans")):
         k = give(st, s, race, regions={1 + 3 * s: 1, 2 + 3 * s: 1})
         st.kept[k], st.supply[k] = 1, st.supply[k] - 1
-    assert defender_queue(st) == [0, 1]
+    assert defenders_in_order(st) == [0, 1]
     st.options = dict(st.options, defender_redeploy_order="from_current")
-    st.cur = 1
-    assert defender_queue(st) == [1, 0]
+    st.current_seat = 1
+    assert defenders_in_order(st) == [1, 0]
     lost_tribe(st, 20)

@@ -15,7 +15,7 @@ def test_heuristic_plays_legal_moves_and_beats_random(nec, seats):
     for seed in range(8):
         st = GAME.new_state(seats, {"necromancer": nec}, seed)
         rng = random.Random(seed)
-        hero = 0 if not nec or st.necro != 0 else 1
+        hero = 0 if not nec or st.necromancer != 0 else 1
         while not GAME.is_over(st):
             seat = GAME.seats_to_act(st)[0]
             if seat == hero:
@@ -27,7 +27,7 @@ def test_heuristic_plays_legal_moves_and_beats_random(nec, seats):
                 move = rng.choice(GAME.legal_moves(st, seat))
             GAME.apply(st, seat, move)
         if nec:  # random players feed the Soul Well fast: compare with the other ordinary players
-            others = [st.coins[s] for s in range(seats) if s not in (hero, st.necro)]
+            others = [st.coins[s] for s in range(seats) if s not in (hero, st.necromancer)]
             wins += st.coins[hero] >= max(others)
         else:
             wins += hero in GAME.outcome(st).winners

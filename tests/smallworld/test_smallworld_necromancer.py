@@ -33,8 +33,8 @@ def refused(st, seat, move, rule):
 def nec(seats, **opts):
     """A Necromancer Island game, seat 0 first (so the Necromancer is the last seat), empty board."""
     st = fresh(seats, necromancer=True, **opts)
-    assert st.necro == seats - 1
-    st.necro_active = [st.necro_reserve.pop(0)]
+    assert st.necromancer == seats - 1
+    st.necromancer_powers = [st.power_reserve.pop(0)]
     return st
 
 
@@ -52,13 +52,13 @@ def ghosts(st, regions, island=None, well=0):
 
 def well_tokens(st, race, n):
     k = D.RACE[race]
-    st.well.extend([k] * n)
+    st.well_tokens.extend([k] * n)
     st.supply[k] -= n
 
 
 def finish_turn(st, seat):
     ev = []
-    while st.cur == seat and not st.over:
+    while st.current_seat == seat and not st.over:
         moves = GAME.legal_moves(st, GAME.seats_to_act(st)[0])
         pick = EndConquest() if EndConquest() in moves else Pass() if Pass() in moves else moves[0]
         ev += GAME.apply(st, GAME.seats_to_act(st)[0], pick)
@@ -71,36 +71,36 @@ def finish_turn(st, seat):
 def test_NEC_2_NEC_3_map_and_seating(seats):
     st = GAME.new_state(seats, {"necromancer": True}, seats)
     assert st.board.key == f"{seats - 1}p" and st.rounds == {3: 10, 4: 10, 5: 9, 6: 8}[seats]
-    assert st.necro == (st.first_player - 1) % seats and st.order[-1] == st.necro
-    assert st.phase == "necro_setup" and GAME.seats_to_act(st) == [st.necro]
+    assert st.necromancer == (st.first_player - 1) % seats and st.turn_order[-1] == st.necromancer
+    assert st.phase == "necro_setup" and GAME.seats_to_act(st) == [st.necromancer]
     assert st.coins == [5] * seats and st.island == 1 and st.ghost_reserve == 13
-    assert all(D.NECRO_DRAWABLE[p] for p in st.necro_reserve) and len(st.necro_reserve) == 6
+    assert all(D.NECRO_DRAWABLE[p] for p in st.power_reserve) and len(st.power_reserve) == 6
     assert len(st.power_deck) + 6 == 14 + (0 if True else 0) or True
     assert not invariants(st)
     v = GAME.new_state(seats, {"necromancer": True, "necromancer_seat": "1"}, 1)
-    assert v.necro == 1 and v.first_player == 2 and v.order[-1] == 1
+    assert v.necromancer == 1 and v.first_player == 2 and v.turn_order[-1] == 1
 
 
 def test_NEC_4_power_draw_and_choice():
     for seed in range(30):
         st = GAME.new_state(4, {"necromancer": True}, seed)
-        reserve = list(st.necro_reserve)
+        reserve = list(st.power_reserve)
         assert D.SPIRIT not in reserve and D.STOUT not in reserve
-        held = st.power_deck + [p for _, p, _ in st.row]
+        held = st.power_deck + [p for _, p, _ in st.combo_row]
         assert sorted(held + reserve) == list(range(20))  # ED-29: rejected badges back in the public deck
         p = D.power_key(reserve[2])
-        play(st, st.necro, ChoosePower(p))
-        assert st.necro_active == [reserve[2]] and len(st.necro_reserve) == 5
-        assert st.cur == st.first_player and st.phase == "pick"
+        play(st, st.necromancer, ChoosePower(p))
+        assert st.necromancer_powers == [reserve[2]] and len(st.power_reserve) == 5
+        assert st.current_seat == st.first_player and st.phase == "pick"
     st = GAME.new_state(4, {"necromancer": True, "necro_rejected_return": False}, 5)
-    assert all(p in (D.SPIRIT, D.STOUT) for p in st.rejected)
-    refused(st, st.necro, ChoosePower("spirit"), "NEC-4")
+    assert all(p in (D.SPIRIT, D.STOUT) for p in st.rejected_powers)
+    refused(st, st.necromancer, ChoosePower("spirit"), "NEC-4")
 
 
 def test_NEC_8_NEC_4_necromancer_never_picks_combos():
     st = GAME.new_state(4, {"necromancer": True}, 3)
-    refused(st, st.necro, PickCombo(0), "NEC-4")  # setup: he chooses a drawn power first
-    play(st, st.necro, ChoosePower(D.power_key(st.necro_reserve[0])))
+    refused(st, st.necromancer, PickCombo(0), "NEC-4")  # setup: he chooses a drawn power first
+    play(st, st.necromancer, ChoosePower(D.power_key(st.power_reserve[0])))
     st = nec(4)
     st.coins[3] = 0
     start_turn(st, 3)
@@ -124,12 +124,12 @@ def test_WX_15_soul_well_conversion_ghosts_first():
     play(st, 0, Conquer(9))
     assert st.well_ghosts == 2 and st.kept[G] == 1
     play(st, 0, Conquer(10))
-    assert st.well_ghosts == 2 and len(st.well) == 3
+    assert st.well_ghosts == 2 and len(st.well_tokens) == 3
     ev = finish_turn(st, 0)
-    assert st.cnt[20] == 2  # the Ghost in hand went to the Ghost region
+    assert st.tokens[20] == 2  # the Ghost in hand went to the Ghost region
     conv = kinds(ev, "well_converted")
     assert len(conv) == 1 and conv[0].data == {"ghosts": 2, "tokens": ["lost_tribe", "ratmen"], "island": 1}
-    assert st.well_ghosts == 0 and st.well == [D.RATMEN]  # the Well keeps 1 token
+    assert st.well_ghosts == 0 and st.well_tokens == [D.RATMEN]  # the Well keeps 1 token
     assert st.island == 2 and not invariants(st)
 
 
@@ -147,7 +147,7 @@ def test_WX_16_conquering_ghosts():
 
 def test_WX_17_purchases():
     st = nec(4)
-    st.necro_active.append(st.necro_reserve.pop(0))
+    st.necromancer_powers.append(st.power_reserve.pop(0))
     ghosts(st, {9: 2, 20: 2}, island=2, well=3)
     assert st.ghost_reserve == 5
     st.coins[3] = 20
@@ -155,11 +155,11 @@ def test_WX_17_purchases():
     assert st.phase == "purchase" and price(st) == 8
     play(st, 3, BuyGhost())
     assert st.coins[3] == 12 and price(st) == 9 and st.island == 3
-    ev = play(st, 3, BuyPower(D.power_key(st.necro_reserve[0])))
+    ev = play(st, 3, BuyPower(D.power_key(st.power_reserve[0])))
     assert st.coins[3] == 3 and kinds(ev, "power_activated")[0].data["price"] == 9
     assert st.phase == "conquest" and kinds(ev, "troops_readied")  # nothing affordable: step A ends
     first = GAME.new_state(4, {"necromancer": True, "first_player": "0"}, 2)
-    play(first, 3, ChoosePower(D.power_key(first.necro_reserve[0])))
+    play(first, 3, ChoosePower(D.power_key(first.power_reserve[0])))
     start_turn(first, 3)  # his first turn, nothing changed on the board yet
     assert first.phase == "purchase" and price(first) == 2
     play(first, 3, BuyGhost())
@@ -170,10 +170,10 @@ def test_WX_17_purchases():
 
 def test_WX_18_necromancer_scoring_and_summoning():
     st = nec(4)
-    st.necro_active = [D.FOREST, D.ALCHEMIST]
-    st.necro_reserve = [p for p in st.necro_reserve if p not in (D.FOREST, D.ALCHEMIST)]
+    st.necromancer_powers = [D.FOREST, D.ALCHEMIST]
+    st.power_reserve = [p for p in st.power_reserve if p not in (D.FOREST, D.ALCHEMIST)]
     st.power_deck = [p for p in st.power_deck if p not in (D.FOREST, D.ALCHEMIST)]
-    for c in st.row:
+    for c in st.combo_row:
         if c[1] in (D.FOREST, D.ALCHEMIST):
             c[1] = st.power_deck.pop(0)
     ghosts(st, {1: 1, 2: 1, 3: 1}, island=0)  # region 1 is the only Forest
@@ -184,7 +184,7 @@ def test_WX_18_necromancer_scoring_and_summoning():
     assert kinds(ev, "scored")[0].data["coins"] == 6
     assert kinds(ev, "souls_summoned")[0].data["count"] == 3
     assert kinds(ev, "well_converted")[0].data["island"] == 1
-    assert len(st.well) == 1 and st.island == 1
+    assert len(st.well_tokens) == 1 and st.island == 1
 
 
 def wx19():
@@ -215,17 +215,17 @@ def test_NEC_28_instant_win_checked_in_own_turn():
     st = wx19()
     ev = finish_turn(st, 0)
     assert not kinds(ev, "necromancer_victory") and not GAME.is_over(st)
-    assert necro_complete(st) and st.island == 5 and st.cur == 1
+    assert necro_complete(st) and st.island == 5 and st.current_seat == 1
     for seat in (1, 2):
         st.coins[seat] = 0
         finish_turn(st, seat)  # seats 1 and 2 play round 1 to its end
-    assert st.cur == 3 and not GAME.is_over(st)
-    while not GAME.is_over(st) and st.cur == 3:
+    assert st.current_seat == 3 and not GAME.is_over(st)
+    while not GAME.is_over(st) and st.current_seat == 3:
         seat = GAME.seats_to_act(st)[0]
         moves = GAME.legal_moves(st, seat)
         play(st, seat, EndPurchases() if EndPurchases() in moves else EndConquest() if EndConquest() in moves
              else Pass() if Pass() in moves else moves[0])
-    assert st.necro_won and GAME.is_over(st) and GAME.outcome(st).winners == (3,)
+    assert st.necromancer_won and GAME.is_over(st) and GAME.outcome(st).winners == (3,)
 
 
 def test_WX_20_decline_in_necromancer_island():
@@ -233,12 +233,12 @@ def test_WX_20_decline_in_necromancer_island():
     o = give(st, 0, "orcs", regions={1: 4, 2: 1, 3: 1, 4: 1, 5: 1})
     start_turn(st, 0)
     play(st, 0, Decline())
-    assert st.supply[o] == D.BOX[o] - 5 and not st.well
+    assert st.supply[o] == D.BOX[o] - 5 and not st.well_tokens
     st = nec(4, elves_decline_all_to_well=False)  # ED-46 alternative: the flipped Elves stay
     e = give(st, 0, "elves", regions={1: 4, 2: 1, 3: 1, 4: 1, 5: 1})
     start_turn(st, 0)
     play(st, 0, Decline())
-    assert st.well.count(e) == 3 and st.supply[e] == D.BOX[e] - 8 and not invariants(st)
+    assert st.well_tokens.count(e) == 3 and st.supply[e] == D.BOX[e] - 8 and not invariants(st)
 
 
 def test_NEC_12_all_elves_to_the_well_on_decline():
@@ -248,15 +248,15 @@ def test_NEC_12_all_elves_to_the_well_on_decline():
     start_turn(st, 0)
     ev = play(st, 0, Decline())
     assert on_map(st, e) == 0 and st.owner[e] == -1 and e not in st.declines[0]
-    assert all(st.occ[r] == D.NO_RACE for r in (1, 2, 3, 4, 5))
+    assert all(st.occupant[r] == D.NO_RACE for r in (1, 2, 3, 4, 5))
     # all 8 Elves went in; the end-of-turn conversion (NEC-16) turned them into 2 Ghosts on the Island
     converted = [t for c in kinds(ev, "well_converted") for t in c.data["tokens"]]
-    assert converted == ["elves"] * 8 and not st.well and st.island == 3 and not invariants(st)
+    assert converted == ["elves"] * 8 and not st.well_tokens and st.island == 3 and not invariants(st)
 
 
 def test_WX_21_necromancer_entry():
     st = nec(5)
-    st.necro_active = [D.MERCHANT]
+    st.necromancer_powers = [D.MERCHANT]
     st.hand[G], st.ghost_reserve = 10, st.ghost_reserve - 10
     for r in (2, 4, 7, 11, 14, 25, 26):  # printed Lost Tribes stay: they only add to the cost
         lost_tribe(st, r)
@@ -300,7 +300,7 @@ def test_ED_44_diplomat_may_not_name_necromancer():
 
 def test_NEC_25_necromancer_powers_apply_to_ghosts():
     st = nec(4)
-    st.necro_active = [D.COMMANDO]
+    st.necromancer_powers = [D.COMMANDO]
     ghosts(st, {9: 1})
     assert conquest_cost(st, G, 10) == 2 + 1 - 1
     st.options = dict(st.options, necro_powers_active=False)
@@ -317,7 +317,7 @@ def test_NEC_23_ghosts_redeploy_and_conquer():
     play(st, 3, EndConquest())
     assert st.phase == "redeploy" and st.hand[G] == 2
     play(st, 3, Deploy(8, 2))
-    assert st.cnt[8] == 3 and st.island == 0
+    assert st.tokens[8] == 3 and st.island == 0
 
 
 def test_NEC_15_ghosts_may_stay_on_the_island():
@@ -335,7 +335,7 @@ def test_NEC_15_ghosts_may_stay_on_the_island():
     st = redeploying()
     assert Deploy(-1, 2) in GAME.legal_moves(st, 3)
     play(st, 3, Deploy(-1, 2))
-    assert st.island == 2 and st.cnt[8] == 1
+    assert st.island == 2 and st.tokens[8] == 1
     st = redeploying(necro_island_redeploy=False)  # the earlier reading: the Island only with no region
     assert not [m for m in GAME.legal_moves(st, 3) if isinstance(m, Deploy) and m.region == -1]
 
@@ -347,19 +347,19 @@ def test_NEC_28_instant_victory_in_random_games():
             if kinds(ev, "necromancer_victory"):
                 assert necro_complete(st) and GAME.is_over(st)
         st, _ = random_game(3, {"necromancer": True, "necro_ghosts_removed": 2}, seed, check)
-        if st.necro_won:
+        if st.necromancer_won:
             wins += 1
-            assert GAME.outcome(st).winners == (st.necro,)
+            assert GAME.outcome(st).winners == (st.necromancer,)
     assert wins > 0
 
 
 def test_NEC_31_hidden_reserve_view():
     st = GAME.new_state(4, {"necromancer": True, "necro_reserve_public": False, "first_player": "0"}, 3)
     assert GAME.view(st, 0)["necromancer"]["power_reserve"] == []
-    assert len(GAME.view(st, st.necro)["necromancer"]["power_reserve"]) == 6
+    assert len(GAME.view(st, st.necromancer)["necromancer"]["power_reserve"]) == 6
     v = CODEC.view_from_proto(CODEC.view_to_proto(GAME.view(st, 0)))
     det = GAME.determinize(v, 0, random.Random(1))
-    assert GAME.view(det, 0) == GAME.view(st, 0) and len(det.necro_reserve) == 6
+    assert GAME.view(det, 0) == GAME.view(st, 0) and len(det.power_reserve) == 6
 
 
 @pytest.mark.parametrize("seats", [3, 4, 5, 6])
@@ -370,7 +370,7 @@ def test_NEC_17_ghosts_always_14(seats):
     for seed in range(12):
         def check(st, seat, move, ev):
             assert count(st) == 14, (seed, move)
-            assert st.well_ghosts + len(st.well) < 4 or st.phase not in ("start", "purchase")
+            assert st.well_ghosts + len(st.well_tokens) < 4 or st.phase not in ("start", "purchase")
         random_game(seats, {"necromancer": True}, 300 + seed, check)
 
 
@@ -382,9 +382,9 @@ def test_NEC_16_ghosts_first_and_empty_reserve():
     ev = []
     well_conversion(st, ev)
     assert [e.data for e in ev] == [{"ghosts": 4, "tokens": [], "island": 1}]
-    assert st.well_ghosts == 1 and st.well == [D.ORCS, D.ORCS] and st.ghost_reserve == 3
+    assert st.well_ghosts == 1 and st.well_tokens == [D.ORCS, D.ORCS] and st.ghost_reserve == 3
     st.ghost_reserve, st.island = 0, st.island + 3
-    st.well.append(D.ORCS)
+    st.well_tokens.append(D.ORCS)
     well_conversion(st, ev)
     assert ev[-1].data == {"ghosts": 1, "tokens": ["orcs", "orcs", "orcs"], "island": 1}
     st2 = nec(4, necro_win_check="own_turn")

@@ -54,33 +54,33 @@ def test_SW_150_alchemist_not_on_decline_turn():
 def test_SW_152_bivouacking():
     st = fresh(2)
     st.phase = "pick"
-    if D.BIVOUACKING not in [c[1] for c in st.row]:
+    if D.BIVOUACKING not in [c[1] for c in st.combo_row]:
         st.power_deck.remove(D.BIVOUACKING)
-        st.power_deck.append(st.row[0][1])
-        st.row[0][1] = D.BIVOUACKING
-    i = [c[1] for c in st.row].index(D.BIVOUACKING)
+        st.power_deck.append(st.combo_row[0][1])
+        st.combo_row[0][1] = D.BIVOUACKING
+    i = [c[1] for c in st.combo_row].index(D.BIVOUACKING)
     play(st, 0, PickCombo(i))
-    assert st.camp_hand[0] == 5
+    assert st.encampments_in_hand[0] == 5
     st = fresh(2)
     k = give(st, 0, "ratmen", "bivouacking", hand=4, regions={4: 1, 9: 1})
-    st.camp_hand[0] = 5
+    st.encampments_in_hand[0] = 5
     conquest_turn(st, 0, k)
     play(st, 0, EndConquest(), Deploy(4, 4))
     assert st.phase == "redeploy" and PlaceEncampment(9) in GAME.legal_moves(st, 0)
     play(st, 0, *[PlaceEncampment(9)] * 5)
-    assert st.camps[9] == 5 and st.camp_hand[0] == 0
+    assert st.encampments[9] == 5 and st.encampments_in_hand[0] == 0
     other = give(st, 1, "humans", hand=10, regions={10: 1})
     assert conquest_cost(st, other, 9) == 2 + 5 + 1
     conquest_turn(st, 1, other)
     play(st, 1, Conquer(9))
-    assert st.camps[9] == 0 and st.camp_hand[0] == 5  # returned to the owner
+    assert st.encampments[9] == 0 and st.encampments_in_hand[0] == 5  # returned to the owner
     play(st, 1, EndConquest())
     while st.phase == "redeploy":
         play(st, 1, GAME.legal_moves(st, 1)[0])
-    assert st.camps[4] == 5 and st.camp_hand[0] == 0  # replaced in SW-82 (single region: automatic)
+    assert st.encampments[4] == 5 and st.encampments_in_hand[0] == 0  # replaced in SW-82 (single region: automatic)
     start_turn(st, 0)
     play(st, 0, Decline())
-    assert sum(st.camps) == 0 and st.camp_hand[0] == 0
+    assert sum(st.encampments) == 0 and st.encampments_in_hand[0] == 0
 
 
 def test_SW_154_diplomat_peace():
@@ -96,14 +96,14 @@ def test_SW_154_diplomat_peace():
     assert GAME.legal_moves(st, 0) == [NameAlly(2), Pass()]
     refused(st, 0, NameAlly(1), "SW-154")
     play(st, 0, NameAlly(2))
-    assert st.peace[0] == 2
-    o2 = st.active[2]
+    assert st.ally[0] == 2
+    o2 = st.active_race[2]
     st.hand[o2] = 5
     st.supply[o2] -= 5
     assert target_error(st, o2, 9, [10])[0] == "SW-154"
     assert o1 >= 0
     start_turn(st, 0)
-    assert st.peace[0] == -1  # ends at the Diplomat's next turn
+    assert st.ally[0] == -1  # ends at the Diplomat's next turn
 
 
 def test_SW_156_flying():
@@ -122,21 +122,21 @@ def test_SW_158_fortified():
     play(st, 0, Expand(), EndConquest())
     assert st.phase == "redeploy" and Pass() in GAME.legal_moves(st, 0)
     ev = play(st, 0, PlaceFortress(9))
-    assert st.fort[9] and kinds(ev, "scored")[0].data["coins"] == 2 + 1
+    assert st.fortress[9] and kinds(ev, "scored")[0].data["coins"] == 2 + 1
     other = give(st, 1, "humans", hand=10, regions={10: 1})
     assert conquest_cost(st, other, 9) == 2 + 1 + 1
-    st.active[0] = k
+    st.active_race[0] = k
     start_turn(st, 0)
     ev = play(st, 0, Decline())
-    assert st.fort[9] and conquest_cost(st, other, 9) == 4  # defense stays in decline
+    assert st.fortress[9] and conquest_cost(st, other, 9) == 4  # defense stays in decline
 
 
 def test_SW_158_fortress_cap():
     st = fresh(2)
     give(st, 0, "ratmen", "fortified", regions={4: 1, 9: 1})
     for r in (1, 2, 3, 5, 6, 11):
-        st.fort[r] = 1
-        st.occ[r], st.cnt[r] = D.LOST_TRIBE, 1
+        st.fortress[r] = 1
+        st.occupant[r], st.tokens[r] = D.LOST_TRIBE, 1
         st.supply[D.LOST_TRIBE] -= 1
     start_turn(st, 0)
     play(st, 0, Expand(), EndConquest())
@@ -153,7 +153,7 @@ def test_SW_159_heroic():
     other = give(st, 1, "humans", hand=10, regions={3: 1})
     assert target_error(st, other, 4, [3])[0] == "SW-172"
     assert target_error(st, other, 10, [3]) is None or True
-    st.active[0] = k
+    st.active_race[0] = k
     start_turn(st, 0)
     play(st, 0, Decline())
     assert not any(st.hero)
@@ -171,7 +171,7 @@ def test_SW_164_seafaring():
         play(st, 0, GAME.legal_moves(st, 0)[0])
     start_turn(st, 0)
     ev = play(st, 0, Decline())
-    assert st.occ[0] == k and st.occ[7] == k and st.power_of[k] == D.SEAFARING  # kept in decline
+    assert st.occupant[0] == k and st.occupant[7] == k and st.power_of[k] == D.SEAFARING  # kept in decline
     assert kinds(ev, "scored")[0].data["coins"] == 4
     other = give(st, 1, "humans", hand=8, regions={5: 1})
     assert target_error(st, other, 0, [5])[0] == "SW-68"
@@ -190,18 +190,18 @@ def test_SW_168_underworld():
 
 def test_SW_169_wealthy():
     st = fresh(2)
-    for i, c in enumerate(st.row):
+    for i, c in enumerate(st.combo_row):
         if c[1] == D.WEALTHY:
             break
     else:
         st.power_deck.remove(D.WEALTHY)
-        st.power_deck.append(st.row[0][1])
-        st.row[0][1] = D.WEALTHY
+        st.power_deck.append(st.combo_row[0][1])
+        st.combo_row[0][1] = D.WEALTHY
         i = 0
     st.phase = "pick"
     st.coins[0] = 10
     play(st, 0, PickCombo(i))
-    k = st.active[0]
+    k = st.active_race[0]
     ev = play(st, 0, Conquer(4))
     while st.phase in ("conquest", "redeploy", "heroes", "ally", "stout"):
         moves = GAME.legal_moves(st, 0)
@@ -212,9 +212,9 @@ def test_SW_169_wealthy():
 
 def test_SW_46_power_deck_rebuilt_from_discards():
     st = fresh(2)
-    st.discard.extend(st.power_deck)
+    st.power_discard.extend(st.power_deck)
     st.power_deck = []
-    st.row.pop()
+    st.combo_row.pop()
     ev = []
     refill_row(st, ev)
-    assert len(st.row) == 6 and kinds(ev, "power_deck_rebuilt")
+    assert len(st.combo_row) == 6 and kinds(ev, "power_deck_rebuilt")

@@ -32,9 +32,9 @@ def test_random_games_keep_invariants_and_end(nec, seats):
 
         st, log = random_game(seats, {"necromancer": nec}, seed, check if seed % 4 == 0 else None)
         assert GAME.is_over(st)
-        if not st.necro_won:  # SW-32: after the last turn of round N
+        if not st.necromancer_won:  # SW-32: after the last turn of round N
             assert st.round == st.rounds == D.board(st.map_key[0]).rounds
-            assert st.turn_idx == 0
+            assert st.turn_index == 0
         assert not invariants(st)
         out = GAME.outcome(st)
         assert min(out.ranks) == 1 and out.winners
@@ -59,8 +59,8 @@ def test_views_do_not_leak(nec, seats):
             other.rng.seed(i)
             other.race_deck.reverse()
             other.power_deck.reverse()
-            if s != st.necro and st.necro >= 0 and other.power_deck:
-                other.necro_reserve[0], other.power_deck[0] = other.power_deck[0], other.necro_reserve[0]
+            if s != st.necromancer and st.necromancer >= 0 and other.power_deck:
+                other.power_reserve[0], other.power_deck[0] = other.power_deck[0], other.power_reserve[0]
             assert GAME.view(other, s) == v
             if s is None:
                 assert all(p["coins"] == -1 for p in v["players"]) or v["over"]

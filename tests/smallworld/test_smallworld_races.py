@@ -33,16 +33,16 @@ def turn_score(st, seat):
 
 def put_in_row(st, race, power, position=0):
     k, p = D.RACE[race], D.POWER[power]
-    for combo in st.row:  # free them where they are
+    for combo in st.combo_row:  # free them where they are
         if combo[0] == k:
-            combo[0] = st.row[position][0]
+            combo[0] = st.combo_row[position][0]
         if combo[1] == p:
-            combo[1] = st.row[position][1]
+            combo[1] = st.combo_row[position][1]
     if k in st.race_deck:
-        st.race_deck[st.race_deck.index(k)] = st.row[position][0]
+        st.race_deck[st.race_deck.index(k)] = st.combo_row[position][0]
     if p in st.power_deck:
-        st.power_deck[st.power_deck.index(p)] = st.row[position][1]
-    st.row[position][0], st.row[position][1] = k, p
+        st.power_deck[st.power_deck.index(p)] = st.combo_row[position][1]
+    st.combo_row[position][0], st.combo_row[position][1] = k, p
 
 
 def test_SW_130_amazons_pick_and_set_aside():
@@ -56,19 +56,19 @@ def test_SW_130_amazons_pick_and_set_aside():
     a = give(st, 0, "amazons", regions={1: 3, 2: 3})
     conquest_turn(st, 0, a)
     play(st, 0, EndConquest(), Deploy(1, 2), Deploy(2, 2))
-    assert st.phase == "redeploy" and st.aside_due == 4
+    assert st.phase == "redeploy" and st.set_aside_due == 4
     play(st, 0, SetAside(1), SetAside(1))  # then only region 2 can give: the rest is automatic
-    assert st.aside[a] == 4 and on_map(st, a) == 2 and st.cnt[1] == 1 and st.cnt[2] == 1
+    assert st.set_aside[a] == 4 and on_map(st, a) == 2 and st.tokens[1] == 1 and st.tokens[2] == 1
     assert tiebreak_tokens(st, 0) == 2  # set-aside tokens do not count (SW-114)
     start_turn(st, 0)
     play(st, 0, Expand())
-    assert st.hand[a] == 4 and st.aside[a] == 0
+    assert st.hand[a] == 4 and st.set_aside[a] == 0
     st2 = fresh(2)
     a = give(st2, 0, "amazons", regions={1: 2})
-    st2.aside[a], st2.supply[a] = 4, st2.supply[a] - 4
+    st2.set_aside[a], st2.supply[a] = 4, st2.supply[a] - 4
     start_turn(st2, 0)
     play(st2, 0, Decline())
-    assert st2.aside[a] == 0 and st2.supply[a] == D.BOX[a] - 1
+    assert st2.set_aside[a] == 0 and st2.supply[a] == D.BOX[a] - 1
 
 
 def test_SW_130_amazons_removal_may_abandon():
@@ -76,10 +76,10 @@ def test_SW_130_amazons_removal_may_abandon():
     a = give(st, 0, "amazons", regions={1: 1, 2: 1, 3: 2})
     conquest_turn(st, 0, a)
     play(st, 0, EndConquest(), Deploy(3, 1))
-    assert st.aside_due >= 1
+    assert st.set_aside_due >= 1
     while st.phase == "redeploy":
         play(st, 0, GAME.legal_moves(st, 0)[0])
-    assert st.aside[a] == 4 and on_map(st, a) == 0  # ED-19: regions emptied when unavoidable
+    assert st.set_aside[a] == 4 and on_map(st, a) == 0  # ED-19: regions emptied when unavoidable
 
 
 def test_SW_131_dwarves_mines_active():
@@ -103,13 +103,13 @@ def test_SW_133_ghouls_decline_and_phase():
     g = give(st, 0, "ghouls", hand=1, regions={4: 3, 9: 2})
     start_turn(st, 0)
     play(st, 0, Decline())
-    assert st.cnt[4] == 3 and st.cnt[9] == 2 and st.supply[g] == D.BOX[g] - 5  # all flipped; hand to supply
+    assert st.tokens[4] == 3 and st.tokens[9] == 2 and st.supply[g] == D.BOX[g] - 5  # all flipped; hand to supply
     h = give(st, 1, "humans", regions={10: 1})
     ev = start_turn(st, 0)
     assert st.phase == "conquest" and st.force == g  # before the combo pick (ED-14)
     assert st.hand[g] == 3
     play(st, 0, Conquer(10))
-    assert st.occ[10] == g and st.kept[h] == 0 and on_map(st, h) == 0
+    assert st.occupant[10] == g and st.kept[h] == 0 and on_map(st, h) == 0
     while st.phase == "redeploy":
         play(st, 0, GAME.legal_moves(st, 0)[0])
     assert st.phase == "pick"
@@ -125,7 +125,7 @@ def test_SW_133_ghouls_may_attack_own_active_race():
     assert st.force == g
     assert Conquer(9) in GAME.legal_moves(st, 0)
     play(st, 0, Conquer(9))
-    assert st.occ[9] == g and st.kept[h] == 1 and st.supply[h] == D.BOX[h] - 2
+    assert st.occupant[9] == g and st.kept[h] == 1 and st.supply[h] == D.BOX[h] - 2
 
 
 def test_SW_135_halflings_enter_anywhere_with_two_holes():
@@ -137,8 +137,8 @@ def test_SW_135_halflings_enter_anywhere_with_two_holes():
     assert st.hole[6] and st.hole[12] and not st.hole[13]
     other = give(st, 1, "ratmen", hand=5, regions={11: 1})
     assert target_error(st, other, 6, [11])[0] == "SW-172"
-    st.active[0], st.in_decline[k] = -1, 0
-    st.active[0] = k
+    st.active_race[0], st.in_decline[k] = -1, 0
+    st.active_race[0] = k
     start_turn(st, 0)
     play(st, 0, Decline())
     assert not any(st.hole)
@@ -183,16 +183,16 @@ def test_SW_142_trolls_lairs():
     t = give(st, 0, "trolls", hand=5, regions={4: 1})
     conquest_turn(st, 0, t)
     play(st, 0, Conquer(3))
-    assert st.lair[3]
+    assert st.troll_lair[3]
     other = give(st, 1, "ratmen", hand=8, regions={2: 1})
-    assert conquest_cost(st, other, 3) == 2 + 1 + st.cnt[3]
-    st.active[0] = t
+    assert conquest_cost(st, other, 3) == 2 + 1 + st.tokens[3]
+    st.active_race[0] = t
     start_turn(st, 0)
     play(st, 0, Decline())
-    assert st.lair[3] and conquest_cost(st, other, 3) == 4  # lairs stay in decline
+    assert st.troll_lair[3] and conquest_cost(st, other, 3) == 4  # lairs stay in decline
     conquest_turn(st, 1, other)
     play(st, 1, Conquer(3))
-    assert not st.lair[3]
+    assert not st.troll_lair[3]
 
 
 def test_SW_93_abandon_only_before_first_conquest():
@@ -200,7 +200,7 @@ def test_SW_93_abandon_only_before_first_conquest():
     k = give(st, 0, "ratmen", regions={4: 3, 9: 1})
     start_turn(st, 0)
     play(st, 0, Expand(), Abandon(9))
-    assert st.occ[9] == D.NO_RACE and st.hand[k] == 3
+    assert st.occupant[9] == D.NO_RACE and st.hand[k] == 3
     play(st, 0, Conquer(10))
     refused(st, 0, Abandon(4), "SW-93")
 
@@ -213,7 +213,7 @@ def test_SW_70_own_active_region_refused_own_decline_allowed():
     refused(st, 0, Conquer(4), "SW-70")
     assert conquest_cost(st, k, 9) == 3  # ED-9: own in-decline token adds 1
     play(st, 0, Conquer(9))
-    assert st.occ[9] == k
+    assert st.occupant[9] == k
 
 
 def test_SW_54_wiped_race_expand_or_decline():
@@ -230,9 +230,9 @@ def test_SW_54_wiped_race_expand_or_decline():
 
 def test_SW_104_decline_limit_and_SW_45_banner_return():
     st = fresh(2)
-    st.row.pop()  # a short row is refilled when a banner returns
+    st.combo_row.pop()  # a short row is refilled when a banner returns
     h = give(st, 0, "humans", regions={1: 1}, decline=True)
     give(st, 0, "orcs", regions={4: 1})
     start_turn(st, 0)
     play(st, 0, Decline())
-    assert st.owner[h] == -1 and len(st.row) == 6
+    assert st.owner[h] == -1 and len(st.combo_row) == 6

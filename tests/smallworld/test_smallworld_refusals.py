@@ -112,7 +112,7 @@ def test_SW_82_only_the_defender_redeploys():
 
 def test_NEC_19_price_refusal():
     st = fresh(4, necromancer=True)
-    st.necro_active = [st.necro_reserve.pop(0)]
+    st.necromancer_powers = [st.power_reserve.pop(0)]
     st.coins[3] = 1
     start_turn(st, 3)
     assert st.phase == "conquest"  # nothing affordable: step A is skipped

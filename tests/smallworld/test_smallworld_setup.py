@@ -39,16 +39,16 @@ def test_SW_20_to_25_setup(seats):
     st = GAME.new_state(seats, {}, 3)
     b = st.board
     assert b.key == f"{seats}p" and st.rounds == b.rounds and st.round == 1
-    assert len(st.row) == 6 and all(c[2] == 0 for c in st.row)  # SW-22
+    assert len(st.combo_row) == 6 and all(c[2] == 0 for c in st.combo_row)  # SW-22
     assert len(st.race_deck) == 8 and len(st.power_deck) == 14
-    assert [r for r in range(b.n) if st.occ[r] == D.LOST_TRIBE] == [r for r in range(b.n) if b.lost_tribe[r]]
+    assert [r for r in range(b.n) if st.occupant[r] == D.LOST_TRIBE] == [r for r in range(b.n) if b.lost_tribe[r]]
     assert st.coins == [5] * seats  # SW-25
-    assert st.order == [(st.first_player + i) % seats for i in range(seats)]
-    assert st.phase == "pick" and st.cur == st.first_player
+    assert st.turn_order == [(st.first_player + i) % seats for i in range(seats)]
+    assert st.phase == "pick" and st.current_seat == st.first_player
 
 
 def test_SW_26_first_player_option_and_random():
-    assert GAME.new_state(4, {"first_player": "2"}, 1).order == [2, 3, 0, 1]
+    assert GAME.new_state(4, {"first_player": "2"}, 1).turn_order == [2, 3, 0, 1]
     assert GAME.new_state(4, {"first_player": 3}, 1).first_player == 3
     firsts = {GAME.new_state(4, {}, s).first_player for s in range(40)}
     assert firsts == {0, 1, 2, 3}
@@ -76,7 +76,7 @@ def test_default_options_are_the_rules_defaults():
 
 def test_ED_2_short_combo_row():
     st = GAME.new_state(2, {"combo_row_size": 4}, 1)
-    assert len(st.row) == 4
+    assert len(st.combo_row) == 4
 
 
 def test_ED_1_public_coins():

@@ -1,0 +1,27 @@
+"""The state's declared fields and its clone (issue 20 item 2)."""
+from __future__ import annotations
+
+import pickle
+import random
+
+from engines.smallworld import GAME
+
+
+def test_clone_pickles_like_the_original():
+    """A clone is the same state: byte-identical pickles at every step of random games (the
+    store's and conformance's equality), Necromancer Island included."""
+    for seats, options in ((2, {}), (4, {"necromancer": True})):
+        state, rng, steps = GAME.new_state(seats, options, 3), random.Random(3), 0
+        while not GAME.is_over(state):
+            assert pickle.dumps(GAME.clone(state)) == pickle.dumps(state), (seats, steps)
+            seat = rng.choice(GAME.seats_to_act(state))
+            GAME.apply(state, seat, rng.choice(GAME.legal_moves(state, seat)))
+            steps += 1
+        assert pickle.dumps(GAME.clone(state)) == pickle.dumps(state)
+        assert steps > 50
+
+
+def test_state_declares_its_fields():
+    state = GAME.new_state(3, {}, 1)
+    assert not hasattr(state, "__dict__")
+    assert all(hasattr(state, name) for name in type(state).__slots__)
