@@ -70,8 +70,9 @@ def test_item2_smallworld_defender_is_to_move_not_the_current_player():
         state = engine.new_state(3, {}, seed)
         while not engine.is_over(state):
             if state.phase == "defend":
-                defender = state.def_queue[0]
-                assert engine.to_move(state) == defender != engine.current_player(state) == state.cur
+                public = engine.view(state, None)
+                defender = public["defender_queue"][0]
+                assert engine.to_move(state) == defender != engine.current_player(state) == public["current_seat"]
                 seen += 1
             seat = rng.choice(engine.seats_to_act(state))
             engine.apply(state, seat, rng.choice(engine.legal_moves(state, seat)))

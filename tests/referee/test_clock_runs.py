@@ -54,7 +54,8 @@ def defend_answers(client: Client, game_id: str, seed: int) -> list[tuple[int, b
     answers = []
     for entry in log.entries:
         if state.phase == "defend":
-            assert entry.seat == state.def_queue[0]  # (the current player too, for its own declined race)
+            # the defender (the current player too, for its own declined race)
+            assert entry.seat == ENGINE.view(state, None)["defender_queue"][0]
             answers.append((entry.seat, entry.by_referee))
         ENGINE.apply(state, entry.seat, client.codec.move_from_proto(entry.move))
     assert ENGINE.is_over(state)
