@@ -24,10 +24,10 @@ sys.path[:0] = [str(ROOT), str(ROOT / "protos")]
 import grpc  # noqa: E402
 
 from clients.sdk import Client, Refused  # noqa: E402
+from engines import registry  # noqa: E402
 from gameengine import codecs  # noqa: E402
 from tests.conftest import ServerProcess  # noqa: E402
 
-SEATS = {"pompeii": 3, "eruption": 3, "citadels": 4, "smallworld": 3}
 
 
 class Player(threading.Thread):
@@ -39,7 +39,7 @@ class Player(threading.Thread):
         self.acked: list[tuple[int, bytes]] = []  # (seat, serialized move) per acknowledged version
         self.errors: list[str] = []
         client = self._client()
-        self.game_id, self.tokens = client.create(SEATS[game], seed=seed)
+        self.game_id, self.tokens = client.create(registry.typical_seats(game), seed=seed)
         client.close()
 
     def _client(self) -> Client:
@@ -86,7 +86,7 @@ class Player(threading.Thread):
 
 def run(games: int, kills: int, interval: float, data_dir: Path) -> list[str]:
     server = ServerProcess(data_dir, GE_SNAPSHOT_INTERVAL_S="1.5").start()
-    gids = list(codecs.available())
+    gids = list(registry.GAME_IDS)
     stop = threading.Event()
     players = [Player(server.target, gids[i % len(gids)], 1000 + i, stop) for i in range(games)]
     for p in players:

@@ -35,7 +35,6 @@ from engines.ai.policies import mcts_settings  # noqa: E402
 from engines.core import play_random  # noqa: E402
 from gameengine import codecs  # noqa: E402
 
-SEATS = {"pompeii": [2, 3, 4], "eruption": [2, 4, 6], "citadels": [2, 4, 7], "smallworld": [2, 3, 4, 5]}
 ENGINE_S = float(os.environ.get("GE_BENCH_ENGINE_S", "3"))
 RPC_S = float(os.environ.get("GE_BENCH_RPC_S", "8"))
 LIVE_GAMES = int(os.environ.get("GE_BENCH_GAMES", "10000"))
@@ -46,10 +45,10 @@ CONCURRENCY = int(os.environ.get("GE_BENCH_CONCURRENCY", "32"))
 # ---- engine -------------------------------------------------------------------
 def engine_figures() -> dict:
     out = {}
-    for game in codecs.available():
+    for game in registry.GAME_IDS:
         engine = registry.game(game)
         per_seats = {}
-        for n in SEATS[game]:
+        for n in registry.tested_seats(game):
             rng = random.Random(n)
             games, moves, t0 = 0, 0, time.perf_counter()
             while time.perf_counter() - t0 < ENGINE_S:
@@ -58,7 +57,7 @@ def engine_figures() -> dict:
                 games += 1
             dt = time.perf_counter() - t0
             per_seats[str(n)] = {"games_per_s": round(games / dt, 2), "moves_per_s": round(moves / dt, 1)}
-        n = SEATS[game][1] if len(SEATS[game]) > 1 else SEATS[game][0]
+        n = registry.tested_seats(game)[1] if len(registry.tested_seats(game)) > 1 else registry.tested_seats(game)[0]
         state = engine.new_state(n, {}, 1)
         seat = mcts.actor(engine, state)
         c = codecs.codec(game)
@@ -67,7 +66,7 @@ def engine_figures() -> dict:
         result = mcts.search(engine, view, seat, n, random.Random(1), time_ms=ENGINE_S * 1000,
                              **mcts_settings(game))  # exactly what the mcts bot runs
         sims = result.iterations / (time.perf_counter() - t0)
-        out[game] = {"games_per_s": per_seats[str(SEATS[game][0])]["games_per_s"], "by_seats": per_seats,
+        out[game] = {"games_per_s": per_seats[str(registry.tested_seats(game)[0])]["games_per_s"], "by_seats": per_seats,
                      "mcts_sims_per_s": round(sims, 1), "mcts_seats": n}
         print(f"engine {game}: {per_seats} mcts {sims:.0f}/s", flush=True)
     return out

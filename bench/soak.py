@@ -24,10 +24,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "protos")]
 import grpc  # noqa: E402
 
 from bench.run import rss_bytes  # noqa: E402
+from engines import registry  # noqa: E402
 from gameengine import codecs  # noqa: E402
 from tests.conftest import ServerProcess  # noqa: E402
-
-SEATS = {"pompeii": 3, "eruption": 4, "citadels": 5, "smallworld": 3}
 
 
 async def play(channel, game: str, seed: int) -> int:
@@ -36,7 +35,7 @@ async def play(channel, game: str, seed: int) -> int:
     stub = getattr(__import__(c.pb2.__name__ + "_grpc", fromlist=["_"]), f"{P}ServiceStub")(channel)
     pb = c.pb2
     rng = random.Random(seed)
-    created = await getattr(stub, f"Create{P}Game")(getattr(pb, f"Create{P}GameRequest")(seats=SEATS[game],
+    created = await getattr(stub, f"Create{P}Game")(getattr(pb, f"Create{P}GameRequest")(seats=registry.typical_seats(game),
                                                                                          seed=seed))
     tokens = [t.token for t in created.seat_tokens]
     status = created.status
@@ -54,7 +53,7 @@ async def play(channel, game: str, seed: int) -> int:
 
 
 async def wave(target: str, concurrent: int, base_seed: int) -> tuple[int, list[str]]:
-    games = list(codecs.available())
+    games = list(registry.GAME_IDS)
     async with grpc.aio.insecure_channel(target) as channel:
         results = await asyncio.gather(*(play(channel, games[i % len(games)], base_seed + i)
                                          for i in range(concurrent)), return_exceptions=True)

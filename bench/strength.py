@@ -48,7 +48,7 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default="", help="comma list of games")
     ap.add_argument("--out", default=str(ROOT / "bench" / "strength.json"))
     args = ap.parse_args(argv)
-    games = [g for g in codecs.available() if not args.only or g in args.only.split(",")]
+    games = [g for g in registry.GAME_IDS if not args.only or g in args.only.split(",")]
     command = (f"python -m bench.strength --games {args.games} --think-ms {args.think_ms:g} "
                f"--parallel {args.parallel} --seats {args.seats}" + (f" --only {args.only}" if args.only else ""))
     report = {"command": command, "think_ms": args.think_ms,

@@ -60,7 +60,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
 
     server = grpc.aio.server(interceptors=[observe.RpcObserver(), *tracing.interceptors(cfg)], options=transport.grpc_options(cfg) + [
         ("grpc.so_reuseport", 0)])  # a second server on the port fails to bind instead of sharing it
-    wanted = [g for g in cfg.games.split(",") if g] or list(codecs.available())
+    wanted = [g for g in cfg.games.split(",") if g] or list(codecs.load_all())
     names = [common_pb2.DESCRIPTOR.services_by_name["GameService"].full_name]
     for game in wanted:
         codec = codecs.codec(game)

@@ -46,6 +46,14 @@ class FormatError(ValueError):
     """A payload whose CRC holds but that is not a record this server can read."""
 
 
+def _unpack(codec: codecs.Codec, stored, cls):
+    """A game's own message kept as google.protobuf.Any; another type is a FormatError."""
+    try:
+        return codec.unpack(stored, cls)
+    except ValueError as e:
+        raise FormatError(str(e)) from None
+
+
 # ---- referee state: typed, not a dict of strings ---------------------------------
 
 @dataclass(frozen=True)
@@ -156,19 +164,20 @@ class Created:
     def encode(self, game: str) -> spb.GameCreated:
         msg = spb.GameCreated(game=self.game, seats=self.seats, seed=self.seed, token_hashes=self.token_hashes,
                               referee=spb.RefereeSettings(**self.referee), created=self.created)
-        getattr(msg, self.game).CopyFrom(codecs.codec(self.game).options_to_proto(self.options))
+        msg.options.CopyFrom(codecs.Codec.pack(codecs.codec(self.game).options_to_proto(self.options)))
         if self.seating is not None:
             msg.seating.CopyFrom(_seating_pb(self.seating))
         return msg
 
     @classmethod
     def decode(cls, msg: spb.GameCreated, game: str) -> "Created":
-        if msg.game not in codecs.GAME_IDS or msg.WhichOneof("options") != msg.game:
+        if msg.game not in registry.GAME_IDS:
             raise FormatError(f"creation record of unknown game {msg.game[:40]!r}")
+        codec = codecs.codec(msg.game)
         r = msg.referee
         referee = {"time_bank_ms": r.time_bank_ms, "increment_ms": r.increment_ms,
                    "timeout_policy": r.timeout_policy or "autoplay", "max_moves": r.max_moves}
-        options = codecs.codec(msg.game).options_from_proto(getattr(msg, msg.game))
+        options = codec.options_from_proto(_unpack(codec, msg.options, codec.Options))
         seating = _seating(msg.seating) if msg.HasField("seating") else None
         return cls(msg.game, msg.seats, options, msg.seed, tuple(msg.token_hashes), referee, msg.created, seating)
 
@@ -189,14 +198,13 @@ class MoveMade:
 
     def encode(self, game: str) -> spb.MoveMade:
         msg = spb.MoveMade(seat=self.seat, idempotency_key=self.key, by_referee=self.by_referee)
-        getattr(msg, game).CopyFrom(codecs.codec(game).move_to_proto(self.move))
+        msg.move.CopyFrom(codecs.Codec.pack(codecs.codec(game).move_to_proto(self.move)))
         return msg
 
     @classmethod
     def decode(cls, msg: spb.MoveMade, game: str) -> "MoveMade":
-        if msg.WhichOneof("move") != game:
-            raise FormatError(f"a {msg.WhichOneof('move')} move in a {game} game")
-        return cls(msg.seat, codecs.codec(game).move_from_proto(getattr(msg, game)), msg.idempotency_key,
+        codec = codecs.codec(game)
+        return cls(msg.seat, codec.move_from_proto(_unpack(codec, msg.move, codec.Move)), msg.idempotency_key,
                    msg.by_referee)
 
     def apply(self, rec: GameRecord, at: float) -> list[Event]:
@@ -307,7 +315,7 @@ def encode_seating(change: SeatingChanged, game: str) -> spb.SeatingSet:
     msg = spb.SeatingSet(seating=_seating_pb(change.seating), token_hashes=change.token_hashes)
     for e in change.events:
         ge = msg.events.add(to=-1 if e.to is None else e.to)
-        getattr(ge, game).CopyFrom(codec.event_to_proto(e))
+        ge.event.CopyFrom(codec.pack(codec.event_to_proto(e)))
     return msg
 
 
@@ -315,7 +323,7 @@ def decode_seating(msg: spb.SeatingSet, game: str) -> SeatingChanged:
     codec = codecs.codec(game)
     events = []
     for ge in msg.events:
-        kind, data = codec.event_from_proto(getattr(ge, game))
+        kind, data = codec.event_from_proto(_unpack(codec, ge.event, codec.Event))
         events.append(Event(kind, data, None if ge.to < 0 else ge.to))
     return SeatingChanged(_seating(msg.seating), dict(msg.token_hashes), tuple(events))
 

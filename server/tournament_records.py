@@ -374,7 +374,7 @@ def _encode(r) -> Any:
             open_registration=t.open_registration, max_entrants=t.max_entrants,
             points_per_rank=list(t.points_per_rank), seed=t.seed, creator_hash=t.creator_hash,
             created_at=t.created_at, entrants=list(t.entrants))
-        getattr(msg, t.game).CopyFrom(codecs.codec(t.game).options_to_proto(t.options))
+        msg.options.CopyFrom(codecs.Codec.pack(codecs.codec(t.game).options_to_proto(t.options)))
         return msg
     if isinstance(r, (EntrantJoined, EntrantWithdrew)):
         return spb.TournamentEntrant(player_id=r.player_id)
@@ -410,7 +410,8 @@ def from_journal(pb: spb.JournalRecord):
         c = m.clock
         clock = {"time_bank_ms": c.time_bank_ms, "increment_ms": c.increment_ms,
                  "timeout_policy": c.timeout_policy or "autoplay", "max_moves": c.max_moves}
-        options = codecs.codec(m.game).options_from_proto(getattr(m, m.game))
+        codec = codecs.codec(m.game)
+        options = codec.options_from_proto(codec.unpack(m.options, codec.Options))
         return TournamentCreated(Tournament(
             tournament_id=m.tournament_id, name=m.name, game=m.game, seats=m.seats, options=options, format=m.format,
             games=m.games, rounds=m.rounds, clock=clock, max_parallel=m.max_parallel,

@@ -38,6 +38,7 @@ from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.staticfiles import StaticFiles
 
 import engines
+from engines import registry
 from gameengine import codecs
 from gameengine.v1 import common_pb2, lobby_pb2, player_pb2, tournament_pb2
 
@@ -139,7 +140,7 @@ def _stream(fn):
 
 def build_app(core, referee, cfg) -> Callable:
     """The ASGI application: RPC paths go to connectrpc, the rest to the static page."""
-    wanted = [g for g in cfg.games.split(",") if g] or list(codecs.available())
+    wanted = [g for g in cfg.games.split(",") if g] or list(codecs.load_all())
     servicers: list[tuple[Any, object]] = [
         (common_pb2.DESCRIPTOR.services_by_name["GameService"],
          GameServiceServicer(core, wanted, referee, cfg.admin_token)),
@@ -156,9 +157,8 @@ def build_app(core, referee, cfg) -> Callable:
                              read_max_bytes=cfg.max_message_bytes), cfg.max_message_bytes)
     static = StaticFiles(directory=STATIC, html=True)
 
-    types = [{"game": g, "prefix": codecs.codec(g).prefix,
-              "service": codecs.codec(g).pb2.DESCRIPTOR.services_by_name[f"{codecs.codec(g).prefix}Service"].full_name}
-             for g in wanted]
+    types = [{"game": g, "prefix": registry.entry(g).prefix, "service": registry.entry(g).service,
+              "data_files": list(registry.spec(g).data_files)} for g in wanted]
     data = {g: StaticFiles(directory=ENGINES / g / "data", check_dir=False) for g in wanted}
 
     async def app(scope, receive, send):

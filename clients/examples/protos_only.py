@@ -21,9 +21,6 @@ import uuid
 import grpc
 from google.rpc import error_details_pb2, status_pb2
 
-PREFIX = {"pompeii": "Pompeii", "eruption": "Eruption", "citadels": "Citadels", "smallworld": "SmallWorld"}
-
-
 def retry_delay_s(error: grpc.RpcError) -> float:
     """The RetryInfo delay of a refusal (google.rpc.Status in the grpc-status-details-bin trailer)."""
     for key, value in error.trailing_metadata() or ():
@@ -49,8 +46,9 @@ def call(method, request):
 
 
 def play(target: str, game: str, seats: int, seed: int, options: dict | None = None) -> dict:
-    P = PREFIX[game]
-    pb = importlib.import_module(f"gameengine.v1.{game}_pb2")
+    pb = importlib.import_module(f"gameengine.v1.{game}_pb2")  # protos/gameengine/v1/<game>.proto
+    (service,) = pb.DESCRIPTOR.services_by_name.values()
+    P = service.name.removesuffix("Service")  # "Pompeii": CreatePompeiiGame, PompeiiMove, ...
     stubs = importlib.import_module(f"gameengine.v1.{game}_pb2_grpc")
     rng = random.Random(seed)
     with grpc.insecure_channel(target) as channel:
@@ -76,7 +74,7 @@ def play(target: str, game: str, seats: int, seed: int, options: dict | None = N
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--server", default="127.0.0.1:50051")
-    ap.add_argument("--game", choices=sorted(PREFIX), default="pompeii")
+    ap.add_argument("--game", default="pompeii", help="a game id, the name of its proto file")
     ap.add_argument("--seats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--necromancer", action="store_true", help="smallworld: add the Necromancer seat")

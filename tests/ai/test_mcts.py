@@ -19,11 +19,12 @@ def opening(game: str, seats: int):
     return engine, state, seat, view
 
 
-@pytest.mark.parametrize("game", list(codecs.available()))
+@pytest.mark.parametrize("game", list(registry.GAME_IDS))
 def test_an_expired_time_budget_still_answers_with_a_legal_move(game):
     """A bot descheduled past its deadline (a loaded machine) must still move, not fail."""
-    engine, state, seat, view = opening(game, 3)
-    result = mcts.search(engine, view, seat, 3, random.Random(1), time_ms=0, **mcts_settings(game))
+    seats = registry.typical_seats(game)
+    engine, state, seat, view = opening(game, seats)
+    result = mcts.search(engine, view, seat, seats, random.Random(1), time_ms=0, **mcts_settings(game))
     assert result.iterations == 1
     assert result.best in engine.legal_moves(state, seat)
 

@@ -10,8 +10,7 @@ from engines import registry
 from engines.core import replay
 from gameengine import codecs
 
-SEAT_COUNTS = {"pompeii": [2, 3, 4], "eruption": [2, 4, 6], "citadels": [2, 4, 7], "smallworld": [2, 3, 4, 5]}
-CASES = [(g, n) for g in codecs.available() for n in SEAT_COUNTS[g]]
+CASES = [(g, n) for g in registry.GAME_IDS for n in registry.tested_seats(g)]
 
 
 def play_random_over_rpc(client: Client, game_id: str, tokens: list[str], rng: random.Random, cap: int = 5000):
@@ -51,10 +50,10 @@ def test_full_game_over_rpc_and_replay(server, game, n):
     client.close()
 
 
-@pytest.mark.parametrize("game", list(codecs.available()))
+@pytest.mark.parametrize("game", list(registry.GAME_IDS))
 def test_event_stream_ends_with_the_game_and_hides_private_events(server, game):
     client = Client(server.target, game)
-    n = SEAT_COUNTS[game][0]
+    n = registry.tested_seats(game)[0]
     game_id, tokens = client.create(n, seed=7)
     play_random_over_rpc(client, game_id, tokens, random.Random(7))
     spectator = list(client.spectator(game_id).events(timeout=30))

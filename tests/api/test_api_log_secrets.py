@@ -8,24 +8,23 @@ import random
 import pytest
 
 from clients.sdk import Client
+from engines import registry
 from gameengine import codecs
 
 from .test_api_games import play_random_over_rpc
 
-SEATS = {"pompeii": 2, "eruption": 2, "citadels": 2, "smallworld": 2}
-
-
-@pytest.mark.parametrize("game", list(codecs.available()))
+@pytest.mark.parametrize("game", list(registry.GAME_IDS))
 def test_CIT_11_log_keeps_secrets_after_the_end(server, game):
     client = Client(server.target, game)
-    n = SEATS[game]
+    n = registry.spec(game).min_seats
+    private = bool(registry.spec(game).private_moves)  # Citadels: face-down discards, picks, kept cards
     try:
         game_id, tokens = client.create(n, seed=20018)
         assert play_random_over_rpc(client, game_id, tokens, random.Random(3)).over
         spectator = client.spectator(game_id).log()
         seat0 = client.seat(game_id, 0, tokens[0]).log()
         assert spectator.seed == 0 and seat0.seed == 0
-        if game == "citadels":  # face-down discards, picks, kept and redrawn cards stay withheld
+        if private:  # private moves (GameSpec.private_moves) stay withheld
             withheld = [e for e in spectator.entries if e.withheld]
             assert withheld and all(not e.HasField("move") for e in withheld)
             assert any(e.withheld and e.seat == 1 for e in seat0.entries)
@@ -39,6 +38,6 @@ def test_CIT_11_log_keeps_secrets_after_the_end(server, game):
         assert seat1.seed == 20018 and not any(e.withheld for e in seat1.entries)
         spectator = client.spectator(game_id).log()
         assert spectator.seed == 0
-        assert any(e.withheld for e in spectator.entries) == (game == "citadels")
+        assert any(e.withheld for e in spectator.entries) == private
     finally:
         client.close()

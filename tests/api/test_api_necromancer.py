@@ -6,11 +6,12 @@ import random
 import pytest
 
 from clients.sdk import Client
+from engines import registry
 from gameengine import codecs
 
 from .test_api_games import play_random_over_rpc
 
-pytestmark = pytest.mark.skipif("smallworld" not in codecs.available(), reason="smallworld not built")
+pytestmark = pytest.mark.skipif("smallworld" not in registry.GAME_IDS, reason="smallworld not built")
 
 
 @pytest.mark.parametrize("seats", [3, 4, 5, 6])

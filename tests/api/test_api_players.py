@@ -15,6 +15,7 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from clients.sdk import Client
+from engines import registry
 from gameengine.v1 import (common_pb2, common_pb2_grpc, lobby_pb2, lobby_pb2_grpc, player_pb2, player_pb2_grpc,
                            pompeii_pb2, pompeii_pb2_grpc)
 
@@ -463,11 +464,11 @@ def test_no_log_line_stream_or_view_carries_another_seats_token(fresh_server):
         assert secret not in text
 
 
-@pytest.mark.parametrize("game", ["pompeii", "eruption", "citadels", "smallworld"])
+@pytest.mark.parametrize("game", registry.GAME_IDS)
 def test_every_games_state_stream_and_next_legal_moves(server, game):
     """Stream…State and Make…MoveResponse.legal_moves in each game's service (the generic servicer)."""
     client = Client(server.target, game)
-    seats = {"citadels": 4}.get(game, 3)
+    seats = registry.typical_seats(game)
     game_id, tokens = client.create(seats, seed=9)
     status = client.status(game_id)
     actor = next(s for s in status.seats_to_act if status.acts(s))

@@ -8,10 +8,11 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from clients.sdk import Client, Refused
+from engines import registry
 from gameengine import codecs
 from gameengine.v1 import common_pb2
 
-GAMES = list(codecs.available())
+GAMES = list(registry.GAME_IDS)
 
 
 def snapshot(client: Client, game_id: str, tokens: list[str]):
@@ -27,7 +28,7 @@ def raw_move(client: Client, **fields):
 @pytest.fixture(params=GAMES)
 def game(request, server):
     client = Client(server.target, request.param)
-    n = {"pompeii": 3, "eruption": 3, "citadels": 4, "smallworld": 3}[request.param]
+    n = registry.typical_seats(request.param)
     game_id, tokens = client.create(n, seed=42)
     yield client, game_id, tokens
     client.close()
@@ -121,7 +122,7 @@ def test_game_service_lists_games_and_status(server):
     with grpc.insecure_channel(server.target) as ch:
         stub = common_pb2_grpc.GameServiceStub(ch)
         types = stub.ListGameTypes(common_pb2.ListGameTypesRequest(), timeout=5).game_types
-        assert {t.game for t in types} == set(GAMES)
+        assert {t.game for t in types} == set(registry.GAME_IDS)  # the template game too
         with pytest.raises(grpc.RpcError) as e:
             stub.GetGameStatus(common_pb2.GetGameStatusRequest(game_id="missing"), timeout=5)
         assert e.value.code() == grpc.StatusCode.NOT_FOUND

@@ -5,16 +5,16 @@ import grpc
 import pytest
 
 from clients.sdk import Client, Refused
+from engines import registry
 
-SEAT_RULES = {"pompeii": ("POM-10", 5), "eruption": ("ERU-1", 7), "citadels": ("CIT-15", 8), "smallworld": ("SW-20", 7)}
 
-
-@pytest.mark.parametrize("game", sorted(SEAT_RULES))
+@pytest.mark.parametrize("game", registry.GAME_IDS)
 def test_bad_seat_count_cites_the_seat_rule(server, game):
-    rule, too_many = SEAT_RULES[game]
+    spec = registry.spec(game)
+    rule, too_many = spec.seats_rule, spec.max_seats + 1
     client = Client(server.target, game)
     try:
-        for seats in (1, too_many):
+        for seats in (spec.min_seats - 1, too_many):
             with pytest.raises(Refused) as e:
                 client.create(seats, seed=1)
             assert e.value.code == grpc.StatusCode.INVALID_ARGUMENT and e.value.rule == rule, e.value

@@ -8,11 +8,12 @@ import pytest
 from google.protobuf import json_format
 
 from clients.sdk import Client
+from engines import registry
 from gameengine import codecs
 
 from .test_api_games import play_random_over_rpc
 
-GAMES = list(codecs.available())
+GAMES = list(registry.GAME_IDS)
 
 
 def step(client, seats, rng, moves):
@@ -37,7 +38,7 @@ def test_kill_9_mid_game_then_finish(fresh_server, game):
     server = fresh_server(GE_SNAPSHOT_INTERVAL_S="1").start()
     client = Client(server.target, game)
     rng = random.Random(3)
-    games = [client.create(3, seed=s) for s in (1, 2)]
+    games = [client.create(registry.typical_seats(game), seed=s) for s in (1, 2)]
     for game_id, tokens in games:
         step(client, [client.seat(game_id, s, t) for s, t in enumerate(tokens)], rng, 15)
     time.sleep(1.5)  # a snapshot happens; later moves live only in the journal

@@ -10,6 +10,7 @@ import pytest
 
 from clients import tournament
 from clients.sdk import Client
+from engines import registry
 from gameengine import codecs
 from tests.conftest import ROOT
 
@@ -33,21 +34,23 @@ def test_tournament_refuses_unknown_game_bot_or_option_with_exit_2(args, needle,
     assert r.returncode == 2 and needle in r.stderr
 
 
-@pytest.mark.parametrize("game", list(codecs.available()))
+@pytest.mark.parametrize("game", list(registry.GAME_IDS))
 def test_small_tournament_writes_results_ratings_and_plot(server, game, tmp_path):
     out = tmp_path / f"{game}.json"
+    n = min(3, registry.spec(game).max_seats)  # three bots, rotated through n seats
+    bots = ["random", "greedy", "mcts"][:n]
     report = tournament.run(tournament.parse_args([
-        "--server", server.target, "--game", game, "--seats", "3", "--bots", "random,greedy,mcts",
-        "--games", "3", "--think-ms", "5", "--parallel", "2", "--json", str(out), "--quiet"]))
+        "--server", server.target, "--game", game, "--seats", str(n), "--bots", ",".join(bots),
+        "--games", str(n), "--think-ms", "5", "--parallel", "2", "--json", str(out), "--quiet"]))
     data = json.loads(out.read_text())
     assert data == json.loads(json.dumps(report, default=str))
     assert not data["errors"], data["errors"]
     seatings = [r["bots"] for r in data["results"]]
-    assert sorted(seatings) == sorted([seatings[0][(s + r) % 3] for s in range(3)] for r in range(3))  # rotations
+    assert sorted(seatings) == sorted([seatings[0][(s + r) % n] for s in range(n)] for r in range(n))  # rotations
     assert all(r["outcome"]["winners"] and r["seed"] for r in data["results"])
-    assert set(data["standings"]) == {"random", "greedy", "mcts"}
-    assert sum(v["games"] for v in data["standings"].values()) == 9
-    assert all(v["games"] == 3 for v in data["standings"].values())
+    assert set(data["standings"]) == set(bots)
+    assert sum(v["games"] for v in data["standings"].values()) == n * n
+    assert all(v["games"] == n for v in data["standings"].values())
     assert out.with_suffix(".png").stat().st_size > 1000
     entry = tournament.TournamentClient(server.target).get(data["tournament_id"])
     assert [g.game_id for g in entry.schedule] == [r["game_id"] for r in data["results"]]  # the server's record

@@ -26,7 +26,7 @@ BUDGET_S = 20
 
 
 def cases():
-    for game in codecs.available():
+    for game in registry.GAME_IDS:
         for options in OPTION_SETS.get(game, [{}]):
             yield pytest.param(game, options, id=f"{game}-{'-'.join(f'{k}={v}' for k, v in options.items()) or 'default'}")
 

@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from clients.sdk import Client
+from engines import registry
 from gameengine import codecs
 
-GAMES = list(codecs.available())
-SEATS = {"pompeii": 3, "eruption": 3, "citadels": 4, "smallworld": 3}
+GAMES = list(registry.GAME_IDS)
 REFUSALS = {grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND,
             grpc.StatusCode.ALREADY_EXISTS,
             grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.ABORTED, grpc.StatusCode.RESOURCE_EXHAUSTED}
@@ -28,7 +28,7 @@ def hostile(tmp_path_factory):
     s = ServerProcess(tmp_path_factory.mktemp("hostile"), GE_RATE_LIMIT_PER_S="0",
                       GE_MAX_MESSAGE_BYTES="65536").start()
     clients = {g: Client(s.target, g) for g in GAMES}
-    games = {g: clients[g].create(SEATS[g], seed=77) for g in GAMES}
+    games = {g: clients[g].create(registry.typical_seats(g), seed=77) for g in GAMES}
     yield s, clients, games
     for c in clients.values():
         c.close()

@@ -2,13 +2,24 @@
 and the README's "Rule readings" links point at those files (issue 24 item D)."""
 from __future__ import annotations
 
+import collections
 import re
 from pathlib import Path
 
+from engines import registry
+
 ROOT = Path(__file__).resolve().parents[2]
-CITED = re.compile(r"(?<![A-Za-z0-9_-])(POM|ERU|CIT|SW|NEC|ED|WX)[-_](\d+)(?![0-9])")
-DOC = {"POM": "pompeii", "ERU": "eruption", "CIT": "citadels", "SW": "smallworld", "NEC": "smallworld",
-       "ED": "smallworld", "WX": "smallworld"}
+
+
+def _prefixes(game: str) -> set[str]:
+    """The rule-id prefixes a game's rules reference defines (those it uses throughout, e.g. SW, NEC)."""
+    text = (ROOT / registry.spec(game).rules_doc).read_text(encoding="utf-8")
+    counts = collections.Counter(re.findall(r"(?<![A-Za-z0-9_-])([A-Z]{2,4})-\d+", text))
+    return {p for p, n in counts.items() if n >= 10}
+
+
+DOC = {prefix: game for game in registry.GAME_IDS for prefix in _prefixes(game)}  # prefix -> game
+CITED = re.compile(rf"(?<![A-Za-z0-9_-])({'|'.join(sorted(DOC))})[-_](\d+)(?![0-9])")
 
 
 def cited_ids() -> dict[str, set[str]]:
@@ -22,7 +33,7 @@ def cited_ids() -> dict[str, set[str]]:
 
 
 def test_every_cited_rule_id_exists_in_docs_rules():
-    docs = {game: (ROOT / "docs" / "rules" / f"{game}.md").read_text(encoding="utf-8") for game in set(DOC.values())}
+    docs = {game: (ROOT / registry.spec(game).rules_doc).read_text(encoding="utf-8") for game in set(DOC.values())}
     cited = cited_ids()
     assert len(cited) > 300  # the scan finds the code's citations
     missing = {rid: sorted(files)[:3] for rid, files in cited.items()

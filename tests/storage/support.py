@@ -5,11 +5,12 @@ import asyncio
 import random
 from pathlib import Path
 
+from engines import registry
 from server import journal
 from server.service import GameCore
 from server.store import Store
 
-GAMES = (("pompeii", 3), ("eruption", 2), ("citadels", 4), ("smallworld", 3))
+GAMES = tuple((g, registry.typical_seats(g)) for g in registry.GAME_IDS)  # every game, one table each
 
 
 def open_store(data_dir: Path, **kw) -> tuple[Store, GameCore]:

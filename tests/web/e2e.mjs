@@ -35,13 +35,16 @@ try {
     await page.waitForSelector("#board-svg", { timeout: 15000 });
     const first = await version(page);
     // live: the stream must bring newer versions without a reload
-    await page.waitForFunction((v) => Number(document.querySelector("#version")?.textContent) > v, first,
+    // (a short game, e.g. Kuhn poker, may be over before the page opens it: then it shows the end)
+    await page.waitForFunction((v) => Number(document.querySelector("#version")?.textContent) > v
+                               || /over: winners/.test(document.querySelector("#status")?.textContent ?? ""), first,
                                { timeout: 30000 });
     const later = await version(page);
+    const over = /over: winners/.test(await page.locator("#status").textContent());
     const raw = JSON.parse(await page.locator("#raw pre").textContent());
     await page.screenshot({ path: join(plan.artifacts, `spectate-${g.game}.png`), fullPage: true });
     result.spectate.push({
-      game: g.game, first, later, svg: await page.locator("svg#board-svg, div#board-svg").count(),
+      game: g.game, first, later, over, svg: await page.locator("svg#board-svg, div#board-svg").count(),
       targets: await page.locator("[data-moves]").count(),
       moveButtons: await page.locator("button.move").count(),
       mode: await page.locator("#mode").textContent(),

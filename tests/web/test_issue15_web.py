@@ -10,6 +10,7 @@ import grpc
 from google.rpc import error_details_pb2, status_pb2
 
 from clients.sdk import Client
+from engines import registry
 from gameengine.v1 import common_pb2, pompeii_pb2
 
 from .conftest import connect_call, grpc_web_call
@@ -65,7 +66,7 @@ def test_item15_grpc_web_text_mode_unary_and_server_stream(web_server):
         assert status == 200 and headers["content-type"].startswith(TEXT), headers
         assert trailers["grpc-status"] == "0", trailers
         games = {t.game for t in common_pb2.ListGameTypesResponse.FromString(messages[0]).game_types}
-        assert games == {"pompeii", "eruption", "citadels", "smallworld"}
+        assert games == set(registry.GAME_IDS)
 
     # a refusal: the same status and details as on the gRPC port
     _, _, _, trailers = text_call(web_server.base, "/gameengine.v1.PompeiiService/GetPompeiiView",

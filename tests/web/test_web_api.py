@@ -11,12 +11,13 @@ import pytest
 from google.rpc import error_details_pb2, status_pb2
 
 from clients.sdk import Client, Refused
+from engines import registry
 from gameengine import codecs
 from gameengine.v1 import common_pb2
 
 from .conftest import connect_call, connect_stream, grpc_web_call
 
-SERVICE = {g: f"{codecs.codec(g).prefix}Service" for g in codecs.available()}
+SERVICE = {g: f"{codecs.codec(g).prefix}Service" for g in registry.GAME_IDS}
 
 
 def rule_of(details: list[dict]) -> str:
@@ -122,7 +123,7 @@ def test_page_types_data_and_cors(web_server):
         assert r.headers["content-type"].startswith(("text/javascript", "application/javascript"))
     with urllib.request.urlopen(web_server.base + "/api/games", timeout=5) as r:
         listing = json.loads(r.read())
-    assert {t["game"] for t in listing["types"]} == set(codecs.available())
+    assert {t["game"] for t in listing["types"]} == set(registry.GAME_IDS)
     with urllib.request.urlopen(web_server.base + "/data/pompeii/board.json", timeout=5) as r:
         assert json.loads(r.read())["coordinates"]["rows"] == 7
     # CORS: a configured origin gets a preflight answer, another does not
@@ -137,8 +138,8 @@ def test_page_types_data_and_cors(web_server):
             got = e.headers.get("access-control-allow-origin")
         assert (got == origin) == allowed
     status, types = connect_call(web_server.base, "GameService", "ListGameTypes", {})
-    assert status == 200 and {t["game"] for t in types["gameTypes"]} == set(codecs.available())
+    assert status == 200 and {t["game"] for t in types["gameTypes"]} == set(registry.GAME_IDS)
     # gRPC-Web binary on the game-agnostic service
     trailers, msg = grpc_web_call(web_server.base, "GameService", "ListGameTypes", common_pb2.ListGameTypesRequest())
     assert trailers.get("grpc-status", "0") == "0"
-    assert len(common_pb2.ListGameTypesResponse.FromString(msg).game_types) == len(codecs.available())
+    assert len(common_pb2.ListGameTypesResponse.FromString(msg).game_types) == len(registry.GAME_IDS)

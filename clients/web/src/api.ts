@@ -21,7 +21,7 @@ for (const mod of Object.values(gen)) {
   }
 }
 
-export interface GameType { game: string; prefix: string; service: string; }
+export interface GameType { game: string; prefix: string; service: string; data_files: string[]; }
 export interface LiveGame { game_id: string; game: string; seats: number; version: number; over: boolean; }
 
 /** A refusal as the page shows it: the status code and the rule id from google.rpc.ErrorInfo. */

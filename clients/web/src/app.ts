@@ -3,7 +3,7 @@
 // State lives in the URL hash: #game=pompeii&id=GAME_ID&token=SEAT_TOKEN (the token never leaves the page
 // except in RPC bodies).
 import { GameApi, label, listGames, Refusal, type GameType, type Json } from "./api";
-import { DATA_FILES, generic, RENDERERS } from "./boards";
+import { generic, RENDERERS } from "./boards";
 import { createFields, initLobby, refreshOpen } from "./lobby";
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -31,7 +31,7 @@ class Session {
     document.body.dataset.game = this.type.game;
     $("events").textContent = ""; // the pane is shared: no line of the previous game stays
     $("mode").textContent = `${this.type.game} · ${this.gameId} · ${this.token ? "player" : "spectator"}${this.api.generated ? "" : " · JSON fallback"}`;
-    for (const f of DATA_FILES[this.type.game] ?? []) {
+    for (const f of this.type.data_files) { // the game's GameSpec.data_files (/api/games)
       try { this.data[f] = await (await fetch(`/data/${this.type.game}/${f}`)).json(); } catch { /* drawn without it */ }
     }
     await this.refresh();

@@ -272,7 +272,5 @@ export function generic({ view }: Ctx): string {
   return `<div class="generic" id="board-svg">${show(view, 0)}</div>`;
 }
 
+// A game without a renderer here (e.g. Kuhn poker) is drawn by `generic` from its view.
 export const RENDERERS: Record<string, Renderer> = { pompeii, eruption, citadels, smallworld };
-export const DATA_FILES: Record<string, string[]> = {
-  pompeii: ["board.json"], eruption: ["board.json"], citadels: ["cards.json"], smallworld: ["maps.json"],
-};

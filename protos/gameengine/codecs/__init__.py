@@ -1,28 +1,29 @@
-"""Codec registry: game id -> Codec instance (imported lazily)."""
+"""Game id -> its Codec (base.py), for every game of the registry (engines/registry.py).
+
+A game whose proto, engine or adapters fail to import fails here loudly: the server's startup
+(`load_all`) and every test that plays it."""
 from __future__ import annotations
 
 import importlib
+from functools import cache
 
-from .base import Codec, MalformedMove
+from engines import registry
 
-GAME_IDS = ("pompeii", "eruption", "citadels", "smallworld")
+from .base import Codec, MalformedMove, MoveFields
 
 
+@cache
 def codec(game_id: str) -> Codec:
-    if game_id not in GAME_IDS:
-        raise KeyError(game_id)
-    return importlib.import_module(f"{__name__}.{game_id}").CODEC
+    entry = registry.entry(game_id)
+    if entry.codec:  # the game declares field adapters (gameengine/codecs/<module>.py)
+        found: Codec = importlib.import_module(f"{__name__}.{entry.codec}").CODEC
+        return found
+    return Codec(game_id)
 
 
-def available() -> dict[str, Codec]:
-    """Codecs whose game is built (modules that import cleanly)."""
-    found = {}
-    for gid in GAME_IDS:
-        try:
-            found[gid] = codec(gid)
-        except ImportError:
-            continue
-    return found
+def load_all() -> dict[str, Codec]:
+    """Every registered game's codec, in registry order."""
+    return {gid: codec(gid) for gid in registry.GAME_IDS}
 
 
-__all__ = ["Codec", "MalformedMove", "codec", "available", "GAME_IDS"]
+__all__ = ["Codec", "MalformedMove", "MoveFields", "codec", "load_all"]
