@@ -49,6 +49,7 @@ GAMES: tuple[Entry, ...] = (
     Entry("eruption", "Eruption", (2, 4, 6), codec="eruption"),
     Entry("citadels", "Citadels", (2, 4, 7), codec="citadels"),
     Entry("smallworld", "SmallWorld", (2, 3, 4, 5), codec="smallworld"),
+    Entry("kuhn", "Kuhn", (2,)),
 )
 GAME_IDS: tuple[str, ...] = tuple(e.game_id for e in GAMES)
 _BY_ID = {e.game_id: e for e in GAMES}

@@ -2,6 +2,7 @@
 export * as citadels_pb from "./gameengine/v1/citadels_pb";
 export * as common_pb from "./gameengine/v1/common_pb";
 export * as eruption_pb from "./gameengine/v1/eruption_pb";
+export * as kuhn_pb from "./gameengine/v1/kuhn_pb";
 export * as lobby_pb from "./gameengine/v1/lobby_pb";
 export * as player_pb from "./gameengine/v1/player_pb";
 export * as pompeii_pb from "./gameengine/v1/pompeii_pb";
