@@ -19,7 +19,9 @@ COPY server server
 COPY clients clients
 # Generated stubs, as `make stubs` does; then bytecode, since the root filesystem is read-only at run time.
 RUN /opt/venv/bin/python -m grpc_tools.protoc -Iprotos --python_out=protos --pyi_out=protos \
-      --grpc_python_out=protos protos/gameengine/v1/*.proto protos/gameengine/storage/v1/*.proto \
+      --grpc_python_out=protos --include_imports --include_source_info \
+      --descriptor_set_out=protos/gameengine/descriptors.binpb \
+      protos/gameengine/v1/*.proto protos/gameengine/storage/v1/*.proto \
  && /opt/venv/bin/python -m compileall -q engines protos server clients
 
 FROM python:3.11-slim-bookworm

@@ -5,6 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PROTOS := $(wildcard protos/gameengine/v1/*.proto) $(wildcard protos/gameengine/storage/v1/*.proto)
 STUBS := protos/gameengine/v1/.generated
+DESCRIPTORS := protos/gameengine/descriptors.binpb
 export GE_PORT ?= 50051
 export GE_DATA_DIR ?= ./var
 export PYTHONPATH := $(CURDIR):$(CURDIR)/protos
@@ -24,12 +25,17 @@ $(STUBS): $(STAMP) $(PROTOS)
 	  --grpc_python_out=protos $(PROTOS)
 	touch $@
 
-stubs: $(STUBS)
+# The protos with their comments, for server reflection (server/reflection.py).
+$(DESCRIPTORS): $(STAMP) $(PROTOS)
+	$(BIN)/python -m grpc_tools.protoc -Iprotos --include_imports --include_source_info \
+	  --descriptor_set_out=$@ $(PROTOS)
 
-run: $(STUBS)
+stubs: $(STUBS) $(DESCRIPTORS)
+
+run: $(STUBS) $(DESCRIPTORS)
 	$(BIN)/python -m server.main
 
-test: $(STUBS)
+test: $(STUBS) $(DESCRIPTORS)
 	$(BIN)/python -m pytest -q -rf -n 2 --dist loadfile
 
 bench: $(STUBS)
@@ -45,4 +51,4 @@ strength: $(STUBS)
 	$(BIN)/python -m bench.strength
 
 clean:
-	rm -rf $(VENV) protos/gameengine/v1/*_pb2*.py* protos/gameengine/storage/v1/*_pb2*.py* $(STUBS)
+	rm -rf $(VENV) protos/gameengine/v1/*_pb2*.py* protos/gameengine/storage/v1/*_pb2*.py* $(STUBS) $(DESCRIPTORS)

@@ -24,7 +24,7 @@ from google.protobuf import json_format
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-from engines.core import Event, Move
+from engines.core import Move
 from gameengine import codecs
 from gameengine.v1 import (common_pb2, common_pb2_grpc, lobby_pb2, lobby_pb2_grpc, player_pb2, player_pb2_grpc,
                             tournament_pb2, tournament_pb2_grpc)
@@ -123,6 +123,13 @@ def make_channel(target: str, tls: bool = False, ca: str | None = None, cert: st
     return grpc.secure_channel(target, creds, options=options)
 
 
+def _callable(channel: grpc.Channel, service: str, method, response):
+    """The multicallable of one RPC, from its descriptor (what a generated stub holds)."""
+    make = channel.unary_stream if method.server_streaming else channel.unary_unary
+    return make(f"/{service}/{method.name}", request_serializer=lambda m: m.SerializeToString(),
+                response_deserializer=response.FromString)
+
+
 class Client:
     """`tls`/`ca`/`cert`/`key` as for `make_channel`; `api_key` is sent on creates (`x-api-key`)
     for a server with GE_CREATE_TOKENS."""
@@ -134,17 +141,14 @@ class Client:
         self.codec = codecs.codec(game)
         self.channel = channel or make_channel(target, tls, ca, cert, key)
         self.api_key = api_key
-        P = self.codec.prefix
-        grpc_mod = __import__(self.codec.pb2.__name__ + "_grpc", fromlist=["_"])
-        self.stub = getattr(grpc_mod, f"{P}ServiceStub")(self.channel)
         self.common = common_pb2_grpc.GameServiceStub(self.channel)
-        self.P = P
+        # The game's RPCs by role (gameengine.codecs.RPCS), e.g. rpcs["make_move"] calls MakePompeiiMove.
+        self.rpcs = {role: _callable(self.channel, self.codec.service.full_name, m, self.codec.response(role))
+                     for role, m in self.codec.rpcs.items()}
 
-    def _rpc(self, name: str):
-        return getattr(self.stub, name.replace("X", self.P, 1))
-
-    def _req(self, name: str, **fields):
-        return getattr(self.codec.pb2, name.replace("X", self.P, 1))(**fields)
+    def request(self, role: str, **fields: Any):
+        """The request message of one of the game's RPCs, e.g. request("make_move", ...)."""
+        return self.codec.request(role)(**fields)
 
     def create(self, seats: int, options: dict[str, Any] | None = None, seed: int | None = None,
                time_bank_ms: int = 0, increment_ms: int = 0, timeout_policy: str = "autoplay",
@@ -152,7 +156,7 @@ class Client:
                private: bool = False, player_token: str = "") -> tuple[str, list[str]]:
         """(game id, token per seat). Open and reserved seats (which need `player_token`) have ""
         tokens; a private game's invite code is then in `self.invite_code`."""
-        req = self._req("CreateXGameRequest", seats=seats, options=self.codec.options_to_proto(options or {}),
+        req = self.request("create_game", seats=seats, options=self.codec.options_to_proto(options or {}),
                         referee=common_pb2.RefereeOptions(time_bank_ms=time_bank_ms, increment_ms=increment_ms,
                                                           timeout_policy=POLICY_CODES[timeout_policy],
                                                           max_moves=max_moves),
@@ -161,7 +165,7 @@ class Client:
                                         for s, p in (reserved or {}).items()])
         if seed is not None:
             req.seed = seed
-        resp = call(self._rpc("CreateXGame"), req, metadata=(("x-api-key", self.api_key),) if self.api_key else ())
+        resp = call(self.rpcs["create_game"], req, metadata=(("x-api-key", self.api_key),) if self.api_key else ())
         self.invite_code = resp.invite_code
         tokens = [""] * seats
         for t in resp.seat_tokens:
@@ -199,7 +203,7 @@ class SeatClient:
 
     def view(self) -> tuple[Status, dict[str, Any]]:
         c = self.client
-        resp = call(c._rpc("GetXView"), c._req("GetXViewRequest", game_id=self.game_id, token=self.token))
+        resp = call(c.rpcs["get_view"], c.request("get_view", game_id=self.game_id, token=self.token))
         self.last = Status.of(resp.status)
         return self.last, c.codec.view_from_proto(resp.view)
 
@@ -209,7 +213,7 @@ class SeatClient:
 
     def legal(self) -> list[Move]:
         c = self.client
-        resp = call(c._rpc("ListXMoves"), c._req("ListXMovesRequest", game_id=self.game_id, token=self.token))
+        resp = call(c.rpcs["list_moves"], c.request("list_moves", game_id=self.game_id, token=self.token))
         self.last = Status.of(resp.status)
         return [c.codec.move_from_proto(m) for m in resp.moves]
 
@@ -218,29 +222,29 @@ class SeatClient:
         legal moves are then in `self.next_legal`."""
         c = self.client
         version = expected_version if expected_version is not None else (self.last or self.status()).version
-        req = c._req("MakeXMoveRequest", game_id=self.game_id, token=self.token, expected_version=version,
+        req = c.request("make_move", game_id=self.game_id, token=self.token, expected_version=version,
                      idempotency_key=uuid.uuid4().hex, move=c.codec.move_to_proto(move))
-        resp = call(c._rpc("MakeXMove"), req)
+        resp = call(c.rpcs["make_move"], req)
         self.last = Status.of(resp.status)
         self.next_legal = [c.codec.move_from_proto(m) for m in resp.legal_moves]
         return [c.codec.event_from_proto(e) for e in resp.events]
 
     def hint(self, budget_ms: int = 200):
         c = self.client
-        resp = call(c._rpc("GetXHint"), c._req("GetXHintRequest", game_id=self.game_id, token=self.token,
+        resp = call(c.rpcs["get_hint"], c.request("get_hint", game_id=self.game_id, token=self.token,
                                                  budget_ms=budget_ms), retries=0)
         return (c.codec.move_from_proto(resp.best),
                 [(c.codec.move_from_proto(v.move), v.value, v.visits) for v in resp.values])
 
     def log(self):
         c = self.client
-        return call(c._rpc("GetXLog"), c._req("GetXLogRequest", game_id=self.game_id, token=self.token))
+        return call(c.rpcs["get_log"], c.request("get_log", game_id=self.game_id, token=self.token))
 
     def events(self, from_version: int = 0, timeout: float | None = None):
         """Iterate (version, kind, data) as the server streams them; ends with the game."""
         c = self.client
-        req = c._req("StreamXEventsRequest", game_id=self.game_id, token=self.token, from_version=from_version)
-        stream = c._rpc("StreamXEvents")(req, timeout=timeout, metadata=routing(req))
+        req = c.request("stream_events", game_id=self.game_id, token=self.token, from_version=from_version)
+        stream = c.rpcs["stream_events"](req, timeout=timeout, metadata=routing(req))
         for item in stream:
             kind, data = c.codec.event_from_proto(item.event)
             yield item.version, kind, data
@@ -260,8 +264,8 @@ class SeatClient:
     def states(self, timeout: float | None = None):
         """Iterate (status, view, legal moves) after every accepted change; ends with the game."""
         c = self.client
-        req = c._req("StreamXStateRequest", game_id=self.game_id, token=self.token)
-        for item in c._rpc("StreamXState")(req, timeout=timeout, metadata=routing(req)):
+        req = c.request("stream_state", game_id=self.game_id, token=self.token)
+        for item in c.rpcs["stream_state"](req, timeout=timeout, metadata=routing(req)):
             self.last = Status.of(item.status)
             yield self.last, c.codec.view_from_proto(item.view), [c.codec.move_from_proto(m) for m in item.legal_moves]
 

@@ -21,6 +21,7 @@ from engines.core import Event
 from gameengine.v1 import common_pb2, lobby_pb2, lobby_pb2_grpc
 
 from . import auth, player_stream
+from .edge import note, rpc
 from .errors import Exhausted, Illegal, InvalidArgument, PermissionDenied, Unauthenticated
 from .limits import MAX_GAME_ID_BYTES, MAX_INVITE_CODE_BYTES, MAX_TOKEN_BYTES
 from .participation import OPEN, Seating, SeatingChanged, seating_of
@@ -286,40 +287,33 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     def _status(self, rec, seat):
         return common_pb2.GameStatus(**self.core.status(rec, seat))
 
+    @rpc
     async def ListOpenGames(self, request, context):
-        from .servicer import guarded  # servicer imports service, which imports this module
+        note(game=request.game[:MAX_ID])
+        page, token = list_open(self.core, request.game, request.page_size, request.page_token)
+        players = self.core.store.players
+        games = []
+        for rec, seating in page:
+            creator = players.by_id.get(seating.creator)
+            games.append(lobby_pb2.OpenGame(
+                game_id=rec.game_id, game=rec.game, seats=rec.seats, open_seats=seating.open_seats(),
+                seat_holders=holders(players, seating), creator_name=creator.name if creator else "",
+                expires_at=int(seating.expires_at)))
+        return lobby_pb2.ListOpenGamesResponse(games=games, next_page_token=token)
 
-        async def body():
-            page, token = list_open(self.core, request.game, request.page_size, request.page_token)
-            players = self.core.store.players
-            games = []
-            for rec, seating in page:
-                creator = players.by_id.get(seating.creator)
-                games.append(lobby_pb2.OpenGame(
-                    game_id=rec.game_id, game=rec.game, seats=rec.seats, open_seats=seating.open_seats(),
-                    seat_holders=holders(players, seating), creator_name=creator.name if creator else "",
-                    expires_at=int(seating.expires_at)))
-            return lobby_pb2.ListOpenGamesResponse(games=games, next_page_token=token)
-        return await guarded("ListOpenGames", context, body, game=request.game[:MAX_ID])
-
+    @rpc
     async def JoinGame(self, request, context):
-        from .servicer import guarded  # (see ListOpenGames)
-        fields = {"game_id": request.game_id[:MAX_ID]}
+        note(game_id=request.game_id[:MAX_ID])
+        seat = request.seat if request.HasField("seat") else None
+        rec, seat, token = await join(self.core, self.referee, self.cfg, request.game_id,
+                                      request.player_token, seat, request.invite_code)
+        note(seat=seat)
+        return lobby_pb2.JoinGameResponse(game_id=rec.game_id, game=rec.game, seat=seat, seat_token=token,
+                                          status=self._status(rec, seat))
 
-        async def body():
-            seat = request.seat if request.HasField("seat") else None
-            rec, seat, token = await join(self.core, self.referee, self.cfg, request.game_id,
-                                          request.player_token, seat, request.invite_code)
-            fields["seat"] = seat
-            return lobby_pb2.JoinGameResponse(game_id=rec.game_id, game=rec.game, seat=seat, seat_token=token,
-                                              status=self._status(rec, seat))
-        return await guarded("JoinGame", context, body, fields)
-
+    @rpc
     async def LeaveGame(self, request, context):
-        from .servicer import guarded  # (see ListOpenGames)
-
-        async def body():
-            rec = await leave(self.core, self.referee, request.game_id, request.player_token,
-                              request.seat if request.HasField("seat") else None)
-            return lobby_pb2.LeaveGameResponse(status=self._status(rec, None))
-        return await guarded("LeaveGame", context, body, game_id=request.game_id[:MAX_ID])
+        note(game_id=request.game_id[:MAX_ID])
+        rec = await leave(self.core, self.referee, request.game_id, request.player_token,
+                          request.seat if request.HasField("seat") else None)
+        return lobby_pb2.LeaveGameResponse(status=self._status(rec, None))

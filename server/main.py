@@ -9,19 +9,20 @@ import time
 import grpc
 import structlog
 from grpc_health.v1 import health, health_pb2
-from grpc_reflection.v1alpha import reflection, reflection_pb2
+from grpc_reflection.v1alpha import reflection_pb2
 from prometheus_client import start_http_server
 
 from gameengine import codecs
 from gameengine.v1 import common_pb2, lobby_pb2, player_pb2, tournament_pb2
 
-from . import access, drain, expiry, lobby, logs, metrics, observe, player_stream, quotas, tournaments, tracing, transport, web
+from . import (access, drain, expiry, lobby, logs, metrics, observe, player_stream, quotas, reflection, tournaments,
+               tracing, transport, web)
 from .config import Config
 from .datadir import StartupError
 from .players import PlayerServicer
 from .referee import Referee
 from .service import GameCore
-from .servicer import GameServiceServicer, add_service, make_servicer
+from .servicer import GameServicer, GameServiceServicer, add_service
 from .store import Store
 
 log = structlog.get_logger("gameengine")
@@ -64,9 +65,8 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     names = [common_pb2.DESCRIPTOR.services_by_name["GameService"].full_name]
     for game in wanted:
         codec = codecs.codec(game)
-        servicer, add = make_servicer(codec, core, referee)
-        add(servicer, server)
-        names.append(codec.pb2.DESCRIPTOR.services_by_name[f"{codec.prefix}Service"].full_name)
+        add_service(codec.service, codec.pb2, GameServicer(codec, core, referee), server)
+        names.append(codec.service.full_name)
     add_service(common_pb2.DESCRIPTOR.services_by_name["GameService"], common_pb2,
                 GameServiceServicer(core, wanted, referee, cfg.admin_token), server)
     for pb, servicer in ((player_pb2, PlayerServicer(core)), (lobby_pb2, lobby.LobbyServicer(core, referee, cfg)),
@@ -79,8 +79,10 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     # INVALID_ARGUMENT there too, never UNKNOWN
     add_service(health_pb2.DESCRIPTOR.services_by_name["Health"], health_pb2, health_servicer, server)
     names.append(health_pb2.DESCRIPTOR.services_by_name["Health"].full_name)
-    add_service(reflection_pb2.DESCRIPTOR.services_by_name["ServerReflection"], reflection_pb2,
-                reflection.aio.ReflectionServicer(names + [reflection.SERVICE_NAME]), server)
+    reflector = reflection.Reflection(names, reflection.load_sources())
+    alpha = reflection_pb2.DESCRIPTOR.services_by_name["ServerReflection"]
+    for name in (reflection.V1ALPHA, reflection.V1):  # the same messages under both names
+        add_service(alpha, reflection_pb2, reflector, server, name=name)
     credentials = transport.grpc_credentials(cfg)
     try:
         port = (server.add_secure_port(f"{cfg.host}:{cfg.port}", credentials) if credentials

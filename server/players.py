@@ -21,6 +21,7 @@ from gameengine.v1 import common_pb2, player_pb2, player_pb2_grpc
 
 from . import access, auth, lobby, player_stream, quotas
 from .errors import AlreadyExists, InvalidArgument, NotFound
+from .edge import note, rpc, rpc_stream
 from .participation import PlayerRegistered, PlayerNotified, seating_of
 
 log = structlog.get_logger("gameengine.players")
@@ -57,52 +58,44 @@ class PlayerServicer(player_pb2_grpc.PlayerServiceServicer):
     def __init__(self, core):
         self.core = core
 
+    @rpc
     async def RegisterPlayer(self, request, context):
-        from .servicer import guarded  # servicer imports service, which imports lobby
+        note(name_chars=len(request.name))
+        access.require_create_key(context.invocation_metadata())
+        quotas.QUOTAS.may_register(quotas.client_identity(context.peer()))  # by address: a player is an identity
+        record, token = register(self.core.store, request.name)
+        return player_pb2.RegisterPlayerResponse(
+            player=player_pb2.Player(player_id=record.player_id, name=record.name), player_token=token)
 
-        async def body():
-            access.require_create_key(context.invocation_metadata())
-            quotas.QUOTAS.may_register(quotas.client_identity(context.peer()))  # by address: a player is an identity
-            record, token = register(self.core.store, request.name)
-            return player_pb2.RegisterPlayerResponse(
-                player=player_pb2.Player(player_id=record.player_id, name=record.name), player_token=token)
-        return await guarded("RegisterPlayer", context, body, name_chars=len(request.name))
-
+    @rpc
     async def GetPlayer(self, request, context):
-        from .servicer import guarded  # (see RegisterPlayer)
+        players = self.core.store.players
+        which = request.WhichOneof("who")
+        if which is None:
+            raise InvalidArgument("name one of player_id, name or player_token", rule="PLAYER-5")
+        value = lobby.bounded(getattr(request, which), lobby.MAX_TOKEN, which)
+        if which == "player_token":
+            player = lobby.player_of(players, value)
+        else:
+            player = players.by_id.get(value if which == "player_id" else players.by_name.get(value, ""))
+            if player is None:
+                raise NotFound(f"no player with that {which.replace('_', ' ')}", rule="PLAYER-5")
+        resp = player_pb2.GetPlayerResponse(player=player_pb2.Player(player_id=player.player_id,
+                                                                     name=player.name))
+        if which == "player_token":
+            for rec in list(self.core.store.games.values()):
+                seating = seating_of(rec)
+                if seating is None or self.core.is_over(rec):
+                    continue
+                for seat in seating.seats_of(player.player_id):
+                    resp.seats.add(game_id=rec.game_id, game=rec.game, seat=seat, waiting=seating.waiting)
+        return resp
 
-        async def body():
-            players = self.core.store.players
-            which = request.WhichOneof("who")
-            if which is None:
-                raise InvalidArgument("name one of player_id, name or player_token", rule="PLAYER-5")
-            value = lobby.bounded(getattr(request, which), lobby.MAX_TOKEN, which)
-            if which == "player_token":
-                player = lobby.player_of(players, value)
-            else:
-                player = players.by_id.get(value if which == "player_id" else players.by_name.get(value, ""))
-                if player is None:
-                    raise NotFound(f"no player with that {which.replace('_', ' ')}", rule="PLAYER-5")
-            resp = player_pb2.GetPlayerResponse(player=player_pb2.Player(player_id=player.player_id,
-                                                                         name=player.name))
-            if which == "player_token":
-                for rec in list(self.core.store.games.values()):
-                    seating = seating_of(rec)
-                    if seating is None or self.core.is_over(rec):
-                        continue
-                    for seat in seating.seats_of(player.player_id):
-                        resp.seats.add(game_id=rec.game_id, game=rec.game, seat=seat, waiting=seating.waiting)
-            return resp
-        return await guarded("GetPlayer", context, body)
-
+    @rpc_stream
     async def StreamPlayerEvents(self, request, context):
-        from .servicer import guarded  # (see RegisterPlayer)
-
-        async def open_stream():
-            player = lobby.player_of(self.core.store.players, request.player_token)
-            player_stream.check_cursor(player, request.cursor)
-            return player
-        player = await guarded("StreamPlayerEvents", context, open_stream, cursor=request.cursor)
+        note(cursor=request.cursor)
+        player = lobby.player_of(self.core.store.players, request.player_token)
+        player_stream.check_cursor(player, request.cursor)
         stream = player_stream.events(self.core, player, request.cursor)
         try:
             async for event, token in stream:

@@ -5,7 +5,7 @@ given, else the peer's IP address (IPv6 by /64, since one host holds a whole /64
 refusal is `Exhausted` (RESOURCE_EXHAUSTED) with a retry delay (RetryInfo) and a sentence
 naming the quota and its setting; the knobs are GE_* settings (config.py, README "Limits").
 
-Hooked in at three places only: `servicer.guarded` (requests, the caller's identity for the
+Hooked in at three places only: `edge.rpc` (requests, the caller's identity for the
 call), the stream handler (streams) and the referee (hints and referee work). Counters live
 in memory: after a restart, games recovered from disk count towards the total, not towards
 a client.
@@ -75,7 +75,7 @@ def peer_address(peer: str) -> str:
 
 
 def caller() -> str:
-    """The identity of the client whose call is running (set by `servicer.guarded`)."""
+    """The identity of the client whose call is running (set by `edge.rpc`)."""
     return CALLER.get()
 
 

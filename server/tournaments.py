@@ -39,6 +39,7 @@ from gameengine import codecs
 from gameengine.v1 import common_pb2, tournament_pb2, tournament_pb2_grpc
 
 from . import auth, lobby, metrics, pairing
+from .edge import note, rpc, rpc_stream
 from .errors import AlreadyExists, Exhausted, Illegal, InvalidArgument, NotFound, PermissionDenied, Unavailable
 from .participation import Seating
 from .tournament_records import (CANCELLED, FINISHED, REGISTERING, ROUND_ROBIN, RUNNING, SWISS, EntrantJoined,
@@ -528,87 +529,65 @@ class TournamentServicer(tournament_pb2_grpc.TournamentServiceServicer):
     def __init__(self, core, referee, cfg, games: list[str]):
         self.core, self.referee, self.cfg, self.games = core, referee, cfg, games
 
+    @rpc
     async def CreateTournament(self, request, context):
-        from .servicer import guarded  # servicer imports service, which imports lobby
+        note(game=request.game[:MAX_ID], seats=request.seats_per_game)
+        t, token = create(self.core, self.cfg, self.games, request, self.core.store.shard)
+        return tournament_pb2.CreateTournamentResponse(tournament=tournament_proto(self.core, t),
+                                                       creator_token=token)
 
-        async def body():
-            t, token = create(self.core, self.cfg, self.games, request, self.core.store.shard)
-            return tournament_pb2.CreateTournamentResponse(tournament=tournament_proto(self.core, t),
-                                                           creator_token=token)
-        return await guarded("CreateTournament", context, body, game=request.game[:MAX_ID],
-                             seats=request.seats_per_game)
-
+    @rpc
     async def JoinTournament(self, request, context):
-        from .servicer import guarded
+        note(tournament_id=request.tournament_id[:MAX_ID])
+        t = join(self.core, request.tournament_id, request.player_token)
+        return tournament_pb2.JoinTournamentResponse(tournament=tournament_proto(self.core, t))
 
-        async def body():
-            t = join(self.core, request.tournament_id, request.player_token)
-            return tournament_pb2.JoinTournamentResponse(tournament=tournament_proto(self.core, t))
-        return await guarded("JoinTournament", context, body, tournament_id=request.tournament_id[:MAX_ID])
-
+    @rpc
     async def WithdrawFromTournament(self, request, context):
-        from .servicer import guarded
+        note(tournament_id=request.tournament_id[:MAX_ID])
+        t = withdraw(self.core, request.tournament_id, request.player_token)
+        return tournament_pb2.WithdrawFromTournamentResponse(tournament=tournament_proto(self.core, t))
 
-        async def body():
-            t = withdraw(self.core, request.tournament_id, request.player_token)
-            return tournament_pb2.WithdrawFromTournamentResponse(tournament=tournament_proto(self.core, t))
-        return await guarded("WithdrawFromTournament", context, body, tournament_id=request.tournament_id[:MAX_ID])
-
+    @rpc
     async def StartTournament(self, request, context):
-        from .servicer import guarded
+        note(tournament_id=request.tournament_id[:MAX_ID])
+        t = start(self.core, self.referee, request.tournament_id, request.creator_token, self.cfg.admin_token)
+        return tournament_pb2.StartTournamentResponse(tournament=tournament_proto(self.core, t))
 
-        async def body():
-            t = start(self.core, self.referee, request.tournament_id, request.creator_token, self.cfg.admin_token)
-            return tournament_pb2.StartTournamentResponse(tournament=tournament_proto(self.core, t))
-        return await guarded("StartTournament", context, body, tournament_id=request.tournament_id[:MAX_ID])
-
+    @rpc
     async def CancelTournament(self, request, context):
-        from .servicer import guarded
+        note(tournament_id=request.tournament_id[:MAX_ID])
+        t = cancel(self.core, request.tournament_id, request.creator_token, self.cfg.admin_token)
+        return tournament_pb2.CancelTournamentResponse(tournament=tournament_proto(self.core, t))
 
-        async def body():
-            t = cancel(self.core, request.tournament_id, request.creator_token, self.cfg.admin_token)
-            return tournament_pb2.CancelTournamentResponse(tournament=tournament_proto(self.core, t))
-        return await guarded("CancelTournament", context, body, tournament_id=request.tournament_id[:MAX_ID])
-
+    @rpc
     async def GetTournament(self, request, context):
-        from .servicer import guarded
+        note(tournament_id=request.tournament_id[:MAX_ID])
+        return tournament_pb2.GetTournamentResponse(
+            tournament=tournament_proto(self.core, find(self.core, request.tournament_id)))
 
-        async def body():
-            return tournament_pb2.GetTournamentResponse(
-                tournament=tournament_proto(self.core, find(self.core, request.tournament_id)))
-        return await guarded("GetTournament", context, body, tournament_id=request.tournament_id[:MAX_ID])
-
+    @rpc
     async def ListTournaments(self, request, context):
-        from .servicer import guarded
+        page, token = list_tournaments(self.core, request.game, request.page_size, request.page_token)
+        return tournament_pb2.ListTournamentsResponse(
+            tournaments=[tournament_proto(self.core, t, full=False) for t in page], next_page_token=token)
 
-        async def body():
-            page, token = list_tournaments(self.core, request.game, request.page_size, request.page_token)
-            return tournament_pb2.ListTournamentsResponse(
-                tournaments=[tournament_proto(self.core, t, full=False) for t in page], next_page_token=token)
-        return await guarded("ListTournaments", context, body)
-
+    @rpc
     async def GetLeaderboard(self, request, context):
-        from .servicer import guarded
+        note(game=request.game[:MAX_ID])
+        page, token = leaderboard(self.core, self.games, request.game, request.page_size, request.page_token)
+        return tournament_pb2.GetLeaderboardResponse(entries=[
+            tournament_pb2.LeaderboardEntry(player_id=pid, player_name=_name(self.core, pid), mu=r.mu,
+                                            sigma=r.sigma, rating_low=r.mu - 2 * r.sigma,
+                                            rating_high=r.mu + 2 * r.sigma, games=r.games, wins=r.wins,
+                                            tournaments=len(r.tournaments))
+            for pid, r in page], next_page_token=token)
 
-        async def body():
-            page, token = leaderboard(self.core, self.games, request.game, request.page_size, request.page_token)
-            return tournament_pb2.GetLeaderboardResponse(entries=[
-                tournament_pb2.LeaderboardEntry(player_id=pid, player_name=_name(self.core, pid), mu=r.mu,
-                                                sigma=r.sigma, rating_low=r.mu - 2 * r.sigma,
-                                                rating_high=r.mu + 2 * r.sigma, games=r.games, wins=r.wins,
-                                                tournaments=len(r.tournaments))
-                for pid, r in page], next_page_token=token)
-        return await guarded("GetLeaderboard", context, body, game=request.game[:MAX_ID])
-
+    @rpc_stream
     async def StreamTournamentEvents(self, request, context):
-        from .servicer import guarded
-
-        async def open_stream():
-            t = find(self.core, request.tournament_id)
-            check_cursor(t, request.cursor)
-            return t
-        t = await guarded("StreamTournamentEvents", context, open_stream,
-                          tournament_id=request.tournament_id[:MAX_ID], cursor=request.cursor)
+        note(tournament_id=request.tournament_id[:MAX_ID], cursor=request.cursor)
+        t = find(self.core, request.tournament_id)
+        check_cursor(t, request.cursor)
         stream = events(self.core, t, request.cursor)
         try:
             async for event in stream:

@@ -6,13 +6,13 @@ Connect (JSON or binary), gRPC-Web (binary; text mode via grpcweb_text.py) and g
 (`/gameengine.v1.PompeiiService/MakePompeiiMove`, ...). It also serves the
 reference spectator/player page from `server/web_static/`.
 
-There is no second implementation: each web method calls the very servicer
-objects the gRPC server uses (servicer.make_servicer / GameServiceServicer), so
-the GameCore operations, codecs, quotas, logging, metrics and the mapping of
-ServiceError to status codes with google.rpc details are shared. Only the
-transport differs: `_WebContext` stands in for grpc's ServicerContext, and a
-refusal's google.rpc.Status becomes a ConnectError carrying the same code,
-message and details (ErrorInfo.metadata["rule"] is the rule id).
+There is no second implementation: each web method calls the very handlers the
+gRPC server uses (servicer.GameServicer / GameServiceServicer ...), so the GameCore
+operations, codecs, quotas, logging, metrics and the mapping of ServiceError to a
+google.rpc.Status are shared. Only the transport differs: `_WebContext` stands in
+for grpc's ServicerContext, and renders a refusal's google.rpc.Status (the same one
+the gRPC port sends) as a ConnectError with the same code, message and details
+(ErrorInfo.metadata["rule"] is the rule id).
 """
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ from connectrpc.errors import ConnectError
 from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
 from connectrpc.server import ConnectASGIApplication, Endpoint
 from google.protobuf import message_factory
-from google.rpc import status_pb2
+from google.rpc import code_pb2, status_pb2
 from protobuf.wkt import Any as WireAny
 from starlette.middleware.cors import CORSMiddleware
 from starlette.exceptions import HTTPException
@@ -48,13 +48,12 @@ from .lobby import LobbyServicer
 from .participation import seating_of
 from .players import PlayerServicer
 from .observe import web_stream, web_unary
-from .servicer import GameServiceServicer, make_servicer
+from .servicer import GameServicer, GameServiceServicer, handlers_of
 from .tournaments import TournamentServicer
 
 log = structlog.get_logger("gameengine.web")
 STATIC = Path(__file__).resolve().parent / "web_static"
 ENGINES = Path(engines.__path__[0])  # engines/<game>/data/*.json: public board and card data
-STATUS_DETAILS_KEY = "grpc-status-details-bin"
 # Headers a browser client must be allowed to send and read (Connect, gRPC-Web).
 ALLOW_HEADERS = ["content-type", "connect-protocol-version", "connect-timeout-ms", "connect-content-encoding",
                  "connect-accept-encoding", "x-grpc-web", "x-user-agent", "grpc-timeout", "authorization",
@@ -65,8 +64,8 @@ EXPOSE_HEADERS = ["grpc-status", "grpc-message", "grpc-status-details-bin", "con
 
 
 class _WebContext:
-    """The part of grpc.aio.ServicerContext that servicer.py uses: peer(), invocation_metadata(),
-    time_remaining() and abort()."""
+    """The part of grpc.aio.ServicerContext that server/edge.py uses: peer(), invocation_metadata(),
+    time_remaining(), and refuse() in place of abort()."""
 
     def __init__(self, ctx):
         self._ctx = ctx
@@ -81,19 +80,14 @@ class _WebContext:
         ms = self._ctx.timeout_ms
         return None if ms is None else ms / 1000
 
-    async def abort(self, code, details: str = "", trailing_metadata=()) -> None:
-        raise connect_error(code.name, details, trailing_metadata)
+    async def refuse(self, status: status_pb2.Status) -> None:
+        raise connect_error(status)
 
 
-def connect_error(code_name: str, message: str, trailing_metadata=()) -> ConnectError:
-    """The ConnectError for a refusal that servicer.guarded built as a grpc status."""
-    details = []
-    for key, value in trailing_metadata or ():
-        if key == STATUS_DETAILS_KEY:
-            status = status_pb2.Status.FromString(value)
-            message = status.message or message
-            details = [WireAny(type_url=d.type_url, value=d.value) for d in status.details]
-    return ConnectError(Code[code_name], message, details)
+def connect_error(status: status_pb2.Status) -> ConnectError:
+    """A refusal (servicer.refusal_status) as Connect and gRPC-Web send it."""
+    return ConnectError(Code[code_pb2.Code.Name(status.code)], status.message,
+                        [WireAny(type_url=d.type_url, value=d.value) for d in status.details])
 
 
 class _App(ConnectASGIApplication):
@@ -108,13 +102,14 @@ def endpoints(servicers: list[tuple[Any, object]]) -> dict[str, Endpoint]:
     """`/<service>/<method>` -> endpoint calling the gRPC servicer's method of that name."""
     result: dict[str, Endpoint] = {}
     for service, servicer in servicers:
+        handlers = handlers_of(servicer, service)
         for m in service.methods:
             info = MethodInfo(name=m.name, service_name=service.full_name,
                               input=message_factory.GetMessageClass(m.input_type),
                               output=message_factory.GetMessageClass(m.output_type),
                               idempotency_level=IdempotencyLevel.UNKNOWN,
                               stream_type=StreamType.SERVER_STREAM if m.server_streaming else StreamType.UNARY)
-            fn = getattr(servicer, m.name)
+            fn = handlers[m.name]
             path = f"/{service.full_name}/{m.name}"
             if m.server_streaming:
                 result[path] = Endpoint.server_stream(
@@ -150,15 +145,15 @@ def build_app(core, referee, cfg) -> Callable:
          TournamentServicer(core, referee, cfg, wanted))]
     for game in wanted:
         codec = codecs.codec(game)
-        servicer, _ = make_servicer(codec, core, referee)
-        servicers.append((codec.pb2.DESCRIPTOR.services_by_name[f"{codec.prefix}Service"], servicer))
+        servicers.append((codec.service, GameServicer(codec, core, referee)))
     routes = endpoints(servicers)
     rpc = grpc_web_text(_App(service=None, endpoints=lambda _: routes, codecs=google_protobuf_codecs(),
                              read_max_bytes=cfg.max_message_bytes), cfg.max_message_bytes)
     static = StaticFiles(directory=STATIC, html=True)
 
     types = [{"game": g, "prefix": registry.entry(g).prefix, "service": registry.entry(g).service,
-              "data_files": list(registry.spec(g).data_files)} for g in wanted]
+              "data_files": list(registry.spec(g).data_files),
+              "rpcs": {role: m.name for role, m in codecs.codec(g).rpcs.items()}} for g in wanted]
     data = {g: StaticFiles(directory=ENGINES / g / "data", check_dir=False) for g in wanted}
 
     async def app(scope, receive, send):

@@ -16,13 +16,13 @@ GAMES = list(registry.GAME_IDS)
 
 
 def snapshot(client: Client, game_id: str, tokens: list[str]):
-    return [json_format.MessageToDict(client._rpc("GetXView")(client._req("GetXViewRequest", game_id=game_id,
+    return [json_format.MessageToDict(client.rpcs["get_view"](client.request("get_view", game_id=game_id,
                                                                          token=t)))
             for t in [""] + tokens]
 
 
 def raw_move(client: Client, **fields):
-    return client._rpc("MakeXMove")(client._req("MakeXMoveRequest", **fields), timeout=10)
+    return client.rpcs["make_move"](client.request("make_move", **fields), timeout=10)
 
 
 @pytest.fixture(params=GAMES)
@@ -111,9 +111,9 @@ def test_idempotent_retry_is_applied_once(game):
 
 def test_private_view_needs_the_seats_token(game):
     client, game_id, tokens = game
-    e = code_of(client._rpc("ListXMoves"), client._req("ListXMovesRequest", game_id=game_id, token=""), timeout=5)
+    e = code_of(client.rpcs["list_moves"], client.request("list_moves", game_id=game_id, token=""), timeout=5)
     assert e.code() == grpc.StatusCode.PERMISSION_DENIED
-    view = client._rpc("GetXView")(client._req("GetXViewRequest", game_id=game_id, token=tokens[1]), timeout=5)
+    view = client.rpcs["get_view"](client.request("get_view", game_id=game_id, token=tokens[1]), timeout=5)
     assert view.status.caller_seat == 1
 
 

@@ -66,8 +66,8 @@ def _first_two_moves(client: Client, game_id: str, tokens: list[str]):
 
 
 def raw_move(client: Client, seat, version: int, key: str, move):
-    return client._rpc("MakeXMove")(client._req(
-        "MakeXMoveRequest", game_id=seat.game_id, token=seat.token, expected_version=version,
+    return client.rpcs["make_move"](client.request(
+        "make_move", game_id=seat.game_id, token=seat.token, expected_version=version,
         idempotency_key=key, move=client.codec.move_to_proto(move)), timeout=10)
 
 

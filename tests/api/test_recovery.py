@@ -28,7 +28,7 @@ def step(client, seats, rng, moves):
 
 
 def views(client, game_id, tokens):
-    return [json_format.MessageToDict(client._rpc("GetXView")(client._req("GetXViewRequest", game_id=game_id,
+    return [json_format.MessageToDict(client.rpcs["get_view"](client.request("get_view", game_id=game_id,
                                                                          token=t)))
             for t in [""] + tokens]
 

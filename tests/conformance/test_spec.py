@@ -94,3 +94,19 @@ def test_spec_data_files_exist_and_docs_list_every_option(game_id):
 
 def test_readme_games_table_is_rendered_from_the_specs():
     assert registry.games_table() in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_item2_every_rpc_name_leads_to_its_handler():
+    """Issue 21 item 2: a reader who greps `MakePompeiiMove` finds its handler. The README's RPC
+    index (rendered from the registry) names it, and that handler serves it for every game."""
+    from gameengine.codecs import RPCS, load_all, rpc_index
+    from server.servicer import GameServicer
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert rpc_index() in readme
+    for codec in load_all().values():
+        served = GameServicer(codec, core=None, referee=None).handlers()  # type: ignore[arg-type]
+        assert sorted(served) == sorted(m.name for m in codec.service.methods)  # the template, exactly
+        for role in RPCS:
+            name = codec.rpcs[role].name
+            assert served[name].__name__ == role and f"`{name}`" in readme and f"`GameServicer.{role}`" in readme

@@ -36,7 +36,7 @@ def hostile(tmp_path_factory):
 
 
 def views(client, game_id, tokens):
-    return [json_format.MessageToDict(client._rpc("GetXView")(client._req("GetXViewRequest", game_id=game_id,
+    return [json_format.MessageToDict(client.rpcs["get_view"](client.request("get_view", game_id=game_id,
                                                                          token=t), timeout=10))
             for t in [""] + tokens]
 
@@ -91,11 +91,11 @@ def test_random_moves_never_crash_and_refusals_change_nothing(hostile, game, see
         sub.SetInParent()
         mutate(sub, rng)
     before = views(client, game_id, tokens)
-    req = client._req("MakeXMoveRequest", game_id=game_id, token=token,
+    req = client.request("make_move", game_id=game_id, token=token,
                       expected_version=status.version + (rng.randrange(1, 5) if stale else 0), move=move,
                       idempotency_key=f"fuzz-{seed}")
     try:
-        client._rpc("MakeXMove")(req, timeout=10)
+        client.rpcs["make_move"](req, timeout=10)
         accepted = True
     except grpc.RpcError as e:
         assert e.code() in REFUSALS, (e.code(), e.details())
@@ -107,12 +107,12 @@ def test_random_moves_never_crash_and_refusals_change_nothing(hostile, game, see
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
-@given(data=st.binary(max_size=512), method=st.sampled_from(["MakeXMove", "GetXView", "CreateXGame", "ListXMoves"]),
+@given(data=st.binary(max_size=512), method=st.sampled_from(["make_move", "get_view", "create_game", "list_moves"]),
        game=st.sampled_from(GAMES))
 def test_malformed_bytes_get_invalid_argument(hostile, data, method, game):
     server, clients, _ = hostile
     client = clients[game]
-    path = f"/gameengine.v1.{client.P}Service/{method.replace('X', client.P, 1)}"
+    path = f"/{client.codec.service.full_name}/{client.codec.rpcs[method].name}"
     call = client.channel.unary_unary(path)
     try:
         call(data, timeout=10)
@@ -126,6 +126,6 @@ def test_huge_message_is_refused_and_the_server_lives_on(hostile):
     client = clients[GAMES[0]]
     game_id, tokens = games[GAMES[0]]
     with pytest.raises(grpc.RpcError) as e:
-        client._rpc("GetXView")(client._req("GetXViewRequest", game_id=game_id, token="t" * 200_000), timeout=10)
+        client.rpcs["get_view"](client.request("get_view", game_id=game_id, token="t" * 200_000), timeout=10)
     assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
     assert client.status(game_id).game_id == game_id

@@ -17,11 +17,11 @@ def raw(fn, request, metadata=(), timeout: float = 10):
 
 
 def create_req(client: Client, seats: int = 2, **referee):
-    return client._req("CreateXGameRequest", seats=seats, referee=common_pb2.RefereeOptions(**referee))
+    return client.request("create_game", seats=seats, referee=common_pb2.RefereeOptions(**referee))
 
 
 def create(client: Client, seats: int = 2, metadata=(), **referee):
-    return raw(client._rpc("CreateXGame"), create_req(client, seats, **referee), metadata)
+    return raw(client.rpcs["create_game"], create_req(client, seats, **referee), metadata)
 
 
 def web_call(port: int, service: str, method: str, body: dict, source: str = "127.0.0.2",

@@ -53,7 +53,7 @@ def test_long_identifiers_are_refused_without_a_long_log_line(srv, field):
     game_id, tokens = client.create(2, seed=3)
     fields = {"game_id": game_id, "token": tokens[0], "expected_version": 0, "idempotency_key": "k"}
     fields[field] = "z" * 50_000
-    code, message, _ = raw(client._rpc("MakeXMove"), client._req("MakeXMoveRequest", **fields,
+    code, message, _ = raw(client.rpcs["make_move"], client.request("make_move", **fields,
                                                                     move=client.codec.move_to_proto(
                                                                         client.seat(game_id, 0, tokens[0]).legal()[0])))
     assert code == "INVALID_ARGUMENT" and field in message and len(message) < 120

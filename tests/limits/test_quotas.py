@@ -37,14 +37,14 @@ def test_requests_per_client_not_per_connection(web):
     server = web(GE_RATE_LIMIT_PER_S="20", GE_LOG_LEVEL="info")
     client = Client(server.target, GAME)
     game_id, _ = client.create(2, seed=1)
-    view = client._req("GetXViewRequest", game_id=game_id)
+    view = client.request("get_view", game_id=game_id)
     # two connections from one address, used in turn: one client, so one burst of 2 x 20 between them
     other = Client(server.target, GAME, channel=grpc.insecure_channel(
         server.target, options=[("grpc.use_local_subchannel_pool", 1)]))
     codes = []
     while len(codes) < 120 and sum(c[0] == "RESOURCE_EXHAUSTED" for c in codes) < 3:
         t0 = time.perf_counter()
-        codes.append(raw((client, other)[len(codes) % 2]._rpc("GetXView"), view))
+        codes.append(raw((client, other)[len(codes) % 2].rpcs["get_view"], view))
     assert time.perf_counter() - t0 >= 0.2, "a quota refusal is paced, not answered at once"
     refused = [c for c in codes if c[0] == "RESOURCE_EXHAUSTED"]
     first = next(i for i, c in enumerate(codes) if c[0] == "RESOURCE_EXHAUSTED")
@@ -60,7 +60,7 @@ def test_requests_per_client_not_per_connection(web):
     assert 429 in {s for s, _ in statuses}
     assert web_retry_s(next(e for s, e in statuses if s == 429)) > 0
     time.sleep(1.5)
-    assert raw(client._rpc("GetXView"), view)[0] == "OK"  # after the retry delay the client goes on
+    assert raw(client.rpcs["get_view"], view)[0] == "OK"  # after the retry delay the client goes on
     refusal_lines = server.log.read_text().count('"code": "RESOURCE_EXHAUSTED"')
     assert refusal_lines <= 6, "a flood of refusals is logged about once per client per second"
 
@@ -99,10 +99,10 @@ def test_streams_per_client_and_spectators_per_game(fresh_server):
     server = fresh_server(GE_STREAMS_PER_CLIENT="3", GE_SPECTATORS_PER_GAME="2").start()
     client = Client(server.target, GAME)
     game_id, tokens = client.create(2, seed=5)
-    stream = client._rpc("StreamXEvents")
+    stream = client.rpcs["stream_events"]
 
     def open_stream(token=""):
-        call = stream(client._req("StreamXEventsRequest", game_id=game_id, token=token, from_version=10**6),
+        call = stream(client.request("stream_events", game_id=game_id, token=token, from_version=10**6),
                       timeout=3)
         return call
 
@@ -138,7 +138,7 @@ def test_hints_per_game_per_client_and_search_time(fresh_server):
     def hint(game, budget=900):
         game_id, tokens = game
         seat = client.status(game_id).to_move
-        return raw(client._rpc("GetXHint"), client._req("GetXHintRequest", game_id=game_id, token=tokens[seat],
+        return raw(client.rpcs["get_hint"], client.request("get_hint", game_id=game_id, token=tokens[seat],
                                                         budget_ms=budget), timeout=60)
 
     assert hint(games[0], 50)[0] == "OK"  # starts the worker process

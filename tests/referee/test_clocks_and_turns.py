@@ -96,13 +96,13 @@ def test_item3_replayed_key_does_not_move_the_clock(clock_server):
     seat = status.to_move
     sc = client.seat(game_id, seat, tokens[seat])
     move = client.codec.move_to_proto(sc.legal()[0])
-    req = client._req("MakeXMoveRequest", game_id=game_id, token=tokens[seat], expected_version=status.version,
+    req = client.request("make_move", game_id=game_id, token=tokens[seat], expected_version=status.version,
                       idempotency_key=uuid.uuid4().hex, move=move)
-    first = client._rpc("MakeXMove")(req)
+    first = client.rpcs["make_move"](req)
     assert not first.replayed and first.status.to_move == seat, "the seat is still to move (SW-50b turn)"
     banked = first.status.time_bank_ms[seat]
     for _ in range(20):
-        again = client._rpc("MakeXMove")(req)
+        again = client.rpcs["make_move"](req)
         assert again.replayed
     assert again.status.version == first.status.version
     assert again.status.time_bank_ms[seat] <= banked, "20 replays added no increment"

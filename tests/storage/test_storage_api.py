@@ -57,11 +57,11 @@ class Game:
             return grpc.StatusCode.OUT_OF_RANGE
         seat = next(s for s in status.seats_to_act if status.acts(s))
         move = self.rng.choice(c.seat(self.game_id, seat, self.tokens[seat]).legal())
-        req = c._req("MakeXMoveRequest", game_id=self.game_id, token=self.tokens[seat],
+        req = c.request("make_move", game_id=self.game_id, token=self.tokens[seat],
                      expected_version=status.version, idempotency_key=f"k{status.version}",
                      move=c.codec.move_to_proto(move))
         try:
-            c._rpc("MakeXMove")(req, timeout=10)
+            c.rpcs["make_move"](req, timeout=10)
         except grpc.RpcError as e:
             assert c.status(self.game_id).version == status.version, "a refused move changed the game"
             return e.code()

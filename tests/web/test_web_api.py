@@ -54,7 +54,7 @@ def test_same_refusals_as_grpc(web_server):
     assert rule_of(err["details"]) == grpc_err.value.rule
     assert err["message"] == grpc_err.value.message
     # gRPC-Web (binary)
-    req = client._req("MakeXMoveRequest", game_id=game_id, token=tokens[0], expected_version=version,
+    req = client.request("make_move", game_id=game_id, token=tokens[0], expected_version=version,
                       idempotency_key="k2", move=move)
     trailers, _ = grpc_web_call(web_server.base, SERVICE["pompeii"], "MakePompeiiMove", req)
     assert trailers["grpc-status"] == str(grpc.StatusCode.FAILED_PRECONDITION.value[0])
@@ -67,23 +67,24 @@ def test_same_refusals_as_grpc(web_server):
 
     # the other refusals map to the same codes
     cases = [
-        ({"gameId": "no-such-game", "token": ""}, "GetPompeiiView", "not_found", grpc.StatusCode.NOT_FOUND),
-        ({"gameId": game_id, "token": "wrong"}, "GetPompeiiView", "permission_denied", grpc.StatusCode.PERMISSION_DENIED),
+        ({"gameId": "no-such-game", "token": ""}, "get_view", "not_found", grpc.StatusCode.NOT_FOUND),
+        ({"gameId": game_id, "token": "wrong"}, "get_view", "permission_denied", grpc.StatusCode.PERMISSION_DENIED),
         ({"gameId": game_id, "token": tokens[0], "expectedVersion": version + 5, "move": json_format.MessageToDict(
-            client.codec.move_to_proto(seat.legal()[0]))}, "MakePompeiiMove", "aborted", grpc.StatusCode.ABORTED),
-        ({"gameId": game_id, "token": tokens[0], "expectedVersion": version}, "MakePompeiiMove",
+            client.codec.move_to_proto(seat.legal()[0]))}, "make_move", "aborted", grpc.StatusCode.ABORTED),
+        ({"gameId": game_id, "token": tokens[0], "expectedVersion": version}, "make_move",
          "invalid_argument", grpc.StatusCode.INVALID_ARGUMENT),
     ]
-    for body, method, code, grpc_code in cases:
+    for body, role, code, grpc_code in cases:
+        method = client.codec.rpcs[role].name  # e.g. GetPompeiiView
         status, err = connect_call(web_server.base, SERVICE["pompeii"], method, body)
         assert err["code"] == code, (method, err)
-        req = client._req(method.replace("Pompeii", "X", 1) + "Request", **{
+        req = client.request(role, **{
             {"gameId": "game_id", "expectedVersion": "expected_version"}.get(k, k): v
             for k, v in body.items() if k != "move"})
         if "move" in body:
             req.move.CopyFrom(client.codec.move_to_proto(seat.legal()[0]))
         with pytest.raises(grpc.RpcError) as e:
-            client._rpc(method.replace("Pompeii", "X", 1))(req, timeout=5)
+            client.rpcs[role](req, timeout=5)
         assert e.value.code() == grpc_code
     client.close()
 

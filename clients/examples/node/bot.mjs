@@ -12,6 +12,7 @@
 // tournament unless entered already, plays every game the tournament gives it (seat tokens arrive on
 // its player stream) and ends with {"tournament_over": {...}} when the tournament finished.
 import { randomBytes, randomInt } from "node:crypto";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -20,7 +21,6 @@ import protoLoader from "@grpc/proto-loader";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const PROTOS = path.resolve(here, "../../../protos");
-const PREFIX = { pompeii: "Pompeii", eruption: "Eruption", citadels: "Citadels", smallworld: "SmallWorld" };
 
 function args(argv) {
   const out = { server: "127.0.0.1:50051", game: "pompeii", name: `node-bot-${randomBytes(3).toString("hex")}`,
@@ -56,15 +56,17 @@ if (opts.tournament) {
   opts.tournamentClient = tournaments;
   opts.game = (await call(tournaments, "GetTournament", { tournament_id: opts.tournament })).tournament.game;
 }
-const P = PREFIX[opts.game];
-if (!P) {
-  console.error(`unknown game ${opts.game}; choose from ${Object.keys(PREFIX).join(", ")}`);
+if (!/^[a-z0-9_]+$/.test(opts.game) || !existsSync(path.join(PROTOS, "gameengine/v1", `${opts.game}.proto`))) {
+  console.error(`unknown game ${opts.game}: no protos/gameengine/v1/${opts.game}.proto`);
   process.exit(2);
 }
 const definition = protoLoader.loadSync(
   ["gameengine/v1/player.proto", "gameengine/v1/lobby.proto", `gameengine/v1/${opts.game}.proto`],
   { includeDirs: [PROTOS], keepCase: true, longs: String, enums: String, defaults: true, oneofs: true });
 const v1 = grpc.loadPackageDefinition(definition).gameengine.v1;
+// The game's service is the one with a Make<P>Move RPC; P (e.g. "Pompeii") names its RPCs.
+const service = Object.keys(definition).find((k) => Object.keys(definition[k]).some((m) => /^Make\w+Move$/.test(m)));
+const P = service.replace(/^gameengine\.v1\./, "").replace(/Service$/, "");
 const players = new v1.PlayerService(opts.server, creds);
 const lobby = new v1.LobbyService(opts.server, creds);
 const game = new v1[`${P}Service`](opts.server, creds);

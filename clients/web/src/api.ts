@@ -21,7 +21,11 @@ for (const mod of Object.values(gen)) {
   }
 }
 
-export interface GameType { game: string; prefix: string; service: string; data_files: string[]; }
+/** A served game (/api/games, from the server's registry); `rpcs` names its RPC per role, e.g.
+ *  rpcs.make_move === "MakePompeiiMove" (gameengine.codecs.RPCS). */
+export interface GameType {
+  game: string; prefix: string; service: string; data_files: string[]; rpcs: Record<string, string>;
+}
 export interface LiveGame { game_id: string; game: string; seats: number; version: number; over: boolean; }
 
 /** A refusal as the page shows it: the status code and the rule id from google.rpc.ErrorInfo. */
@@ -54,7 +58,7 @@ function key(): string {
   return globalThis.crypto?.randomUUID?.() ?? `${Date.now()}-${Math.random().toString(36).slice(2)}`;
 }
 
-/** One game type's API, generic over the X in CreateXGame, GetXView, ... */
+/** One game type's API: its RPCs by role (create_game, get_view, ...), named by /api/games. */
 export class GameApi {
   readonly svc?: DescService;
   private client?: Client<DescService>;
@@ -66,15 +70,14 @@ export class GameApi {
 
   get generated(): boolean { return this.svc !== undefined; }
 
-  private method(name: string) {
-    const full = name.replace("X", this.type.prefix);
-    return this.svc?.methods.find((m) => m.name === full);
+  private method(role: string) {
+    return this.svc?.methods.find((m) => m.name === this.type.rpcs[role]);
   }
 
   /** Unary call with a JSON-shaped request; returns the JSON-shaped response. */
-  async call(name: string, req: Json): Promise<Json> {
-    const m = this.method(name);
-    if (!m || !this.client) return this.fetchJson(name, req);
+  async call(role: string, req: Json): Promise<Json> {
+    const m = this.method(role);
+    if (!m || !this.client) return this.fetchJson(role, req);
     try {
       const input = fromJson(m.input, req as JsonValue, { ignoreUnknownFields: true });
       const fn = (this.client as any)[m.localName] as (r: unknown, o: unknown) => Promise<any>;
@@ -86,8 +89,8 @@ export class GameApi {
   }
 
   /** Fallback for a game this bundle does not know yet: Connect protocol, JSON codec, by hand. */
-  private async fetchJson(name: string, req: Json): Promise<Json> {
-    const r = await fetch(`/${this.type.service}/${name.replace("X", this.type.prefix)}`, {
+  private async fetchJson(role: string, req: Json): Promise<Json> {
+    const r = await fetch(`/${this.type.service}/${this.type.rpcs[role]}`, {
       method: "POST", headers: { "content-type": "application/json", "connect-protocol-version": "1", ...routing(req) },
       body: JSON.stringify(req),
     });
@@ -96,16 +99,16 @@ export class GameApi {
     return body;
   }
 
-  view(gameId: string, token: string) { return this.call("GetXView", { gameId, token }); }
-  moves(gameId: string, token: string) { return this.call("ListXMoves", { gameId, token }); }
-  create(seats: number, referee?: Json, seating?: Json) { return this.call("CreateXGame", { seats, referee, ...seating }); }
+  view(gameId: string, token: string) { return this.call("get_view", { gameId, token }); }
+  moves(gameId: string, token: string) { return this.call("list_moves", { gameId, token }); }
+  create(seats: number, referee?: Json, seating?: Json) { return this.call("create_game", { seats, referee, ...seating }); }
   move(gameId: string, token: string, expectedVersion: number, move: Json) {
-    return this.call("MakeXMove", { gameId, token, expectedVersion, idempotencyKey: key(), move });
+    return this.call("make_move", { gameId, token, expectedVersion, idempotencyKey: key(), move });
   }
 
   /** Server stream of (version, event JSON) for the caller; ends with the game. */
   async *events(gameId: string, token: string, fromVersion: number, signal: AbortSignal): AsyncGenerator<[number, Json]> {
-    const m = this.method("StreamXEvents");
+    const m = this.method("stream_events");
     if (!m || !this.client) { // no descriptors: poll the view's version instead
       let v = fromVersion;
       while (!signal.aborted) {

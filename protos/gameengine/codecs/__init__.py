@@ -9,7 +9,7 @@ from functools import cache
 
 from engines import registry
 
-from .base import Codec, MalformedMove, MoveFields
+from .base import RPCS, Codec, MalformedMove, MoveFields
 
 
 @cache
@@ -26,4 +26,14 @@ def load_all() -> dict[str, Codec]:
     return {gid: codec(gid) for gid in registry.GAME_IDS}
 
 
-__all__ = ["Codec", "MalformedMove", "MoveFields", "codec", "load_all"]
+__all__ = ["RPCS", "Codec", "MalformedMove", "MoveFields", "codec", "load_all"]
+
+
+def rpc_index() -> str:
+    """The README's RPC index: every game's RPC with the handler that serves it (so a reader who
+    greps `MakePompeiiMove` finds `GameServicer.make_move`); tests/conformance/test_spec.py."""
+    rows = ["| RPC (each game's service) | handler in `server/servicer.py` |", "|---|---|"]
+    for role, name in RPCS.items():
+        rpcs = ", ".join(f"`{name.format(P=registry.entry(g).prefix)}`" for g in registry.GAME_IDS)
+        rows.append(f"| {rpcs} | `GameServicer.{role}` |")
+    return "\n".join(rows) + "\n"

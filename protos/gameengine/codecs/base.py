@@ -23,12 +23,26 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Mapping
 
-from google.protobuf import any_pb2, json_format
-from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf import any_pb2, json_format, message_factory
+from google.protobuf.descriptor import FieldDescriptor, MethodDescriptor, ServiceDescriptor
 from google.protobuf.message import Message
 
 from engines import registry
 from engines.core import Event, GameSpec, Move
+
+
+# The RPCs of every game's service (protos/gameengine/v1/TEMPLATE.md), by the handler that serves
+# them (server/servicer.py GameServicer) and the SDK call that makes them; {P} is the registry prefix.
+RPCS = {
+    "create_game": "Create{P}Game",
+    "get_view": "Get{P}View",
+    "list_moves": "List{P}Moves",
+    "make_move": "Make{P}Move",
+    "stream_events": "Stream{P}Events",
+    "get_log": "Get{P}Log",
+    "get_hint": "Get{P}Hint",
+    "stream_state": "Stream{P}State",
+}
 
 
 class MalformedMove(ValueError):
@@ -42,7 +56,7 @@ def from_dict(data: Mapping[str, Any], cls: type[Message]) -> Message:
     try:
         return cls(**data)
     except (TypeError, ValueError):
-        return json_format.ParseDict(data, cls())
+        return json_format.ParseDict(dict(data), cls())
 
 
 def to_dict(msg: Message, with_defaults: bool = True) -> dict[str, Any]:
@@ -72,7 +86,7 @@ def _message_value(msg: Message) -> tuple[Any, ...]:
     return tuple(_field_value(msg, f) for f in msg.DESCRIPTOR.fields)
 
 
-def _field_value(msg: Message, f: FieldDescriptor) -> Any:
+def _field_value(msg: Message, f: Any) -> Any:  # f: a FieldDescriptor
     value = getattr(msg, f.name)
     if f.type != FieldDescriptor.TYPE_MESSAGE:
         return tuple(value) if _repeated(f) else value
@@ -85,7 +99,7 @@ def _fill(msg: Message, value: tuple[Any, ...]) -> None:
         _set(msg, f, part)
 
 
-def _set(msg: Message, f: FieldDescriptor, value: Any) -> None:
+def _set(msg: Message, f: Any, value: Any) -> None:
     if f.type == FieldDescriptor.TYPE_MESSAGE:
         if _repeated(f):
             for item in value:
@@ -98,7 +112,7 @@ def _set(msg: Message, f: FieldDescriptor, value: Any) -> None:
         setattr(msg, f.name, value)
 
 
-def _repeated(f: FieldDescriptor) -> bool:
+def _repeated(f: Any) -> bool:
     return bool(f.is_repeated)
 
 
@@ -109,7 +123,7 @@ class _Kind:
 
     oneof_field: str
     cls: type
-    fields: tuple[tuple[FieldDescriptor, bool], ...]
+    fields: tuple[tuple[Any, bool], ...]  # (FieldDescriptor, may be absent)
 
 
 class Codec:
@@ -126,6 +140,10 @@ class Codec:
         self.Options: type[Message] = self.msg("Options")
         self.View: type[Message] = self.msg("View")
         self.Event: type[Message] = self.msg("Event")
+        self.service: ServiceDescriptor = self.pb2.DESCRIPTOR.services_by_name[f"{self.prefix}Service"]
+        self.rpcs: dict[str, MethodDescriptor] = self._rpcs()
+        self.log_entry = self._field_message(self.response("get_log"), "entries")  # e.g. PompeiiLogEntry
+        self.move_value = self._field_message(self.response("get_hint"), "values")  # e.g. PompeiiMoveValue
         self._string_options = tuple(o.name for o in self.spec.options if o.type is str)
         self._kinds = self._move_kinds(importlib.import_module(entry.moves_module))
         self._by_class = {k.cls: k for k in self._kinds.values()}
@@ -134,6 +152,30 @@ class Codec:
         """The game's message `<Prefix><suffix>`, e.g. msg("Move") is PompeiiMove."""
         cls: type[Message] = getattr(self.pb2, self.prefix + suffix)
         return cls
+
+    def _rpcs(self) -> dict[str, MethodDescriptor]:
+        """Role -> RPC of this game's service; a service that is not the template's fails here."""
+        names = {role: name.format(P=self.prefix) for role, name in RPCS.items()}
+        declared = {m.name for m in self.service.methods}
+        if declared != set(names.values()):
+            raise TypeError(f"{self.service.full_name} declares {sorted(declared)}, not the template's "
+                            f"{sorted(names.values())} (protos/gameengine/v1/TEMPLATE.md)")
+        return {role: self.service.methods_by_name[name] for role, name in names.items()}
+
+    def request(self, role: str) -> type[Message]:
+        """The request message of an RPC, e.g. request("make_move") is MakePompeiiMoveRequest."""
+        cls: type[Message] = message_factory.GetMessageClass(self.rpcs[role].input_type)
+        return cls
+
+    def response(self, role: str) -> type[Message]:
+        cls: type[Message] = message_factory.GetMessageClass(self.rpcs[role].output_type)
+        return cls
+
+    @staticmethod
+    def _field_message(cls: type[Message], name: str) -> type[Message]:
+        field: Any = cls.DESCRIPTOR.fields_by_name[name]
+        found: type[Message] = message_factory.GetMessageClass(field.message_type)
+        return found
 
     def _move_kinds(self, moves: ModuleType) -> dict[str, _Kind]:
         """Every oneof field of the move message with its engine class; a field without one, or an
@@ -145,7 +187,7 @@ class Codec:
             cls = getattr(moves, _camel(f.name), None)
             if cls is None or not hasattr(cls, "_fields"):
                 raise TypeError(f"{self.prefix}Move.{f.name}: {moves.__name__} has no move kind {_camel(f.name)}")
-            body: Descriptor = f.message_type
+            body: Any = f.message_type  # the move kind's Descriptor
             missing = [n for n in cls._fields if n not in body.fields_by_name]
             extra = [n.name for n in body.fields if n.name not in cls._fields and n.name != flags.get(f.name)]
             if missing or extra:
@@ -217,9 +259,10 @@ class Codec:
             raise MalformedMove(f"{self.prefix}Move has no move set")
         kind = self._kinds[name]
         body = getattr(msg, name)
-        return kind.cls(*(self._part(kind, body, f, optional) for f, optional in kind.fields))
+        move: Move = kind.cls(*(self._part(kind, body, f, optional) for f, optional in kind.fields))
+        return move
 
-    def _part(self, kind: _Kind, body: Message, f: FieldDescriptor, optional: bool) -> Any:
+    def _part(self, kind: _Kind, body: Message, f: Any, optional: bool) -> Any:
         path = f"{kind.oneof_field}.{f.name}"
         a = self.adapters
         if f.type == FieldDescriptor.TYPE_MESSAGE and not _repeated(f):

@@ -1,0 +1,185 @@
+"""What every RPC of every servicer shares, on both transports (the gRPC port and server/web.py):
+the quota check, one log line with latency (`note(...)` adds fields to it), the latency metric,
+and refusals (`ServiceError`, server/errors.py) as one neutral google.rpc.Status that each
+transport renders: grpc's abort here, a ConnectError in server/web.py. No exception ever leaves
+as UNKNOWN: an unexpected one becomes INTERNAL and is logged.
+
+    class PlayerServicer(player_pb2_grpc.PlayerServiceServicer):
+        @rpc
+        async def GetPlayer(self, request, context):
+            note(player_id=request.player_id)
+            ...
+            return player_pb2.GetPlayerResponse(...)
+"""
+from __future__ import annotations
+
+import functools
+import time
+from typing import Any, AsyncContextManager, AsyncIterator, Awaitable, Callable, Protocol, runtime_checkable
+
+import structlog
+from google.protobuf import any_pb2
+from google.protobuf.message import Message
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from . import limits, metrics, quotas
+from .errors import ServiceError
+
+log = structlog.get_logger("gameengine")
+DOMAIN = "gameengine.v1"
+
+
+# ---- refusals: one neutral google.rpc.Status, rendered by each transport ----------------------
+
+def refusal_status(err: ServiceError) -> status_pb2.Status:
+    """The google.rpc.Status of a refusal: code, sentence, ErrorInfo(reason=rule id) and more."""
+    details: list[Message] = [error_details_pb2.ErrorInfo(
+        reason=(err.rule or err.code_name).replace("-", "_").upper(), domain=DOMAIN,
+        metadata={**err.metadata, "rule": err.rule or ""})]
+    if err.code_name == "FAILED_PRECONDITION":
+        details.append(error_details_pb2.PreconditionFailure(violations=[
+            error_details_pb2.PreconditionFailure.Violation(type=err.rule or "", subject="move", description=err.message)]))
+    elif err.code_name == "INVALID_ARGUMENT":
+        details.append(error_details_pb2.BadRequest(field_violations=[
+            error_details_pb2.BadRequest.FieldViolation(field="request", description=err.message)]))
+    if err.retry_after_ms:
+        details.append(error_details_pb2.RetryInfo(retry_delay={"nanos": (err.retry_after_ms % 1000) * 10**6,
+                                                                 "seconds": err.retry_after_ms // 1000}))
+    packed = []
+    for d in details:
+        a = any_pb2.Any()
+        a.Pack(d)
+        packed.append(a)
+    message = f"{err.rule}: {err.message}" if err.rule else err.message
+    return status_pb2.Status(code=getattr(code_pb2, err.code_name), message=message, details=packed)
+
+
+@runtime_checkable
+class Refuses(Protocol):
+    """A transport that renders a refusal itself (server/web.py's context: a ConnectError)."""
+
+    async def refuse(self, status: status_pb2.Status) -> None: ...
+
+
+async def refuse(context: Any, err: ServiceError) -> None:
+    """End the call with the refusal; raises (grpc's abort, or the web transport's error)."""
+    status = refusal_status(err)
+    if isinstance(context, Refuses):
+        await context.refuse(status)
+    s = rpc_status.to_status(status)
+    await context.abort(s.code, s.details, s.trailing_metadata)
+
+
+# ---- what every RPC shares ------------------------------------------------------------------
+
+def note(**fields: Any) -> None:
+    """Fields for this call's log line (and any other line it writes); caller text is bounded."""
+    structlog.contextvars.bind_contextvars(**{k: limits.quote(v) if isinstance(v, str) else v
+                                              for k, v in fields.items()})
+
+
+def caller_of(context: Any) -> str:
+    """The caller's quota identity, also kept for the rest of the call (quotas.caller())."""
+    client = quotas.client_identity(context.peer(), quotas.player_token_of(context.invocation_metadata()))
+    quotas.CALLER.set(client)
+    return client
+
+
+class _Call:
+    """One RPC: the quota check on entry, the handler run in the client's turn (quotas.turn); on
+    exit the log line, the latency metric, and a refusal (ServiceError, or INTERNAL for anything
+    else), paced (quotas.pace) and rendered by the transport."""
+
+    def __init__(self, method: str, context: Any):
+        self.method, self.context, self.client = method, context, ""
+        self.t0 = time.perf_counter()
+
+    def enter(self) -> None:
+        self.client = caller_of(self.context)
+        quotas.QUOTAS.request(self.client)
+
+    def turn(self) -> AsyncContextManager[None]:
+        return quotas.QUOTAS.turn(self.client)
+
+    async def exit(self, error: BaseException | None) -> None:
+        failure: ServiceError | None = None
+        if isinstance(error, ServiceError):
+            failure = error
+        elif error is not None:  # never UNKNOWN: an engine or codec bug is INTERNAL, and logged
+            log.error("internal_error", method=self.method, exc_info=error)
+            failure = ServiceError("internal error; the game was not changed")
+        latency_ms = (time.perf_counter() - self.t0) * 1000
+        code = failure.code_name if failure else "OK"
+        metrics.RPC_LATENCY.labels(self.method, code).observe(latency_ms / 1000)
+        if code != "RESOURCE_EXHAUSTED" or quotas.QUOTAS.should_log_refusal(self.client):
+            log.info("rpc", method=self.method, code=code, latency_ms=round(latency_ms, 3),
+                     rule=failure.rule if failure else None)
+        if failure is not None:
+            await quotas.QUOTAS.pace(self.client, failure, self.context.time_remaining())
+            failure.message = limits.clip(failure.message)
+            await refuse(self.context, failure)
+
+
+def _method_name(servicer: Any, handler: Callable[..., Any]) -> str:
+    names: dict[str, str] = getattr(servicer, "rpc_names", {})
+    return names.get(handler.__name__, handler.__name__)
+
+
+def rpc(handler: Callable[[Any, Any, Any], Awaitable[Any]]) -> Callable[[Any, Any, Any], Awaitable[Any]]:
+    """A unary handler `(self, request, context) -> response` with what every RPC shares."""
+    @functools.wraps(handler)
+    async def call(self: Any, request: Any, context: Any) -> Any:
+        c = _Call(_method_name(self, handler), context)
+        try:
+            c.enter()
+            async with c.turn():
+                response = await handler(self, request, context)
+        except Exception as e:  # noqa: BLE001 - every failure is answered by _Call.exit
+            await c.exit(e)
+            raise  # exit raised the refusal; never reached
+        await c.exit(None)
+        return response
+    return call
+
+
+def rpc_stream(handler: Callable[[Any, Any, Any], AsyncIterator[Any]]) -> Callable[[Any, Any, Any], AsyncIterator[Any]]:
+    """A server-streaming handler (an async generator); the log line is written when the stream
+    has been set up (its first response) or refused."""
+    @functools.wraps(handler)
+    async def call(self: Any, request: Any, context: Any) -> AsyncIterator[Any]:
+        c = _Call(_method_name(self, handler), context)
+        responses = handler(self, request, context)
+        try:
+            c.enter()
+            async with c.turn():  # the setup; then the stream waits outside the client's line
+                first = await responses.__anext__()
+        except StopAsyncIteration:
+            await c.exit(None)
+            return
+        except Exception as e:  # noqa: BLE001
+            await c.exit(e)
+            raise
+        await c.exit(None)
+        yield first
+        async for response in responses:
+            yield response
+    return call
+
+
+async def guarded(method: str, context: Any, fn: Callable[[], Awaitable[Any]], fields: dict[str, Any] | None = None,
+                  **more: Any) -> Any:
+    """What `@rpc` does, for a call written as a function (server/players.py, lobby.py, tournaments.py)."""
+    note(**(fields or {}), **more)
+    c = _Call(method, context)
+    try:
+        c.enter()
+        async with c.turn():
+            result = await fn()
+    except Exception as e:  # noqa: BLE001
+        note(**(fields or {}))  # what `fn` added (e.g. JoinGame's seat)
+        await c.exit(e)
+        raise
+    note(**(fields or {}))
+    await c.exit(None)
+    return result

@@ -1,0 +1,83 @@
+"""Issue 21 items 1-2: one registry that fails loudly, one generic move codec, one refusal mapping
+shared by both transports."""
+from __future__ import annotations
+
+import asyncio
+import types
+
+import pytest
+from google.rpc import error_details_pb2
+
+from engines import registry
+from gameengine import codecs
+from gameengine.codecs.base import Codec
+from server import edge, web
+from server.errors import Illegal, InvalidArgument
+
+
+def test_item1_a_game_whose_codec_fails_to_import_fails_startup_loudly(monkeypatch):
+    """codecs.available() swallowed ImportError (the game silently vanished); load_all() raises."""
+    broken = registry.Entry("nosuchgame", "NoSuchGame", (2,))
+    monkeypatch.setattr(registry, "GAME_IDS", (*registry.GAME_IDS, broken.game_id))
+    monkeypatch.setitem(registry._BY_ID, broken.game_id, broken)
+    codecs.codec.cache_clear()
+    try:
+        with pytest.raises(ImportError):
+            codecs.load_all()
+    finally:
+        codecs.codec.cache_clear()
+
+
+def test_item2_a_proto_move_kind_without_an_engine_move_fails_at_codec_build(monkeypatch):
+    """The generic codec maps every oneof field to an engine class when it is built, not at the first move."""
+    moves = types.ModuleType("engines.kuhn.moves")
+    from engines.kuhn import moves as real
+    moves.Check, moves.Bet, moves.Call = real.Check, real.Bet, real.Call  # no Fold
+    monkeypatch.setitem(__import__("sys").modules, "engines.kuhn.moves", moves)
+    with pytest.raises(TypeError, match="KuhnMove.fold"):
+        Codec("kuhn")
+
+
+def test_item2_web_refusals_render_the_neutral_status():
+    """The web edge renders the google.rpc.Status the gRPC port sends; it parses no gRPC trailer."""
+    err = Illegal("not your turn", rule="POM-12")
+    status = edge.refusal_status(err)
+    connect = web.connect_error(status)
+    assert connect.code.name == "FAILED_PRECONDITION" and connect.message == "POM-12: not your turn"
+    assert [d.type_name for d in connect.details] == [d.type_url.split("/")[-1] for d in status.details]
+    info = error_details_pb2.ErrorInfo.FromString(connect.details[0].message_bytes)
+    assert info.metadata["rule"] == "POM-12" and info.reason == "POM_12"
+    assert "Status.FromString" not in open(web.__file__).read()  # no re-parsing of the trailer
+
+
+def test_item2_one_decorator_logs_notes_and_maps_refusals(capsys):
+    """@rpc: a handler notes its log fields and raises ServiceError; the transport gets the status."""
+    from server import logs
+    logs.configure()
+    seen = []
+
+    class Context:
+        def peer(self):
+            return "ipv4:127.0.0.1:1"
+
+        def invocation_metadata(self):
+            return ()
+
+        def time_remaining(self):
+            return None
+
+        async def refuse(self, status):
+            seen.append(status)
+            raise RuntimeError("refused")
+
+    class Servicer:
+        @edge.rpc
+        async def GetThing(self, request, context):
+            edge.note(game_id="g-1", seat=2)
+            raise InvalidArgument("bad thing")
+
+    with pytest.raises(RuntimeError, match="refused"):
+        asyncio.run(Servicer().GetThing(None, Context()))
+    assert seen and seen[0].message == "bad thing"
+    line = capsys.readouterr().err
+    assert '"method": "GetThing"' in line and '"code": "INVALID_ARGUMENT"' in line and '"seat": 2' in line
