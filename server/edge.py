@@ -39,7 +39,8 @@ def refusal_status(err: ServiceError) -> status_pb2.Status:
         metadata={**err.metadata, "rule": err.rule or ""})]
     if err.code_name == "FAILED_PRECONDITION":
         details.append(error_details_pb2.PreconditionFailure(violations=[
-            error_details_pb2.PreconditionFailure.Violation(type=err.rule or "", subject="move", description=err.message)]))
+            error_details_pb2.PreconditionFailure.Violation(type=err.rule or "", subject="move",
+                                                            description=err.message)]))
     elif err.code_name == "INVALID_ARGUMENT":
         details.append(error_details_pb2.BadRequest(field_violations=[
             error_details_pb2.BadRequest.FieldViolation(field="request", description=err.message)]))

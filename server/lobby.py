@@ -281,7 +281,7 @@ async def expiry_loop(core, ttl_s: float) -> None:
 
 # ---- the service -------------------------------------------------------------------
 class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
-    def __init__(self, core, referee, cfg):
+    def __init__(self, core: Any, referee: Any, cfg: Any) -> None:
         self.core, self.referee, self.cfg = core, referee, cfg
 
     def _status(self, rec, seat):

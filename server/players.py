@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import secrets
 import time
+from typing import Any
 
 import structlog
 
@@ -55,7 +56,7 @@ def event_proto(event: PlayerNotified, seat_token: str) -> player_pb2.StreamPlay
 
 
 class PlayerServicer(player_pb2_grpc.PlayerServiceServicer):
-    def __init__(self, core):
+    def __init__(self, core: Any) -> None:
         self.core = core
 
     @rpc

@@ -7,15 +7,16 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Callable, Iterator
 
 from engines import registry
 from engines.core import Event, IllegalMove, InvalidOptions, Move
 
 from . import auth, clock, limits, lobby
 from .errors import AlreadyExists, Illegal, InvalidArgument, NotFound, PermissionDenied, Unavailable
-from .records import MoveMade
-from .store import GameRecord, Store
+from .participation import Seating, seating_of
+from .records import GameRecord, MoveMade
+from .store import Store
 
 MAX_SEED = 2**63 - 1
 
@@ -25,8 +26,8 @@ class GameCore:
         self.store = store
         # Records that go into the same write as a creation or a move (the referee's clock):
         # set by the referee, called after the creation or move is applied.
-        self.after_create = lambda rec: []
-        self.after_move = lambda rec, seat: []
+        self.after_create: Callable[[GameRecord], list[Any]] = lambda rec: []
+        self.after_move: Callable[[GameRecord, int], list[Any]] = lambda rec, seat: []
         # Game id -> adjudications running on it: such a game takes no moves (the scored version is final).
         self.adjudicating: dict[str, int] = {}
 
@@ -80,7 +81,7 @@ class GameCore:
             "over": over,
             "caller_seat": -1 if caller is None else caller,
         }
-        seating = lobby.seating_of(rec)
+        seating = seating_of(rec)
         if seating is not None:
             status.update(lobby.status_fields(self.store.players, seating))
             if seating.waiting:
@@ -117,7 +118,7 @@ class GameCore:
         Whether another seat could act out of turn can be hidden information (POM-51:
         only a seat whose whole hand is wild may declare), so it is never shown."""
         engine = rec.engine
-        acting = engine.seats_to_act(rec.state)
+        acting: list[int] = engine.seats_to_act(rec.state)
         turn = engine.to_move(rec.state)
         if turn not in acting:
             return acting  # the game waits on others (e.g. a defender): that is public
@@ -129,7 +130,7 @@ class GameCore:
         if adjudication is not None:
             return adjudication.outcome()
         o = rec.engine.outcome(rec.state)
-        result = {"scores": list(o.scores), "ranks": list(o.ranks), "winners": list(o.winners)}
+        result: dict[str, Any] = {"scores": list(o.scores), "ranks": list(o.ranks), "winners": list(o.winners)}
         forfeited = rec.referee_state.forfeited
         if forfeited:  # forfeiting seats rank last; the others keep their order
             ranks = [r + (rec.seats if s in forfeited else 0) for s, r in enumerate(o.ranks)]
@@ -139,15 +140,17 @@ class GameCore:
         return result
 
     def view(self, rec: GameRecord, seat: int | None) -> dict[str, Any]:
-        return rec.engine.view(rec.state, seat)
+        view: dict[str, Any] = rec.engine.view(rec.state, seat)
+        return view
 
     def legal_moves(self, rec: GameRecord, seat: int | None) -> list[Move]:
         if seat is None or self.is_over(rec) or lobby.waiting(rec) or self.closed(rec) is not None:
             return []
-        return rec.engine.legal_moves(rec.state, seat)
+        moves: list[Move] = rec.engine.legal_moves(rec.state, seat)
+        return moves
 
     def visible_events(self, rec: GameRecord, seat: int | None, after_version: int = 0, start: int = 0,
-                       end: int | None = None):
+                       end: int | None = None) -> Iterator[tuple[int, int, Event]]:
         """(index, version, event) for events after `after_version` that `seat` may see; from 0
         also those made before the first move (game_started, referee events)."""
         events = rec.events
@@ -177,7 +180,7 @@ class GameCore:
 
     # ---- writes ---------------------------------------------------------------
     def create(self, game: str, seats: int, options: dict[str, Any], seed: int | None,
-               referee: dict[str, Any], seating=None) -> tuple[GameRecord, list[str]]:
+               referee: dict[str, Any], seating: Seating | None = None) -> tuple[GameRecord, list[str]]:
         engine = registry.game(game)
         if not engine.min_seats <= seats <= engine.max_seats:
             raise InvalidArgument(f"{game} takes {engine.min_seats} to {engine.max_seats} seats, not {seats}",
@@ -192,7 +195,7 @@ class GameCore:
             raise InvalidArgument(e.message, rule=e.rule) from None
 
     async def make_move(self, rec: GameRecord, seat: int, expected_version: int, key: str,
-                        move: Move, by_referee: str = "", announce: tuple = ()) -> tuple[list[Event], bool]:
+                        move: Move, by_referee: str = "", announce: tuple[Any, ...] = ()) -> tuple[list[Event], bool]:
         """Returns (events visible to `seat`, replayed). Refusals change nothing. `announce`:
         records written in the same unit just before the move (the referee's reason)."""
         limits.bounded("idempotency_key", key, limits.MAX_IDEMPOTENCY_KEY_BYTES)
@@ -218,7 +221,7 @@ class GameCore:
                 raise Illegal(e.message, rule=e.rule) from None
             return [e for e in events if e.visible_to(seat)], False
 
-    def write(self, rec: GameRecord, *writes) -> list[Event]:
+    def write(self, rec: GameRecord, *writes: Any) -> list[Event]:
         """An unversioned write (the referee's clock, forfeits, adjudication, announcements)."""
         return self.store.commit(rec, writes)
 

@@ -251,7 +251,8 @@ class Undecodable:
         await guarded(method, context, body)
 
 
-def checked(method: str, impl: Callable[..., Any], streaming: bool, request_streaming: bool = False) -> Callable[..., Any]:
+def checked(method: str, impl: Callable[..., Any], streaming: bool,
+            request_streaming: bool = False) -> Callable[..., Any]:
     if request_streaming:  # e.g. ServerReflectionInfo: each request of the stream is checked
         async def guarded_requests(requests: AsyncIterator[Any], context: Any) -> AsyncIterator[Any]:
             async for request in requests:

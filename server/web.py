@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import socket
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable
 
 import structlog
 import uvicorn
@@ -28,6 +28,7 @@ from connectrpc.code import Code
 from connectrpc.compat import google_protobuf_codecs
 from connectrpc.errors import ConnectError
 from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
+from connectrpc.request import RequestContext
 from connectrpc.server import ConnectASGIApplication, Endpoint
 from google.protobuf import message_factory
 from google.rpc import code_pb2, status_pb2
@@ -36,6 +37,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 import engines
 from engines import registry
@@ -48,6 +50,7 @@ from .lobby import LobbyServicer
 from .participation import seating_of
 from .players import PlayerServicer
 from .observe import web_stream, web_unary
+from .service import GameCore
 from .servicer import GameServicer, GameServiceServicer, handlers_of
 from .tournaments import TournamentServicer
 
@@ -67,7 +70,7 @@ class _WebContext:
     """The part of grpc.aio.ServicerContext that server/edge.py uses: peer(), invocation_metadata(),
     time_remaining(), and refuse() in place of abort()."""
 
-    def __init__(self, ctx):
+    def __init__(self, ctx: RequestContext[Any, Any]):
         self._ctx = ctx
 
     def peer(self) -> str:
@@ -90,7 +93,7 @@ def connect_error(status: status_pb2.Status) -> ConnectError:
                         [WireAny(type_url=d.type_url, value=d.value) for d in status.details])
 
 
-class _App(ConnectASGIApplication):
+class _App(ConnectASGIApplication[Any]):
     """One Connect application holding every service's endpoints (keyed by full path)."""
 
     @property
@@ -98,9 +101,9 @@ class _App(ConnectASGIApplication):
         return "/"
 
 
-def endpoints(servicers: list[tuple[Any, object]]) -> dict[str, Endpoint]:
+def endpoints(servicers: list[tuple[Any, object]]) -> dict[str, Endpoint[Any, Any]]:
     """`/<service>/<method>` -> endpoint calling the gRPC servicer's method of that name."""
-    result: dict[str, Endpoint] = {}
+    result: dict[str, Endpoint[Any, Any]] = {}
     for service, servicer in servicers:
         handlers = handlers_of(servicer, service)
         for m in service.methods:
@@ -121,19 +124,19 @@ def endpoints(servicers: list[tuple[Any, object]]) -> dict[str, Endpoint]:
     return result
 
 
-def _unary(fn: Callable[..., Awaitable]):
-    async def call(request, ctx):
+def _unary(fn: Callable[..., Awaitable[Any]]) -> Callable[[Any, RequestContext[Any, Any]], Awaitable[Any]]:
+    async def call(request: Any, ctx: RequestContext[Any, Any]) -> Any:
         return await fn(request, _WebContext(ctx))
     return call
 
 
-def _stream(fn):
-    def call(request, ctx):
+def _stream(fn: Callable[..., AsyncIterator[Any]]) -> Callable[[Any, RequestContext[Any, Any]], AsyncIterator[Any]]:
+    def call(request: Any, ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:
         return fn(request, _WebContext(ctx))
     return call
 
 
-def build_app(core, referee, cfg) -> Callable:
+def build_app(core: GameCore, referee: Any, cfg: Any) -> ASGIApp:
     """The ASGI application: RPC paths go to connectrpc, the rest to the static page."""
     wanted = [g for g in cfg.games.split(",") if g] or list(codecs.load_all())
     servicers: list[tuple[Any, object]] = [
@@ -147,7 +150,8 @@ def build_app(core, referee, cfg) -> Callable:
         codec = codecs.codec(game)
         servicers.append((codec.service, GameServicer(codec, core, referee)))
     routes = endpoints(servicers)
-    rpc = grpc_web_text(_App(service=None, endpoints=lambda _: routes, codecs=google_protobuf_codecs(),
+    rpc = grpc_web_text(_App(service=None, endpoints=lambda _: routes,  # type: ignore[arg-type, return-value]
+                             codecs=google_protobuf_codecs(),
                              read_max_bytes=cfg.max_message_bytes), cfg.max_message_bytes)
     static = StaticFiles(directory=STATIC, html=True)
 
@@ -156,7 +160,7 @@ def build_app(core, referee, cfg) -> Callable:
               "rpcs": {role: m.name for role, m in codecs.codec(g).rpcs.items()}} for g in wanted]
     data = {g: StaticFiles(directory=ENGINES / g / "data", check_dir=False) for g in wanted}
 
-    async def app(scope, receive, send):
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
         if scope["type"] != "http":
             return
@@ -177,14 +181,15 @@ def build_app(core, referee, cfg) -> Callable:
             await _files(static, scope, receive, send)
 
     origins = [o.strip() for o in cfg_value(cfg, "web_cors_origins", "").split(",") if o.strip()]
-    app = webguard.with_security_headers(webguard.with_body_limit(app, cfg.max_message_bytes))
+    guarded = webguard.with_body_limit(app, cfg.max_message_bytes)
+    app = webguard.with_security_headers(guarded)  # type: ignore[no-untyped-call]
     if not origins:
         return app
     return CORSMiddleware(app, allow_origins=origins, allow_methods=["GET", "POST", "OPTIONS"],
                           allow_headers=ALLOW_HEADERS, expose_headers=EXPOSE_HEADERS, max_age=7200)
 
 
-async def _files(files: StaticFiles, scope, receive, send) -> None:
+async def _files(files: StaticFiles, scope: Scope, receive: Receive, send: Send) -> None:
     """StaticFiles outside a Starlette app: its 404/405 arrive as HTTPException."""
     try:
         await files(scope, receive, send)
@@ -195,7 +200,7 @@ async def _files(files: StaticFiles, scope, receive, send) -> None:
 PAGE_MAX = 200
 
 
-def _page(scope) -> tuple[int, int]:
+def _page(scope: Scope) -> tuple[int, int]:
     """`?offset=N&limit=M` of /api/games (limit at most PAGE_MAX); bad values fall back to the first page."""
     from urllib.parse import parse_qs
     q = parse_qs(scope.get("query_string", b"").decode("latin-1")[:200])
@@ -207,7 +212,7 @@ def _page(scope) -> tuple[int, int]:
     return offset, limit
 
 
-def live_games(core, wanted: list[str], limit: int = 2000) -> list[dict[str, Any]]:
+def live_games(core: GameCore, wanted: list[str], limit: int = 2000) -> list[dict[str, Any]]:
     """Spectator-level list for the page's game picker: ids, game, seats, version, over.
     (Spectating a game id is public by design: a spectator only ever gets public views.)
     Private lobby games are never listed (LOBBY-6)."""
@@ -221,18 +226,18 @@ def live_games(core, wanted: list[str], limit: int = 2000) -> list[dict[str, Any
     return games
 
 
-def cfg_value(cfg, name: str, default):
+def cfg_value(cfg: Any, name: str, default: Any) -> Any:
     return getattr(cfg, name, default)
 
 
 class _Server(uvicorn.Server):
     """uvicorn embedded in our loop: it must not take over SIGTERM/SIGINT (main.py owns them)."""
 
-    def capture_signals(self):
+    def capture_signals(self) -> contextlib.AbstractContextManager[None]:  # type: ignore[override]
         return contextlib.nullcontext()
 
 
-async def start(core, referee, cfg) -> Callable[[], Awaitable[None]] | None:
+async def start(core: GameCore, referee: Any, cfg: Any) -> Callable[[], Awaitable[None]] | None:
     """Start the web listener on cfg.web_port (0 disables) and return an async stop().
 
     A port that cannot be bound is logged and skipped: the gRPC service stays up."""
