@@ -152,9 +152,8 @@ def rpc_stream(handler: Callable[[Any, Any, Any], AsyncIterator[Any]]) -> Callab
         c = _Call(_method_name(self, handler), context)
         responses = handler(self, request, context)
         try:
-            c.enter()
-            async with c.turn():  # the setup; then the stream waits outside the client's line
-                first = await responses.__anext__()
+            c.enter()  # no turn (quotas.turn): the first response may wait for the game to move
+            first = await responses.__anext__()
         except StopAsyncIteration:
             await c.exit(None)
             return

@@ -81,3 +81,35 @@ def test_item2_one_decorator_logs_notes_and_maps_refusals(capsys):
     assert seen and seen[0].message == "bad thing"
     line = capsys.readouterr().err
     assert '"method": "GetThing"' in line and '"code": "INVALID_ARGUMENT"' in line and '"seat": 2' in line
+
+
+def test_item2_a_waiting_stream_does_not_hold_its_clients_turn(tmp_path):
+    """GE_CALLS_PER_CLIENT=1: an event stream waiting for the game to move must not keep the same
+    client's next call (the move that would end the wait) in line behind it."""
+    import threading
+    import time
+
+    from clients.sdk import Client
+    from tests.conftest import ServerProcess
+
+    server = ServerProcess(tmp_path / "data", GE_CALLS_PER_CLIENT="1").start()
+    try:
+        client = Client(server.target, "pompeii")
+        game_id, tokens = client.create(3, seed=1)
+        spectator = client.spectator(game_id)
+        got = []
+        t = threading.Thread(target=lambda: got.extend(spectator.events(from_version=1, timeout=20)), daemon=True)
+        t.start()
+        time.sleep(0.5)  # the stream is open and waiting for version 1
+        t0 = time.perf_counter()
+        status = client.status(game_id)
+        actor = next(s for s in status.seats_to_act if status.acts(s))
+        seat = client.seat(game_id, actor, tokens[actor])
+        seat.move(seat.legal()[0])
+        assert time.perf_counter() - t0 < 5, "the calls waited behind the stream"
+        client.adjudicate(game_id, tokens, "end the stream", rollouts=2)
+        t.join(timeout=20)
+        assert not t.is_alive()  # the stream ended with the game
+        client.close()
+    finally:
+        server.stop()
