@@ -50,10 +50,9 @@ def test_item2_web_refusals_render_the_neutral_status():
     assert "Status.FromString" not in open(web.__file__).read()  # no re-parsing of the trailer
 
 
-def test_item2_one_decorator_logs_notes_and_maps_refusals(capsys):
+def test_item2_one_decorator_logs_notes_and_maps_refusals():
     """@rpc: a handler notes its log fields and raises ServiceError; the transport gets the status."""
-    from server import logs
-    logs.configure()
+    import structlog
     seen = []
 
     class Context:
@@ -76,11 +75,16 @@ def test_item2_one_decorator_logs_notes_and_maps_refusals(capsys):
             edge.note(game_id="g-1", seat=2)
             raise InvalidArgument("bad thing")
 
-    with pytest.raises(RuntimeError, match="refused"):
-        asyncio.run(Servicer().GetThing(None, Context()))
+    async def call():
+        with pytest.raises(RuntimeError, match="refused"):
+            await Servicer().GetThing(None, Context())
+        return structlog.contextvars.get_contextvars()  # the call's own context: what its lines carry
+
+    with structlog.testing.capture_logs() as lines:
+        fields = asyncio.run(call())
     assert seen and seen[0].message == "bad thing"
-    line = capsys.readouterr().err
-    assert '"method": "GetThing"' in line and '"code": "INVALID_ARGUMENT"' in line and '"seat": 2' in line
+    assert fields["seat"] == 2 and fields["game_id"] == "g-1"
+    assert [(x["event"], x["method"], x["code"]) for x in lines] == [("rpc", "GetThing", "INVALID_ARGUMENT")]
 
 
 def test_item2_a_waiting_stream_does_not_hold_its_clients_turn(tmp_path):
