@@ -26,6 +26,11 @@ def square(i: int) -> tuple[int, int]:
 
 SQUARES = tuple((i // COLS, i % COLS) for i in range(CELLS))
 
+
+def sq(cell: int) -> dict:
+    """A cell as the wire's square message."""
+    return {"row": cell // COLS, "col": cell % COLS}
+
 # POM-3: void cells are never squares
 VOID = frozenset(index(s) for s in _DATA["void_cells"])
 CITY = tuple(i for i in range(CELLS) if i not in VOID)
@@ -79,13 +84,13 @@ DECK_SIZE = DECK["draw_deck_size"]
 DECK_POMPEII = 2 * PILE_SIZE + DECK["mixed_pile_A"]["pompeii"]  # Pompeii cards in the 42-card deck
 
 
-def bottom_block_size(players: int) -> int:
+def bottom_block_size(seats: int) -> int:
     """POM-12 step 3: the bottom block is 15 / 10 cards of pile A plus one AD79."""
-    return DECK["bottom_block_from_A"][str(players)] + 1
+    return DECK["bottom_block_from_A"][str(seats)] + 1
 
 
-def unused_piles(players: int) -> int:
-    return DECK["unused_piles_to_box"][str(players)]
+def unused_piles(seats: int) -> int:
+    return DECK["unused_piles_to_box"][str(seats)]
 
 
 PIECES = {ed: {int(p): n for p, n in v.items()} for ed, v in _DATA["pieces_per_player"].items() if ed[0].isdigit()}

@@ -11,9 +11,14 @@ import random
 from collections import deque
 
 from . import board as B
-from .moves import DeclareEruption, MovePerson, OmenTarget, Pass, PlaceLava, PlaceRelative, PlayCard
-from .rules import apply, building_people, layout, legal_moves, passable
-from .state import OVER, SETTLE, PompeiiState
+from .effects import EFFECTS
+from .geometry import passable
+from .legality import building_people, legal_moves
+from .moves import DeclareEruption, OmenTarget, Pass, PlaceLava, PlaceRelative, PlayCard
+from .scoring import outcome
+from .state import OVER, PLACE_LAVA, SETTLE, PompeiiState, layout
+
+PASS, DECLARE = Pass(), DeclareEruption()
 
 
 _DIST_CACHE: dict[tuple, list[int]] = {}
@@ -53,7 +58,7 @@ def _cell(square) -> int:
 
 
 def _leader(state: PompeiiState, seat: int) -> int:
-    others = [s for s in range(state.players) if s != seat]
+    others = [s for s in range(state.seats) if s != seat]
     return max(others, key=lambda s: (state.saved[s] + state.on_board(s), -s))
 
 
@@ -75,13 +80,13 @@ def _policy(state: PompeiiState, seat: int, rng: random.Random, lava):
         return moves[0]
     if state.phase == SETTLE:
         return _settle(state, seat, moves, rng)
-    if isinstance(moves[0], PlaceLava):
+    if state.step == PLACE_LAVA:
         return lava(state, seat, moves, rng)
     return _escape(state, seat, moves, rng)
 
 
 def _lava_cheap(state, seat, moves, rng):
-    p = state.players
+    p = state.seats
     people = state.people
 
     def score(m) -> float:
@@ -94,17 +99,17 @@ def _lava_cheap(state, seat, moves, rng):
 
 
 def _settle(state, seat, moves, rng):
-    if DeclareEruption() in moves:
+    if DECLARE in moves:
         if _wants_eruption(state, seat):
-            return DeclareEruption()
-        moves = [m for m in moves if m != DeclareEruption()] or moves
+            return DECLARE
+        moves = [m for m in moves if m != DECLARE] or moves
     score = _settle_scorer(state, seat)
     return max(moves, key=lambda m: (score(m), rng.random()))
 
 
 def _wants_eruption(state, seat) -> bool:
     """Declare while not behind on the board: the people placed so far are what can be saved."""
-    return state.on_board(seat) >= max(state.on_board(s) for s in range(state.players) if s != seat)
+    return state.on_board(seat) >= max(state.on_board(s) for s in range(state.seats) if s != seat)
 
 
 def _settle_scorer(state, seat):
@@ -112,22 +117,23 @@ def _settle_scorer(state, seat):
     dist = gate_distance(state)
     lay = layout(state)
 
-    def score(m) -> float:
-        if isinstance(m, PlayCard):
-            if m.square is None:
-                return -5.0
-            c = _cell(m.square)
-            relatives = building_people(state, lay.building_at[c]) if state.first_ad79 and m.origin is None else 0
-            gain = 0.5 if m.origin is None else 0.5 * dist[_cell(m.origin)]  # moving a far person forward
-            return 2.0 * relatives - dist[c] + gain
-        if isinstance(m, PlaceRelative):
-            return 10.0 - dist[_cell(m.square)]
-        if isinstance(m, OmenTarget):
-            lead = _leader(state, seat)
-            return (5.0 if m.seat == lead else 0.0) - dist[_cell(m.square)]
-        return -1.0  # StopRelatives, declining
+    def card(m: PlayCard) -> float:
+        if m.square is None:
+            return -5.0
+        c = _cell(m.square)
+        relatives = building_people(state, lay.building_at[c]) if state.first_ad79 and m.origin is None else 0
+        gain = 0.5 if m.origin is None else 0.5 * dist[_cell(m.origin)]  # moving a far person forward
+        return 2.0 * relatives - dist[c] + gain
 
-    return score
+    def omen(m: OmenTarget) -> float:
+        return (5.0 if m.seat == _leader(state, seat) else 0.0) - dist[_cell(m.square)]
+
+    scorers = {PlayCard: card, PlaceRelative: lambda m: 10.0 - dist[_cell(m.square)], OmenTarget: omen}
+    return lambda m: scorers.get(type(m), _declining)(m)
+
+
+def _declining(m) -> float:
+    return -1.0  # StopRelatives
 
 
 def _lava(state, seat, moves, rng):
@@ -141,19 +147,19 @@ def _lava_scorer(state, seat):
     def score(m) -> float:
         trial = state.clone()
         before = list(trial.volcano)
-        apply(trial, seat, m)
+        EFFECTS[PlaceLava](trial, seat, m, [])  # a legal move: no check needed
         deaths = [a - b for a, b in zip(trial.volcano, before)]
         own = deaths[seat]
-        return sum(deaths) - own - 2.0 * own * (state.players - 1)
+        return sum(deaths) - own - 2.0 * own * (state.seats - 1)
 
     return score
 
 
 def _escape(state, seat, moves, rng):
     dist = gate_distance(state)
-    best, best_score = (Pass(), 0.0) if Pass() in moves else (None, float("-inf"))  # POM-75
+    best, best_score = (PASS, 0.0) if PASS in moves else (None, float("-inf"))  # POM-75
     for m in moves:
-        if not isinstance(m, MovePerson):
+        if m == PASS:
             continue
         s = _escape_gain(m, dist)
         if m.target is not None:
@@ -166,7 +172,7 @@ def _escape(state, seat, moves, rng):
 def _escape_gain(m, dist) -> float:
     """Phase-2 score of a move: leaving first (POM-73: a saved person is safe for good), then
     the steps it gains toward an open gate; 0 for a pass."""
-    if not isinstance(m, MovePerson):
+    if m == PASS:
         return 0.0
     o = _cell(m.origin)
     if m.target is None:
@@ -180,8 +186,8 @@ def rank(state: PompeiiState, seat: int, legal: list, rng: random.Random) -> lis
     if state.phase == SETTLE:
         settle = _settle_scorer(state, seat)
         declare = 50.0 if _wants_eruption(state, seat) else -50.0
-        score = lambda m: declare if isinstance(m, DeclareEruption) else settle(m)  # noqa: E731
-    elif isinstance(legal[0], PlaceLava):
+        score = lambda m: declare if m == DECLARE else settle(m)  # noqa: E731
+    elif state.step == PLACE_LAVA:
         score = _lava_scorer(state, seat)
     else:
         dist = gate_distance(state)
@@ -195,7 +201,6 @@ def evaluate(state: PompeiiState, seat: int) -> float:
     Fitted to greedy self-play outcomes (Brier 0.161 -> 0.134 in phase 2, 0.234 -> 0.222 after
     the first AD79)."""
     if state.phase == OVER:
-        from .rules import outcome
         won = outcome(state).winners
         return 1.0 / len(won) if seat in won else 0.0
     if state.phase == SETTLE:
@@ -203,14 +208,14 @@ def evaluate(state: PompeiiState, seat: int) -> float:
     else:
         worth, scale = _escape_worth(state), 1.2
     mine = worth[seat]
-    best = max(worth[s] for s in range(state.players) if s != seat)
+    best = max(worth[s] for s in range(state.seats) if s != seat)
     return 1.0 / (1.0 + math.exp(-(mine - best) / scale))
 
 
 def _settle_worth(state: PompeiiState) -> list[float]:
     """Phase 1: each person counts by how near an open gate it stands."""
     dist = gate_distance(state)
-    p = state.players
+    p = state.seats
     worth = [state.saved[s] - 0.05 * state.volcano[s] for s in range(p)]
     people = state.people
     for c in B.CITY:
@@ -227,7 +232,7 @@ def _escape_worth(state: PompeiiState) -> list[float]:
     lasts, by the moves they need; those beside lava may be covered next."""
     dist = gate_distance(state)
     threat = _lava_front(state)
-    p = state.players
+    p = state.seats
     people = state.people
     needs: list[list[tuple[int, float]]] = [[] for _ in range(p)]
     for c in B.CITY:

@@ -5,7 +5,7 @@ import random
 
 from . import board as B
 
-# phases
+# phases (POM-91): phase 1, the opening tiles, phase 2
 SETTLE = "settle"  # phase 1 (POM-20..37)
 OPENING = "opening"  # the six opening tiles (POM-61)
 ESCAPE = "escape"  # phase 2 (POM-70..76)
@@ -21,36 +21,36 @@ SECOND_MOVE = "second_move"
 
 
 class PompeiiState:
-    """Everything about one game. `people[cell * players + seat]` counts a seat's people on a cell."""
+    """Everything about one game. `people[cell * seats + seat]` counts a seat's people on a cell."""
 
     __slots__ = (
-        "players", "options", "rng", "phase", "step", "turn", "first_ad79", "hands", "deck", "unused",
+        "seats", "options", "rng", "phase", "step", "turn", "first_ad79", "hands", "deck", "unused",
         "discard", "people", "lava", "lava_order", "tiles_discarded", "bag", "supply", "saved",
         "volcano", "box", "pending_tile", "relatives_left", "relatives_building", "relatives_used",
         "eruption_seat", "opening_drawn", "lone", "moves_made", "first_end", "first_lone",
     )
 
-    def __init__(self, players: int, options: dict, rng: random.Random):
-        self.players = players
+    def __init__(self, seats: int, options: dict, rng: random.Random):
+        self.seats = seats
         self.options = options
         self.rng = rng
         self.phase = SETTLE
         self.step = PLAY_CARD
         self.turn = 0
         self.first_ad79 = False
-        self.hands: list[list[int]] = [[] for _ in range(players)]
+        self.hands: list[list[int]] = [[] for _ in range(seats)]
         self.deck: list[int] = []  # top card last
         self.unused: list[int] = []  # POM-13: piles in the box, never seen
         self.discard: list[int] = []
-        self.people = [0] * (B.CELLS * players)
+        self.people = [0] * (B.CELLS * seats)
         self.lava = [""] * B.CELLS  # symbol a covered cell's tile counts as
         self.lava_order: list[tuple[int, str]] = []
         self.tiles_discarded: list[str] = []
         self.bag = [0] * len(B.TILE_KINDS)
-        self.supply = [0] * players
-        self.saved = [0] * players
-        self.volcano = [0] * players
-        self.box = [0] * players
+        self.supply = [0] * seats
+        self.saved = [0] * seats
+        self.volcano = [0] * seats
+        self.box = [0] * seats
         self.pending_tile = ""
         self.relatives_left = 0
         self.relatives_building = -1
@@ -71,7 +71,7 @@ class PompeiiState:
 
     def clone(self) -> "PompeiiState":
         c = PompeiiState.__new__(PompeiiState)
-        c.players = self.players
+        c.seats = self.seats
         c.options = self.options  # never mutated
         rng = random.Random()
         rng.setstate(self.rng.getstate())
@@ -107,15 +107,20 @@ class PompeiiState:
 
     # small queries used everywhere
     def on_cell(self, cell: int) -> int:
-        p = self.players
+        p = self.seats
         return sum(self.people[cell * p:(cell + 1) * p])
 
     def count(self, cell: int, seat: int) -> int:
-        return self.people[cell * self.players + seat]
+        return self.people[cell * self.seats + seat]
 
     def on_board(self, seat: int) -> int:
-        p = self.players
+        p = self.seats
         return sum(self.people[seat::p])
 
     def board_total(self) -> int:
         return sum(self.people)
+
+
+def layout(state: PompeiiState) -> B.Layout:
+    """POM-6: the buildings under this game's `building_10_split`."""
+    return B.LAYOUTS[state.options["building_10_split"]]

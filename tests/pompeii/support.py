@@ -21,7 +21,7 @@ def new(players=2, seed=0, **options):
 
 
 def put(state: PompeiiState, square, seat, n=1):
-    state.people[cell(*square) * state.players + seat] += n
+    state.people[cell(*square) * state.seats + seat] += n
 
 
 def count(state, square, seat=None):
@@ -66,7 +66,7 @@ def escape_position(players=2, turn=0, tile="scroll", step=PLACE_LAVA, **options
 def start_moves(state, seat=None):
     """Skip straight to the first move of `seat` (records lone people as POM-94 asks)."""
     seat = state.turn if seat is None else seat
-    p = state.players
+    p = state.seats
     state.turn = seat
     state.pending_tile = ""
     state.step = FIRST_MOVE

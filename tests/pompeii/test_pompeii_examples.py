@@ -8,7 +8,8 @@ from engines.core import Event
 from engines.pompeii import (GAME, DeclareEruption, MovePerson, OmenTarget, Pass, PlaceLava, PlaceRelative,
                              PlayCard, StopRelatives)
 from engines.pompeii import board as B
-from engines.pompeii import rules
+from engines.pompeii import geometry, legality
+from engines.pompeii.state import layout
 from engines.pompeii.state import ESCAPE, FIRST_MOVE, OMEN, OPENING, OVER, PLAY_CARD, RELATIVES, SECOND_MOVE
 
 from .support import (cell, count, cover, escape_position, new, put, refused, settle_position, squares,
@@ -50,7 +51,7 @@ def test_POM_22_W2_two_buildings():
     assert moves == [PlayCard(3, (2, 3))]
     refused(s, 0, PlayCard(3, (2, 2)), "POM-22")
     put(s, (2, 3), BLACK, 1)  # both full: the card is wild (W-5)
-    assert rules.is_wild(s, 3)
+    assert legality.is_wild(s, 3)
     assert len([m for m in GAME.legal_moves(s, 0) if m.number == 3]) > 10
 
 
@@ -124,7 +125,7 @@ def w5_position(**options):
 
 def test_POM_37_W5_wild_card_places_anywhere():
     s = w5_position()
-    assert rules.is_wild(s, 7)
+    assert legality.is_wild(s, 7)
     legal = [m for m in GAME.legal_moves(s, RED) if m.number == 7]
     placements = squares([m for m in legal if m.square])
     assert (2, 8) in placements and (4, 5) not in placements
@@ -140,7 +141,7 @@ def test_POM_33_wild_card_never_into_a_neutral_building():
     # Seed 000: 「中立建筑无法通过打出手牌来放置人物标志物，而只能是通过亲属效应来放置」;
     # seed 001: 「中立建築沒有對應的龐貝卡，只能靠「親屬」才能放置村民」.
     s = w5_position()
-    lay = rules.layout(s)
+    lay = layout(s)
     legal = [m for m in GAME.legal_moves(s, RED) if m.number == 7 and m.square]
     assert legal and all(lay.buildings[lay.building_at[B.index(m.square)]].number for m in legal)
     refused(s, RED, PlayCard(7, (3, 7)), "POM-33")
@@ -183,7 +184,7 @@ def test_POM_36_W5_omen_frees_a_slot():
     GAME.apply(s, RED, StopRelatives())
     assert s.step == OMEN
     GAME.apply(s, RED, OmenTarget((4, 5), BLACK))
-    assert not rules.is_wild(s, 7)
+    assert not legality.is_wild(s, 7)
 
 
 def test_POM_31_W6_omen_chain():
@@ -196,7 +197,7 @@ def test_POM_31_W6_omen_chain():
     assert set(targets) == {OmenTarget((2, 6), 2), OmenTarget((5, 4), 0)}
     refused(s, 1, OmenTarget((0, 4), 1), "POM-31")  # its own person
     GAME.apply(s, 1, OmenTarget((2, 6), 2))
-    assert s.volcano[2] == 1 and rules.free_slots(s, cell(2, 6)) == 4 and s.step == OMEN
+    assert s.volcano[2] == 1 and legality.free_slots(s, cell(2, 6)) == 4 and s.step == OMEN
     GAME.apply(s, 1, OmenTarget((5, 4), 0))
     assert s.volcano[0] == 1 and len(s.hands[1]) == 4 and s.hands[1][-1] == 4 and s.turn == 2
 
@@ -405,8 +406,8 @@ def test_POM_65_W14_vents_and_cut_off(block):
         assert s.volcano[BLACK] == 1 and count(s, (6, 10)) == 0
     else:
         assert count(s, (6, 10), BLACK) == 1
-        dist = rules.reachable(s, cell(6, 10), 3)
-        assert dist[cell(6, 8)] == 2 and rules.can_leave(s, dist, 3)
+        dist = geometry.reachable(s, cell(6, 10), 3)
+        assert dist[cell(6, 8)] == 2 and geometry.can_leave(s, dist, 3)
 
 
 def w15_position(volcano1=13):

@@ -36,7 +36,7 @@ def pieces(state, seat, start):
 
 
 def check_invariants(state, start):
-    p = state.players
+    p = state.seats
     for s in range(p):
         assert pieces(state, s, start) == start, (s, state.supply, state.saved, state.volcano, state.box)
     cards = Counter(state.deck) + Counter(state.unused) + Counter(state.discard)
@@ -103,7 +103,7 @@ def play_checked(players, seed, deep=False):
 def check_views(state, rng):
     spectator = GAME.view(state, None)
     assert spectator["hand"] == [] and spectator["viewer"] == -1
-    for seat in range(state.players):
+    for seat in range(state.seats):
         v = GAME.view(state, seat)
         assert {**v, "hand": [], "viewer": -1} == spectator  # only the hand is private (POM-90)
         msg = CODEC.view_to_proto(v)
@@ -129,7 +129,7 @@ def check_deck_structure(state):
         if i == 9:
             assert c == B.AD79
         if c == B.AD79 and i != 9:
-            assert i >= 43 - B.bottom_block_size(state.players)
+            assert i >= 43 - B.bottom_block_size(state.seats)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

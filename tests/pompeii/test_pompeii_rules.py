@@ -6,7 +6,8 @@ import pytest
 from engines.pompeii import (GAME, DeclareEruption, MovePerson, OmenTarget, Pass, PlaceLava, PlaceRelative,
                              PlayCard, StopRelatives)
 from engines.pompeii import board as B
-from engines.pompeii import rules
+from engines.pompeii import legality
+from engines.pompeii.state import layout
 from engines.pompeii.state import ESCAPE, FIRST_MOVE, OMEN, OPENING, OVER, PLACE_LAVA, PLAY_CARD, RELATIVES, SECOND_MOVE, SETTLE
 
 from .support import cell, count, cover, escape_position, new, put, refused, settle_position, squares, start_moves
@@ -121,7 +122,7 @@ def test_POM_35_stop_relatives():
 def test_POM_35_relatives_end_when_no_square():
     s = settle_position(2, hands=[[1, 2, 2, 2], [1] * 4])
     put(s, (1, 1), 1, 2)
-    lay = rules.layout(s)
+    lay = layout(s)
     for b in lay.relative_targets(lay.by_id["B1"]):  # fill every eligible building
         for c in lay.buildings[b].squares:
             s.people[c * 2 + 1] += lay.slots_at[c]
@@ -169,7 +170,7 @@ def test_POM_52_empty_board_ends_the_game():
     s = settle_position(2, hands=[[7, 2, 2, 2], [9] * 4])
     put(s, (5, 4), 0, 4)
     s.people[cell(5, 4) * 2] = 0  # nobody on the board, but B9 "full" is needed for wildness
-    assert not rules.can_declare(s, 1)
+    assert not legality.can_declare(s, 1)
     s = settle_position(2, hands=[[1, 2, 2, 2], [1] * 4], deck_top=[B.AD79])
     s.supply[0] = 0
     events = GAME.apply(s, 0, PlayCard(1))

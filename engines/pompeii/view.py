@@ -4,13 +4,14 @@ from __future__ import annotations
 import random
 
 from . import board as B
-from .rules import DEFAULT_OPTIONS, layout, sq
-from .state import OVER, PompeiiState
+from .board import sq
+from .setup import DEFAULT_OPTIONS, FIRST_AD79_DRAW, PILE_DRAWS, bottom_block_start
+from .state import OVER, PompeiiState, layout
 
 
 def view(state: PompeiiState, seat: int | None) -> dict:
     """POM-90: public state plus `seat`'s own hand. Keys equal PompeiiView field names."""
-    p = state.players
+    p = state.seats
     lay = layout(state)
     people = []
     for c in B.CITY:
@@ -97,47 +98,47 @@ def determinize(v: dict, seat: int, rng: random.Random) -> PompeiiState:
     return state
 
 
-def _deal_hidden(state: PompeiiState, v: dict, seat: int, rng: random.Random):
-    """Resample other hands, unused piles and the deck, respecting the POM-12 structure."""
-    p = state.players
-    own = [int(c) for c in v.get("hand", [])] if seat is not None and 0 <= seat < p else []
-    sizes = [int(n) for n in v["hand_sizes"]]
-    pool = []
-    seen = {}
-    for c in own + state.discard:
-        seen[c] = seen.get(c, 0) + 1
-    for n, k in sorted(B.CARD_COUNTS.items()):
-        pool.extend([n] * (k - seen.get(n, 0)))
-    omens_left = B.OMEN_COUNT - seen.get(B.OMEN, 0)
-    ad79_left = B.AD79_COUNT - seen.get(B.AD79, 0)
-    rng.shuffle(pool)
+def _unseen_cards(own: list[int], discard: list[int]) -> tuple[list[int], int, int]:
+    """The Pompeii cards, Omens and AD79s that `own` hand and the discard pile leave unaccounted for."""
+    seen: dict[int, int] = {}
+    for card in own + discard:
+        seen[card] = seen.get(card, 0) + 1
+    pool = [number for number, k in sorted(B.CARD_COUNTS.items()) for _ in range(k - seen.get(number, 0))]
+    return pool, B.OMEN_COUNT - seen.get(B.OMEN, 0), B.AD79_COUNT - seen.get(B.AD79, 0)
 
-    # deck positions are draw numbers 1..42; positions drawn+1..42 remain
-    deck_size = int(v["deck_size"])
-    drawn = B.DECK_SIZE - deck_size
-    bottom_start = B.DECK_SIZE - B.bottom_block_size(p) + 1
-    positions = list(range(drawn + 1, B.DECK_SIZE + 1))
+
+def _special_cards(seats: int, positions: list[int], omens: int, ad79s: int, rng: random.Random) -> dict[int, int]:
+    """POM-12 (setup.py's deck structure): the draw positions of the unseen Omens and AD79s."""
     card_at: dict[int, int] = {}
     mixed = []  # positions holding pile-A cards (Pompeii or Omen)
     for i in positions:
-        if i <= 2 * B.PILE_SIZE:
+        if i <= PILE_DRAWS:
             continue  # a Pompeii card from the piles
-        if i == 2 * B.PILE_SIZE + 1 and ad79_left == 2:
+        if i == FIRST_AD79_DRAW and ad79s == 2:
             card_at[i] = B.AD79
             continue
         mixed.append(i)
-    if ad79_left and len(card_at) < ad79_left:
-        bottom = [i for i in mixed if i >= bottom_start] or mixed
+    if ad79s and len(card_at) < ad79s:
+        bottom = [i for i in mixed if i >= bottom_block_start(seats)] or mixed
         i = rng.choice(bottom)
         card_at[i] = B.AD79
         mixed.remove(i)
     rng.shuffle(mixed)
-    for i in mixed[:omens_left]:
+    for i in mixed[:omens]:
         card_at[i] = B.OMEN
-    deck_top_down = []
-    for i in positions:
-        deck_top_down.append(card_at[i] if i in card_at else pool.pop())
-    state.deck = deck_top_down[::-1]
+    return card_at
+
+
+def _deal_hidden(state: PompeiiState, v: dict, seat: int, rng: random.Random):
+    """Resample other hands, unused piles and the deck, respecting the POM-12 structure."""
+    p = state.seats
+    own = [int(c) for c in v.get("hand", [])] if seat is not None and 0 <= seat < p else []
+    sizes = [int(n) for n in v["hand_sizes"]]
+    pool, omens, ad79s = _unseen_cards(own, state.discard)
+    rng.shuffle(pool)
+    positions = list(range(B.DECK_SIZE - int(v["deck_size"]) + 1, B.DECK_SIZE + 1))  # draw numbers left
+    card_at = _special_cards(p, positions, omens, ad79s, rng)
+    state.deck = [card_at[i] if i in card_at else pool.pop() for i in positions][::-1]
     for s in range(p):
         state.hands[s] = sorted(own) if s == seat else sorted(pool.pop() for _ in range(sizes[s]))
     n_unused = B.unused_piles(p) * B.PILE_SIZE

@@ -1,0 +1,389 @@
+"""What may be done (docs/rules/pompeii.md): each rule one small predicate, used by the move
+generator `legal_moves` and by the check of its move kind (`CHECKS`), which cites the rule.
+
+Decisions (POM-91): the engine waits for an explicit action at every decision point in every
+phase, even a forced one (a single legal tile square, a single target).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple, Optional
+
+from engines.core import IllegalMove
+
+from . import board as B
+from .geometry import blocked_cells, can_leave, lava_cells, reachable, tile_options
+from .moves import DeclareEruption, MovePerson, OmenTarget, Pass, PlaceLava, PlaceRelative, PlayCard, StopRelatives
+from .state import (ESCAPE, FIRST_MOVE, OMEN, OPENING, OVER, PLACE_LAVA, PLAY_CARD, RELATIVES, SECOND_MOVE,
+                    SETTLE, PompeiiState, layout)
+
+# ---------------------------------------------------------------- phase 1: buildings and cards
+
+
+def free_slots(state: PompeiiState, cell: int) -> int:
+    return layout(state).slots_at[cell] - state.on_cell(cell)
+
+
+def building_people(state: PompeiiState, building: int) -> int:
+    return sum(state.on_cell(c) for c in layout(state).buildings[building].squares)
+
+
+def is_wild(state: PompeiiState, number: int) -> bool:
+    """POM-36: every slot of every building bearing the number is occupied."""
+    lay = layout(state)
+    for b in lay.by_number[number]:
+        for c in lay.buildings[b].squares:
+            if state.on_cell(c) < lay.slots_at[c]:
+                return False
+    return True
+
+
+def free_cells(state: PompeiiState, buildings) -> list[int]:
+    lay = layout(state)
+    return [c for b in buildings for c in lay.buildings[b].squares if state.on_cell(c) < lay.slots_at[c]]
+
+
+def all_free_cells(state: PompeiiState) -> list[int]:
+    return free_cells(state, range(len(layout(state).buildings)))
+
+
+def wild_cells(state: PompeiiState) -> list[int]:
+    """POM-37: free slots a wild card may fill; POM-33: not a neutral building (seeds 000, 001)."""
+    lay = layout(state)
+    neutral = state.options["wild_card_neutral_buildings"]
+    return free_cells(state, [b for b, bd in enumerate(lay.buildings) if bd.number or neutral])
+
+
+def placement_cells(state: PompeiiState, seat: int, number: int, wild: bool) -> list[int]:
+    """POM-22/37: the free slots a card places a person on; none once the seat's supply is empty."""
+    if not state.supply[seat]:
+        return []
+    return wild_cells(state) if wild else free_cells(state, layout(state).by_number[number])
+
+
+def may_play_without_square(state: PompeiiState, wild: bool, cells: list[int]) -> bool:
+    """POM-22/37: a card goes with no square when nothing can be placed, a wild one also by choice."""
+    return not cells or (wild and not state.options["wild_placement_compulsory"])
+
+
+def moves_existing(state: PompeiiState, wild: bool) -> bool:
+    """POM-37 flag wild_card_moves_existing: a wild card moves one's own person, or declines."""
+    return wild and state.options["wild_card_moves_existing"]
+
+
+def into_another_building(state: PompeiiState, origin: int, target: int) -> bool:
+    """POM-37 flag: a wild move ends in another building than it starts."""
+    lay = layout(state)
+    return lay.building_at[target] != lay.building_at[origin]
+
+
+def can_declare(state: PompeiiState, seat: int) -> bool:
+    """POM-51: phase 1 and the whole hand is wild."""
+    hand = state.hands[seat]
+    return state.phase == SETTLE and bool(hand) and all(is_wild(state, number) for number in set(hand))
+
+
+def relative_cells(state: PompeiiState) -> list[int]:
+    """POM-33/34: free slots of eligible buildings for the next relative."""
+    targets = layout(state).relative_targets(state.relatives_building)
+    if state.options["relatives_one_per_building"]:
+        targets = [b for b in targets if b not in state.relatives_used]
+    return free_cells(state, targets)
+
+
+def omen_may_take(state: PompeiiState, seat: int, cell: int, victim: int) -> bool:
+    """POM-31: an Omen drawn by `seat` may take a person of `victim` (a seat) on `cell`."""
+    return bool(state.people[cell * state.seats + victim]) and (
+        victim != seat or state.options["omen_targets"] == "any")
+
+
+def omen_targets(state: PompeiiState, seat: int) -> list[tuple[int, int]]:
+    """POM-31: (cell, owner) of people an Omen may take."""
+    return [(c, victim) for c in B.CITY for victim in range(state.seats) if omen_may_take(state, seat, c, victim)]
+
+
+# ---------------------------------------------------------------- phase 2: people
+
+
+def may_move_from(state: PompeiiState, seat: int, cell: int) -> bool:
+    """POM-74/94: whether the seat has a person on cell that may make this move."""
+    here = state.count(cell, seat)
+    if not here:
+        return False
+    if state.moves_made == 0 or state.first_end != cell:
+        return True
+    if here > 1:  # an unmoved person shares the square
+        return True
+    return state.first_lone or state.on_board(seat) == 1  # POM-74 (a) / (b)
+
+
+def movable_people(state: PompeiiState, seat: int):
+    """POM-71..74: (origin, reachable cells with distances, may leave) per square whose person may move."""
+    p = state.seats
+    people = state.people
+    blocked = blocked_cells(state)
+    for origin in B.CITY:
+        if people[origin * p + seat] and may_move_from(state, seat, origin):
+            allowance = sum(people[origin * p:(origin + 1) * p])  # POM-71
+            dist = reachable(state, origin, allowance, blocked)
+            yield origin, dist, can_leave(state, dist, allowance)
+
+
+def may_pass(state: PompeiiState, can_move: bool) -> bool:
+    """POM-75: a pass only when no move is possible, unless pass_anytime."""
+    return not can_move or state.options["pass_anytime"]
+
+
+# ---------------------------------------------------------------- the move generator
+
+
+def card_moves(state: PompeiiState, seat: int) -> list:
+    out: list = []
+    for number in sorted(set(state.hands[seat])):
+        wild = is_wild(state, number)
+        if moves_existing(state, wild):
+            out.append(PlayCard(number))
+            free = wild_cells(state)
+            for origin in B.CITY:
+                if state.count(origin, seat):
+                    out.extend(PlayCard(number, B.square(t), B.square(origin)) for t in free
+                               if into_another_building(state, origin, t))
+            continue
+        cells = placement_cells(state, seat, number, wild)
+        out.extend(PlayCard(number, B.square(c)) for c in cells)
+        if may_play_without_square(state, wild, cells):
+            out.append(PlayCard(number))
+    return out
+
+
+def relative_moves(state: PompeiiState, seat: int) -> list:
+    return [PlaceRelative(B.square(c)) for c in relative_cells(state)] + [StopRelatives()]
+
+
+def omen_moves(state: PompeiiState, seat: int) -> list:
+    return [OmenTarget(B.square(c), victim) for c, victim in omen_targets(state, seat)]
+
+
+def lava_moves(state: PompeiiState, seat: int) -> list:
+    return [PlaceLava(B.square(c), symbol) for symbol, c in tile_options(state)]
+
+
+def person_moves(state: PompeiiState, seat: int) -> list:
+    out: list = []
+    squares = B.SQUARES
+    for origin, dist, leave in movable_people(state, seat):
+        out.extend(MovePerson(squares[origin], squares[t]) for t in sorted(dist) if t != origin)
+        if leave:
+            out.append(MovePerson(squares[origin], None))
+    if may_pass(state, bool(out)):
+        out.append(Pass())
+    return out
+
+
+DECISIONS = {PLAY_CARD: card_moves, RELATIVES: relative_moves, OMEN: omen_moves, PLACE_LAVA: lava_moves,
+             FIRST_MOVE: person_moves, SECOND_MOVE: person_moves}  # the due seat's moves per step
+
+
+def legal_moves(state: PompeiiState, seat: int) -> list:
+    if state.phase == OVER or not 0 <= seat < state.seats:
+        return []
+    out = DECISIONS[state.step](state, seat) if seat == state.turn and state.step in DECISIONS else []
+    if can_declare(state, seat):  # POM-92: out of turn too
+        out.append(DeclareEruption())
+    return out
+
+
+def seats_to_act(state: PompeiiState) -> list[int]:
+    if state.phase == OVER:
+        return []
+    if state.phase == SETTLE:  # POM-92: any seat that may declare
+        return [seat for seat in range(state.seats) if seat == state.turn or can_declare(state, seat)]
+    return [state.turn]
+
+
+# ---------------------------------------------------------------- the checks (state untouched)
+
+
+def to_cell(square, rule: str) -> int:
+    """The cell of a move's (row, col), refused under `rule` when it is no city square (POM-3)."""
+    try:
+        r, c = square
+        r, c = int(r), int(c)
+    except (TypeError, ValueError):
+        raise IllegalMove(rule, f"{square!r} is not a square.") from None
+    if not (0 <= r < B.ROWS and 0 <= c < B.COLS) or not B.IS_CITY[r * B.COLS + c]:
+        raise IllegalMove("POM-3", f"[{r}, {c}] is not a city square.")
+    return r * B.COLS + c
+
+
+class When(NamedTuple):
+    """When a move kind may be made: its phases, and the decisions of the seat due it answers."""
+
+    phases: tuple[str, ...]
+    rule: str  # the rule, and its sentence, that a move in another phase breaks
+    sentence: str
+    steps: Optional[tuple[str, ...]]  # None: any seat, whatever is pending (POM-92)
+    step_rule: str = ""
+    what: str = ""
+
+
+_RELATIVES_ONLY = "Relatives are placed only in phase 1."
+WHEN = {
+    PlayCard: When((SETTLE,), "POM-20", "Cards are played only in phase 1.", (PLAY_CARD,), "POM-20", "play a card"),
+    PlaceRelative: When((SETTLE,), "POM-35", _RELATIVES_ONLY, (RELATIVES,), "POM-35", "place a relative"),
+    StopRelatives: When((SETTLE,), "POM-35", _RELATIVES_ONLY, (RELATIVES,), "POM-35", "stop placing relatives"),
+    OmenTarget: When((SETTLE,), "POM-31", "Omens act only in phase 1.", (OMEN,), "POM-31", "choose an Omen victim"),
+    DeclareEruption: When((SETTLE,), "POM-51", "The eruption can be declared only in phase 1.", None),
+    PlaceLava: When((OPENING, ESCAPE), "POM-60", "Lava tiles are placed only after the eruption.", (PLACE_LAVA,),
+                    "POM-70", "place a lava tile"),
+    MovePerson: When((ESCAPE,), "POM-70", "People move only in phase 2.", (FIRST_MOVE, SECOND_MOVE), "POM-70",
+                     "move a person"),
+    Pass: When((ESCAPE,), "POM-75", "Passing is a phase-2 move.", (FIRST_MOVE, SECOND_MOVE), "POM-75", "pass"),
+}
+
+
+def check_seat(state: PompeiiState, seat: int, move) -> None:
+    """POM-1/91/92: a real seat, a Pompeii action of this phase, made by the seat due to act."""
+    if not isinstance(seat, int) or not 0 <= seat < state.seats:
+        raise IllegalMove("POM-1", f"There is no seat {seat!r}.")
+    when = WHEN.get(type(move))
+    if when is None:
+        raise IllegalMove("POM-91", f"{move!r} is not a Pompeii action.")
+    if state.phase not in when.phases:
+        raise IllegalMove(when.rule, when.sentence)
+    if when.steps is None:
+        return
+    if seat != state.turn:
+        raise IllegalMove("POM-92", f"Seat {seat} is not due to act; only seat {state.turn} may {when.what}.")
+    if state.step not in when.steps:
+        raise IllegalMove(when.step_rule, f"Seat {seat} cannot {when.what} now (the pending decision is {state.step}).")
+
+
+def check_play_card(state: PompeiiState, seat: int, move: PlayCard) -> None:
+    if move.number not in state.hands[seat]:
+        raise IllegalMove("POM-21", f"Seat {seat} holds no card {move.number!r}.")
+    wild = is_wild(state, move.number)
+    target = None if move.square is None else to_cell(move.square, "POM-22")
+    origin = None if move.origin is None else to_cell(move.origin, "POM-37")
+    if moves_existing(state, wild):
+        _check_wild_move(state, seat, move, origin, target)
+    else:
+        _check_placement(state, seat, move, wild, origin, target)
+
+
+def _check_wild_move(state: PompeiiState, seat: int, move: PlayCard, origin, target) -> None:
+    """POM-37 flag: from one's own person to a free slot of another building, or decline."""
+    if (origin is None) != (target is None):
+        raise IllegalMove("POM-37", "A wild card moves a person from one square to another, or declines.")
+    if origin is None:
+        return
+    if not state.count(origin, seat):
+        raise IllegalMove("POM-37", f"Seat {seat} has nobody on {list(move.origin)}.")
+    if target not in wild_cells(state) and target in all_free_cells(state):
+        raise IllegalMove("POM-33", "Neutral buildings are filled only by relatives, never by a card.")
+    if target not in wild_cells(state) or not into_another_building(state, origin, target):
+        raise IllegalMove("POM-37", "The person must go to a free slot in another building.")
+
+
+def _check_placement(state: PompeiiState, seat: int, move: PlayCard, wild: bool, origin, target) -> None:
+    """POM-22/37: a new person on a free slot of the card's building(s), or none when allowed."""
+    rule = "POM-37" if wild else "POM-22"
+    if origin is not None:
+        raise IllegalMove(rule, "Only a wild card with wild_card_moves_existing moves a person.")
+    cells = placement_cells(state, seat, move.number, wild)
+    if target is None and may_play_without_square(state, wild, cells):
+        return
+    if target is not None and not cells:
+        raise IllegalMove(rule, "No placement is possible; the card is played with no square.")
+    if target not in cells:
+        if wild and target in all_free_cells(state):
+            raise IllegalMove("POM-33", "Neutral buildings are filled only by relatives, never by a card.")
+        where = "a free slot of a numbered building" if wild else f"a free slot of a building numbered {move.number}"
+        raise IllegalMove(rule, f"The person must go on {where}.")
+
+
+def check_place_relative(state: PompeiiState, seat: int, move: PlaceRelative) -> None:
+    cell = to_cell(move.square, "POM-33")
+    if cell in relative_cells(state):
+        return
+    building = layout(state).building_at[cell]
+    if building == state.relatives_building:
+        raise IllegalMove("POM-33", "A relative may never go into the building just entered.")
+    if building >= 0 and building in state.relatives_used and free_slots(state, cell) > 0:
+        raise IllegalMove("POM-34", "Each building takes at most one relative per turn.")
+    raise IllegalMove("POM-33", f"{list(move.square)} is not a free slot of the same colour or a neutral building.")
+
+
+def check_stop_relatives(state: PompeiiState, seat: int, move: StopRelatives) -> None:
+    """POM-35: the remaining relatives may always be given up (the seat check covers when)."""
+
+
+def check_omen_target(state: PompeiiState, seat: int, move: OmenTarget) -> None:
+    cell = to_cell(move.square, "POM-31")
+    victim = move.seat
+    if not isinstance(victim, int) or not 0 <= victim < state.seats or not omen_may_take(state, seat, cell, victim):
+        raise IllegalMove("POM-31", f"The Omen cannot take a person of seat {move.seat!r} on {list(move.square)}.")
+
+
+def check_declare(state: PompeiiState, seat: int, move: DeclareEruption) -> None:
+    if not can_declare(state, seat):
+        raise IllegalMove("POM-51", f"Seat {seat} may declare only when every card in its hand is wild.")
+
+
+def lava_symbol(state: PompeiiState, move: PlaceLava) -> str:
+    """POM-62/66: the symbol the tile counts as; refused when the move names another."""
+    symbols = B.tile_symbols(state.pending_tile)
+    if len(symbols) == 1:
+        if move.symbol not in ("", symbols[0]):
+            raise IllegalMove("POM-62", f"The tile is a {symbols[0]} tile, not {move.symbol!r}.")
+        return symbols[0]
+    if move.symbol not in symbols:
+        raise IllegalMove("POM-66", f"Choose one symbol of the dual-vent tile: {' or '.join(symbols)}.")
+    return move.symbol
+
+
+def check_place_lava(state: PompeiiState, seat: int, move: PlaceLava) -> None:
+    symbol = lava_symbol(state, move)
+    cell = to_cell(move.square, "POM-62")
+    if cell not in lava_cells(state, symbol):
+        if state.lava[cell]:
+            raise IllegalMove("POM-64", f"{list(move.square)} is already covered.")
+        raise IllegalMove("POM-62", f"A {symbol} tile cannot go on {list(move.square)}.")
+
+
+def check_move_person(state: PompeiiState, seat: int, move: MovePerson) -> None:
+    origin = to_cell(move.origin, "POM-71")
+    if not state.count(origin, seat):
+        raise IllegalMove("POM-71", f"Seat {seat} has nobody on {list(move.origin)}.")
+    if not may_move_from(state, seat, origin):
+        raise IllegalMove("POM-74", "The person who made the first move may move again only if it was alone "
+                                    "at the start of the turn or is the seat's last person.")
+    allowance = state.on_cell(origin)
+    dist = reachable(state, origin, allowance)
+    if move.target is None:
+        if not can_leave(state, dist, allowance):
+            raise IllegalMove("POM-73", f"No open gate is within {allowance - 1} steps of {list(move.origin)}.")
+        return
+    target = to_cell(move.target, "POM-72")
+    if target == origin:
+        raise IllegalMove("POM-75", "A move of zero steps is a pass.")
+    if target not in dist:
+        raise IllegalMove("POM-72", f"{list(move.target)} is not reachable from {list(move.origin)} "
+                                    f"within {allowance} steps.")
+
+
+def check_pass(state: PompeiiState, seat: int, move: Pass) -> None:
+    can_move = any(len(dist) > 1 or leave for _, dist, leave in movable_people(state, seat))
+    if not may_pass(state, can_move):
+        raise IllegalMove("POM-75", "Both moves must be made, by two different people, while a move is possible.")
+
+
+CHECKS = {
+    PlayCard: check_play_card,
+    PlaceRelative: check_place_relative,
+    StopRelatives: check_stop_relatives,
+    OmenTarget: check_omen_target,
+    DeclareEruption: check_declare,
+    PlaceLava: check_place_lava,
+    MovePerson: check_move_person,
+    Pass: check_pass,
+}
