@@ -19,6 +19,8 @@ PLACE_LAVA = "place_lava"
 FIRST_MOVE = "first_move"
 SECOND_MOVE = "second_move"
 
+_FORMER_NAMES = {"players": "seats"}
+
 
 class PompeiiState:
     """Everything about one game. `people[cell * seats + seat]` counts a seat's people on a cell."""
@@ -65,9 +67,9 @@ class PompeiiState:
     def __getstate__(self):
         return {k: getattr(self, k) for k in self.__slots__}
 
-    def __setstate__(self, d):
-        for k, v in d.items():
-            setattr(self, k, v)
+    def __setstate__(self, fields):
+        for name, value in fields.items():  # the previous release's data dirs hold pickled states
+            setattr(self, _FORMER_NAMES.get(name, name), value)
 
     def clone(self) -> "PompeiiState":
         c = PompeiiState.__new__(PompeiiState)
