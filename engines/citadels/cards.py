@@ -11,7 +11,7 @@ from pathlib import Path
 _DATA = json.loads((Path(__file__).parent / "data" / "cards.json").read_text())
 
 CONSTANTS = _DATA["constants"]
-SELECTION = {int(k): v for k, v in _DATA["selection"].items()}
+DRAFT = {int(k): v for k, v in _DATA["selection"].items()}  # CIT-21: the draft per seat count
 CHARACTERS = {c["rank"]: c for c in _DATA["characters"]}
 CHARACTER_IDS = {rank: c["id"] for rank, c in CHARACTERS.items()}
 RANKS = tuple(sorted(CHARACTERS))

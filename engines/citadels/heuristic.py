@@ -9,129 +9,151 @@ import random
 
 from .cards import (ARCHITECT, ASSASSIN, COLOUR, COST, DISTRICT, INCOME_COLOUR, KING, MAGICIAN,
                     MERCHANT, POINTS, THIEF, WARLORD)
-from .moves import (Assassinate, Build, CollectIncome, DiscardCharacter, DrawCards, EndTurn,
-                    GraveyardDecline, GraveyardRecover, KeepCards, Laboratory, MagicRedraw,
-                    MagicSwap, PickCharacter, Rob, Smithy, TakeGold, WarlordDestroy, WarlordSkip)
-from .rules import destroy_price, legal_moves
+from .legality import destroy_price, legal_moves
+from .moves import (Assassinate, Build, CollectIncome, DrawCards, EndTurn, GraveyardDecline, GraveyardRecover,
+                    Laboratory, MagicRedraw, MagicSwap, Rob, Smithy, TakeGold, WarlordSkip)
+from .state import DISCARD, END, GRAVEYARD, KEEP, MAIN, OVER, PICK, SELECTION
 
 
-def _colour_count(s, seat, colour):
-    return sum(1 for c in s.cities[seat] if COLOUR[c] == colour)
+def _colour_count(state, seat, colour):
+    return sum(1 for c in state.cities[seat] if COLOUR[c] == colour)
 
 
-def _character_value(s, seat, rank) -> float:
+def _character_value(state, seat, rank) -> float:
     v = 1.0
     colour = INCOME_COLOUR[rank]
     if colour:
-        v += _colour_count(s, seat, colour)
+        v += _colour_count(state, seat, colour)
     if rank == ARCHITECT:
-        v += 1.5 if s.gold[seat] >= 4 else 0.5
+        v += 1.5 if state.gold[seat] >= 4 else 0.5
     if rank == MERCHANT:
         v += 1
     if rank == KING:
         v += 0.8
-    if rank == MAGICIAN and len(s.hands[seat]) <= 1:
+    if rank == MAGICIAN and len(state.hands[seat]) <= 1:
         v += 2
     if rank in (ASSASSIN, THIEF):
         v += 1.2
     if rank == WARLORD:
-        v += 0.5 * max(len(s.cities[p]) for p in range(s.n))
+        v += 0.5 * max(len(state.cities[p]) for p in range(state.seats))
     return v
 
 
-def _card_value(s, seat, c) -> float:
-    built = {DISTRICT[x] for x in s.cities[seat]}
+def _card_value(state, seat, c) -> float:
+    built = {DISTRICT[x] for x in state.cities[seat]}
     v = POINTS[c] + (0.5 if COLOUR[c] == "purple" else 0)
     if DISTRICT[c] in built:
         v -= 10
     return v
 
 
-def choose(s, seat: int, rng: random.Random):
-    moves = legal_moves(s, seat)
-    if len(moves) == 1:
-        return moves[0]
-    first = moves[0]
-    if isinstance(first, PickCharacter):
-        return max(moves, key=lambda m: _character_value(s, seat, m.rank) + rng.random() * 0.5)
-    if isinstance(first, DiscardCharacter):  # discard what helps the opponent most
-        other = (seat + 1) % s.n
-        return max(moves, key=lambda m: _character_value(s, other, m.rank) + rng.random() * 0.1)
-    if isinstance(first, KeepCards):
-        return max(moves, key=lambda m: sum(_card_value(s, seat, c) for c in m.kept))
-    if isinstance(first, (GraveyardRecover, GraveyardDecline)):
-        return GraveyardRecover() if COST[s.grave_card] >= 3 else GraveyardDecline()
-    kinds = {type(m): m for m in moves}
-    if s.step == "end" or WarlordDestroy in kinds:
-        leader = max(range(s.n), key=lambda p: (len(s.cities[p]), p != seat))
-        hits = [m for m in moves if isinstance(m, WarlordDestroy) and m.player == leader and m.player != seat]
-        if hits and s.step == "end":
-            return min(hits, key=lambda m: destroy_price(s, m.player, m.card))
-        if s.step == "end":
-            return WarlordSkip()
-    builds = [m for m in moves if isinstance(m, Build)]
-    if builds:
-        return max(builds, key=lambda m: _card_value(s, seat, m.card))
+def _pick(state, seat, moves, rng):
+    return max(moves, key=lambda m: _character_value(state, seat, m.rank) + rng.random() * 0.5)
+
+
+def _discard(state, seat, moves, rng):  # discard what helps the opponent most
+    other = (seat + 1) % state.seats
+    return max(moves, key=lambda m: _character_value(state, other, m.rank) + rng.random() * 0.1)
+
+
+def _keep(state, seat, moves, rng):
+    return max(moves, key=lambda m: sum(_card_value(state, seat, c) for c in m.kept))
+
+
+def _graveyard(state, seat, moves, rng):
+    return GraveyardRecover() if COST[state.graveyard_card] >= 3 else GraveyardDecline()
+
+
+def _end_step(state, seat, moves, rng):
+    """Destroy the cheapest district of the biggest city but one's own, else skip."""
+    leader = max(range(state.seats), key=lambda p: (len(state.cities[p]), p != seat))
+    hits = [m for m in moves[:-1] if m.player == leader and m.player != seat]  # the last move is WarlordSkip
+    if hits:
+        return min(hits, key=lambda m: destroy_price(state, m.player, m.card))
+    return WarlordSkip()
+
+
+def _turn(state, seat, moves, rng):
+    kinds: dict = {}
+    for m in moves:
+        kinds.setdefault(type(m), []).append(m)
+    if Build in kinds:
+        return max(kinds[Build], key=lambda m: _card_value(state, seat, m.card))
     if CollectIncome in kinds:
-        return kinds[CollectIncome]
+        return kinds[CollectIncome][0]
     if TakeGold in kinds:
-        hand = s.hands[seat]
-        want_cards = not hand or all(_card_value(s, seat, c) < 0 for c in hand)
+        hand = state.hands[seat]
+        want_cards = not hand or all(_card_value(state, seat, c) < 0 for c in hand)
         if want_cards and DrawCards in kinds:
-            return kinds[DrawCards]
-        return kinds[TakeGold]
+            return kinds[DrawCards][0]
+        return kinds[TakeGold][0]
     if Assassinate in kinds:
-        targets = [m for m in moves if isinstance(m, Assassinate)]
+        targets = kinds[Assassinate]
         prefer = [m for m in targets if m.rank in (MERCHANT, ARCHITECT, KING, WARLORD)
-                  and m.rank not in s.held[seat]]
+                  and m.rank not in state.held[seat]]
         return rng.choice(prefer or targets)
     if Rob in kinds:
-        targets = [m for m in moves if isinstance(m, Rob) and m.rank not in s.held[seat]]
-        return rng.choice(targets or [m for m in moves if isinstance(m, Rob)])
+        targets = [m for m in kinds[Rob] if m.rank not in state.held[seat]]
+        return rng.choice(targets or kinds[Rob])
+    return _turn_extras(state, seat, moves, kinds)
+
+
+def _turn_extras(state, seat, moves, kinds):
     if MagicSwap in kinds:
-        other = max((p for p in range(s.n) if p != seat), key=lambda p: len(s.hands[p]))
-        if len(s.hands[other]) > len(s.hands[seat]) + 1:
+        other = max((p for p in range(state.seats) if p != seat), key=lambda p: len(state.hands[p]))
+        if len(state.hands[other]) > len(state.hands[seat]) + 1:
             return MagicSwap(other)
-        bad = tuple(c for c in s.hands[seat] if _card_value(s, seat, c) < 0)
-        if bad and any(isinstance(mv, MagicRedraw) for mv in moves):  # the template allows any subset
+        bad = tuple(c for c in state.hands[seat] if _card_value(state, seat, c) < 0)
+        if bad and MagicRedraw in kinds:  # the template allows any subset
             return MagicRedraw(bad)
     if Laboratory in kinds:
-        bad = [m for m in moves if isinstance(m, Laboratory) and _card_value(s, seat, m.card) < 0]
+        bad = [m for m in kinds[Laboratory] if _card_value(state, seat, m.card) < 0]
         if bad:
             return bad[0]
-    if Smithy in kinds and s.gold[seat] >= 5 and len(s.hands[seat]) < 3:
-        return kinds[Smithy]
-    return kinds.get(EndTurn, first)
+    if Smithy in kinds and state.gold[seat] >= 5 and len(state.hands[seat]) < 3:
+        return kinds[Smithy][0]
+    return kinds[EndTurn][0] if EndTurn in kinds else moves[0]
 
 
-def _worth(s, p) -> float:
+_DECISIONS = {PICK: _pick, DISCARD: _discard, KEEP: _keep, GRAVEYARD: _graveyard, END: _end_step, MAIN: _turn}
+
+
+def choose(state, seat: int, rng: random.Random):
+    moves = legal_moves(state, seat)
+    if len(moves) == 1:
+        return moves[0]
+    decision = state.selection_step if state.phase == SELECTION else state.step
+    return _DECISIONS[decision](state, seat, moves, rng)
+
+
+def _worth(state, p) -> float:
     """Expected final points of seat `p`: city points and bonuses, plus what gold and hand
     can still become (gold turns into points only with buildable cards, and vice versa)."""
-    city = s.cities[p]
-    size = s.opts["city_complete_size"]
+    city = state.cities[p]
+    size = state.options["city_complete_size"]
     built = {DISTRICT[c] for c in city}
     pts = sum(POINTS[c] for c in city)
     colours = len({COLOUR[c] for c in city})
     bonus = 3.0 if colours >= 5 else 0.3 * max(0, colours - 2)
-    if s.first_completer == p:
+    if state.first_completer == p:
         bonus += 4.0
     elif len(city) >= size:
         bonus += 2.0
-    hand = [c for c in s.hands[p] if DISTRICT[c] not in built]
+    hand = [c for c in state.hands[p] if DISTRICT[c] not in built]
     cost = sum(COST[c] for c in hand)
-    gold = s.gold[p]
+    gold = state.gold[p]
     # gold backed by cards to build, cards backed by gold; a little for the rest
     potential = 0.8 * min(gold, cost) + 0.25 * max(0, gold - cost) + 0.4 * min(len(hand), 4)
     return pts + bonus + potential + 0.6 * min(len(city), size)
 
 
-def evaluate(s, seat: int) -> float:
+def evaluate(state, seat: int) -> float:
     """Winning chance from the lead in expected final points over the best opponent."""
-    if s.phase == "over":
-        return 1.0 if seat in s.result["winners"] else 0.0
-    w = [_worth(s, p) for p in range(s.n)]
+    if state.phase == OVER:
+        return 1.0 if seat in state.result["winners"] else 0.0
+    w = [_worth(state, p) for p in range(state.seats)]
     mine = w[seat]
-    best = max(w[p] for p in range(s.n) if p != seat)
+    best = max(w[p] for p in range(state.seats) if p != seat)
     return 1.0 / (1.0 + math.exp(-(mine - best) / SCALE))
 
 

@@ -3,26 +3,63 @@ from __future__ import annotations
 
 import random
 
+from .cards import DISTRICT
+
+# phases
+SELECTION = "selection"  # CIT-18..27: the characters are drafted
+TURNS = "turns"  # CIT-28..33: the characters are called in rank order
+OVER = "over"
+
+# selection steps (CIT-24: the 2-player draft discards after some picks)
+PICK = "pick"
+DISCARD = "discard"
+
+# turn steps
+MAIN = "main"  # CIT-32: the active character's turn
+KEEP = "keep"  # CIT-36: drawn cards wait for the keep choice
+END = "end"  # CIT-32/53: the Warlord's end step (warlord_timing end_of_turn)
+GRAVEYARD = "graveyard"  # CIT-63: the Graveyard's owner answers out of turn
+
 # Slots grouped by how clone() copies them.
 _SCALARS = (
-    "n", "opts", "round", "phase", "crown", "bank",
-    "picker", "pick_no", "sel_step",
+    "seats", "options", "round", "phase", "crown", "bank",
+    "picker", "pick_number", "selection_step",
     "calling", "active", "active_rank", "murdered", "robbed", "protected",
-    "step", "action_taken", "income_taken", "power_used", "lab_used", "smithy_used",
-    "warlord_used", "builds", "keep_n", "grave_card", "grave_seat", "grave_victim", "grave_resume",
+    "step", "action_taken", "income_taken", "power_used", "laboratory_used", "smithy_used",
+    "warlord_used", "builds_made", "keep_count", "graveyard_card", "graveyard_seat", "graveyard_victim",
+    "graveyard_resume",
     "first_completer", "complete_round", "final_round", "last_murdered_seat", "result",
 )
 _FLAT_LISTS = (
-    "gold", "built_in", "deck", "discard_pile", "face_up", "fd_ranks", "fd_by",
+    "gold", "built_in", "deck", "discard_pile", "face_up", "face_down_ranks", "face_down_by",
     "pile", "sequence", "drawn", "shown_face_down", "revealed_ranks", "revealed_seats",
 )
 _NESTED_LISTS = ("hands", "cities", "known_hand", "held", "my_discards")
 
 
-class CitadelsState:
-    """Full state. See rules.py for the meaning of each field.
+# the previous release's names, for the states its data dirs pickled
+_FORMER_NAMES = {"n": "seats", "opts": "options", "fd_ranks": "face_down_ranks", "fd_by": "face_down_by",
+                 "sel_step": "selection_step", "pick_no": "pick_number", "keep_n": "keep_count",
+                 "lab_used": "laboratory_used", "grave_card": "graveyard_card", "grave_seat": "graveyard_seat",
+                 "grave_victim": "graveyard_victim", "grave_resume": "graveyard_resume", "builds": "builds_made"}
 
-    Cards are instance ids (cards.py); characters are ranks 1..8.
+
+class CitadelsState:
+    """Full state. Cards are instance ids (cards.py); characters are ranks 1..8.
+
+      seats, options, rng, round, phase (SELECTION | TURNS | OVER), crown, bank (-1 = unlimited)
+      gold[seat], hands[seat], cities[seat] (card ids, build order), built_in[card] (round or -1)
+      deck (index 0 = top, CIT-0), discard_pile (destroyed_district_to=discard)
+      known_hand[seat]   cards publicly known to be in that hand (Graveyard, CIT-80)
+      deck_known         card -> seat that knows its deck position (-1 = public)
+      selection: held[seat] ranks, face_up, face_down_ranks/face_down_by (face-down ranks and who
+        put them there, -1 = random), pile (cards in the picker's hands), sequence (pickers),
+        pick_number, picker, selection_step (PICK | DISCARD), seen[seat] (CIT-12),
+        my_discards[seat], shown_face_down[seat] (7-player last picker, CIT-23)
+      turns: calling (rank), active, active_rank, murdered, robbed, protected (Bishop seat),
+        revealed_ranks/revealed_seats, step (MAIN | KEEP | END | GRAVEYARD), once-per-turn
+        flags, builds_made, drawn/keep_count (pending draw), graveyard_* (pending Graveyard)
+      end: first_completer, complete_round, final_round, last_murdered_seat, result
     """
 
     __slots__ = _SCALARS + _FLAT_LISTS + _NESTED_LISTS + ("rng", "deck_known", "seen")
@@ -44,6 +81,28 @@ class CitadelsState:
     def __getstate__(self):
         return {name: getattr(self, name) for name in self.__slots__}
 
-    def __setstate__(self, d):
-        for k, v in d.items():
-            setattr(self, k, v)
+    def __setstate__(self, fields):
+        for name, value in fields.items():
+            setattr(self, _FORMER_NAMES.get(name, name), value)
+
+
+def holder(state: CitadelsState, rank: int) -> int:
+    """The seat holding character `rank`, or -1."""
+    for seat in range(state.seats):
+        if rank in state.held[seat]:
+            return seat
+    return -1
+
+
+def owns(state: CitadelsState, seat: int, district: str) -> bool:
+    for c in state.cities[seat]:
+        if DISTRICT[c] == district:
+            return True
+    return False
+
+
+def owner_of(state: CitadelsState, district: str) -> int:
+    for seat in range(state.seats):
+        if owns(state, seat, district):
+            return seat
+    return -1

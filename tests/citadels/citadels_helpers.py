@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import random
 
-from engines.citadels import GAME, rules
+from engines.citadels import GAME, flow
+from engines.core import advance
 from engines.citadels.cards import DISTRICT
 from engines.core import play_random  # noqa: F401  (re-export for tests)
 
@@ -54,15 +55,15 @@ def clear_hand(s, seat: int) -> None:
 
 def deal_round(s, held: dict, face_up=()) -> list:
     """Skip the draft: seats hold `held` = {seat: [ranks]}; the rest is face down. Starts calling."""
-    s.held = [list(held.get(p, [])) for p in range(s.n)]
+    s.held = [list(held.get(p, [])) for p in range(s.seats)]
     used = {r for rs in held.values() for r in rs} | set(face_up)
     s.face_up = list(face_up)
-    s.fd_ranks = [r for r in range(1, 9) if r not in used]
-    s.fd_by = [-1] * len(s.fd_ranks)
+    s.face_down_ranks = [r for r in range(1, 9) if r not in used]
+    s.face_down_by = [-1] * len(s.face_down_ranks)
     s.pile, s.picker, s.phase = [], -1, "turns"
     s.calling = 0
     ev: list = []
-    rules._call_next(s, ev)
+    advance(flow.FLOW, s, ev, "call_next")
     return ev
 
 

@@ -3,7 +3,7 @@ import pickle
 
 import pytest
 
-from engines.citadels import GAME, rules
+from engines.citadels import GAME, legality
 from engines.citadels.cards import DISTRICT
 from engines.citadels.moves import (Assassinate, Build, CollectIncome, DrawCards, EndTurn, KeepCards,
                                     MagicRedraw, MagicSwap, Rob, TakeGold, WarlordDestroy, WarlordSkip)
@@ -336,9 +336,9 @@ def test_CIT_53_warlord_end_step_and_any_time():
 def test_CIT_54_WE_2_great_wall_prices():
     s = new(4, seed=1)
     ids = {d: give(s, 2, d, to="city") for d in ("great_wall", "manor", "watchtower", "keep", "castle", "temple")}
-    price = {d: rules.destroy_price(s, 2, c) for d, c in ids.items()}
+    price = {d: legality.destroy_price(s, 2, c) for d, c in ids.items()}
     assert price == {"great_wall": 5, "manor": 3, "watchtower": 1, "keep": 3, "castle": 4, "temple": 1}
-    assert rules.immunity(s, 2, ids["keep"]) == "CIT-59"
+    assert legality.immunity(s, 2, ids["keep"]) == "CIT-59"
     s.gold[0] = 2
     deal_round(s, {0: [8]})
     play(s, 0, TakeGold())

@@ -3,7 +3,7 @@ import pickle
 
 import pytest
 
-from engines.citadels import GAME, rules
+from engines.citadels import GAME, scoring
 from engines.citadels.cards import DISTRICT
 from engines.citadels.moves import (Build, CollectIncome, DrawCards, EndTurn, GraveyardDecline,
                                     GraveyardRecover, KeepCards, Laboratory, MagicSwap, Smithy, TakeGold,
@@ -152,7 +152,7 @@ def test_CIT_64_WE_10_school_of_magic():
     city(s, 1, ["manor", "palace", "prison", "school_of_magic"])
     deal_round(s, {1: [7]})
     assert CollectIncome() not in GAME.legal_moves(s, 1)
-    assert rules.five_colour_bonus(s, 1) == 0
+    assert scoring.five_colour_bonus(s, 1) == 0
 
 
 def test_CIT_58_73_WE_9_haunted_city():
@@ -161,27 +161,27 @@ def test_CIT_58_73_WE_9_haunted_city():
     city(s, 3, ["tavern", "manor", "temple", "library"], built_round=2)
     hc = city(s, 3, ["haunted_city"], built_round=3)[0]
     s.final_round, s.complete_round = True, 5
-    assert rules.five_colour_bonus(s, 3) == 3
+    assert scoring.five_colour_bonus(s, 3) == 3
     s.built_in[hc] = 5  # built in the final round: stays purple
-    assert rules.five_colour_bonus(s, 3) == 0
+    assert scoring.five_colour_bonus(s, 3) == 0
     city(s, 5, ["tavern", "manor", "temple"], built_round=1)
     s.cities[5].append(hc)
     s.cities[3].remove(hc)
     s.built_in[hc] = 1
-    assert rules.five_colour_bonus(s, 5) == 0  # fills one gap only
+    assert scoring.five_colour_bonus(s, 5) == 0  # fills one gap only
 
 
 def test_CIT_73_five_colours_plain():
     s = new(4, seed=1)
     city(s, 0, ["tavern", "manor", "temple", "prison"])
-    assert rules.five_colour_bonus(s, 0) == 0
+    assert scoring.five_colour_bonus(s, 0) == 0
     city(s, 0, ["keep"])
-    assert rules.five_colour_bonus(s, 0) == 3
+    assert scoring.five_colour_bonus(s, 0) == 3
 
 
 def _finish(s, first):
     s.final_round, s.complete_round, s.first_completer = True, s.round, first
-    return rules.score(s)
+    return scoring.score(s)
 
 
 def test_CIT_76_WE_5_tiebreak():
@@ -206,9 +206,9 @@ def test_CIT_76_WE_5_tiebreak():
     s.gold = [2, 2]
     assert _finish(s, -1)["winners"] == [0, 1]
     s.gold = [4, 2]
-    s.opts = dict(s.opts, tiebreak="none")
+    s.options = dict(s.options, tiebreak="none")
     assert _finish(s, -1)["winners"] == [0, 1]
-    s.opts = dict(s.opts, tiebreak="gold")
+    s.options = dict(s.options, tiebreak="gold")
     s.gold = [1, 2]
     assert _finish(s, -1)["winners"] == [1]
 
@@ -290,6 +290,6 @@ def test_CIT_69_gap_uncompletable_game_ends():
         s.discard_pile.extend(h[1:])
         del h[1:]
     deal_round(s, {0: [4]})
-    assert not rules.completable(s)
+    assert not scoring.completable(s)
     play(s, 0, TakeGold(), EndTurn())
     assert GAME.is_over(s)

@@ -27,8 +27,8 @@ def two_taverns(rank):
 def test_CIT_38_every_copy_of_a_district_is_listed():
     s, copies = two_taverns(4)
     play(s, 0, TakeGold())
-    builds = [m for m in GAME.legal_moves(s, 0) if isinstance(m, Build)]
-    assert Build(copies[0]) in builds and Build(copies[1]) in builds and len(builds) == 3
+    builds_made = [m for m in GAME.legal_moves(s, 0) if isinstance(m, Build)]
+    assert Build(copies[0]) in builds_made and Build(copies[1]) in builds_made and len(builds_made) == 3
 
 
 def test_CIT_60_every_copy_is_listed_for_the_laboratory():

@@ -51,19 +51,19 @@ def check_invariants(s, total_gold):
     for c in s.cities:
         cards += c
     if s.phase == "turns" and s.step == "graveyard":
-        cards.append(s.grave_card)  # destroyed, awaiting the Graveyard answer
+        cards.append(s.graveyard_card)  # destroyed, awaiting the Graveyard answer
     assert sorted(cards) == list(range(66)), "deck + hands + cities + discards must be the 66 cards"
     assert min(s.gold) >= 0
     if total_gold is not None:
         assert sum(s.gold) + s.bank == total_gold
     assert set(s.drawn) <= set(s.hands[s.active] if s.active >= 0 else [])
-    for p in range(s.n):
+    for p in range(s.seats):
         assert set(s.known_hand[p]) <= set(s.hands[p])
     if s.phase != "over":  # CIT-27
-        places = [r for h in s.held for r in h] + s.face_up + s.fd_ranks + s.pile
+        places = [r for h in s.held for r in h] + s.face_up + s.face_down_ranks + s.pile
         assert sorted(places) == list(range(1, 9))
         if s.phase == "turns":
-            per = 2 if s.n <= 3 else 1
+            per = 2 if s.seats <= 3 else 1
             assert all(len(h) == per for h in s.held)
 
 
@@ -124,7 +124,7 @@ def check_views(s, rng):
     assert spectator["shown_face_down"] == 0
     assert all(d["public"] for d in spectator["known_deck"])
     assert roundtrip(spectator) == roundtrip(GAME.view(perturb(s, None, rng), None))
-    for seat in range(s.n):
+    for seat in range(s.seats):
         v = GAME.view(s, seat)
         rt = roundtrip(v)
         # no leak: changing what the seat cannot see leaves its view unchanged
@@ -147,7 +147,7 @@ def perturb(s, viewer, rng):
     t = GAME.clone(s)
     me = -1 if viewer is None else viewer
     hidden = []  # (list, index)
-    for p in range(t.n):
+    for p in range(t.seats):
         if p != me:
             for i, c in enumerate(t.hands[p]):
                 if c not in t.known_hand[p] and c not in t.drawn:
@@ -164,14 +164,14 @@ def perturb(s, viewer, rng):
     slots = []  # hidden character slots
     revealed = set(t.revealed_ranks)
     low = t.calling if t.phase == "turns" else 0
-    for p in range(t.n):
+    for p in range(t.seats):
         if p != me:
             for i, r in enumerate(t.held[p]):
                 if r not in revealed and r > low:
                     slots.append((t.held[p], i, None))
-    for i, (r, by) in enumerate(zip(t.fd_ranks, t.fd_by)):
+    for i, (r, by) in enumerate(zip(t.face_down_ranks, t.face_down_by)):
         if by != me and r > low and r != t.shown_face_down[me]:
-            slots.append((t.fd_ranks, i, by))
+            slots.append((t.face_down_ranks, i, by))
     if t.picker != me or t.phase != "selection":
         for i, r in enumerate(t.pile):
             slots.append((t.pile, i, None))

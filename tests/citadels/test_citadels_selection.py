@@ -1,7 +1,8 @@
 """Setup and character selection: CIT-16..CIT-27, WE-3, WE-4, WE-6, WE-16."""
 import pytest
 
-from engines.citadels import GAME, rules
+from engines.citadels import GAME, flow
+from engines.core import advance
 from engines.citadels.moves import DiscardCharacter, PickCharacter
 from engines.core import IllegalMove
 
@@ -11,7 +12,7 @@ from .citadels_helpers import new
 def _seed_with_face_down(n, rank):
     for seed in range(2000):
         s = GAME.new_state(n, {}, seed)
-        if s.fd_ranks[0] == rank and (n != 7 or True):
+        if s.face_down_ranks[0] == rank and (n != 7 or True):
             return s
     raise AssertionError("no seed")
 
@@ -50,7 +51,7 @@ def test_CIT_20_discards_and_first_offer(n, face_up, first_sees):
     for seed in range(10):
         s = new(n, seed=seed)
         assert len(s.face_up) == face_up
-        assert len(s.fd_ranks) == 1 and s.fd_by == [-1]
+        assert len(s.face_down_ranks) == 1 and s.face_down_by == [-1]
         assert 4 not in s.face_up  # CIT-21 king_may_be_face_up false
         assert s.picker == s.crown  # CIT-19
         assert len(s.pile) == first_sees
@@ -77,7 +78,7 @@ def test_CIT_27_selection_invariants(n, sizes):
         assert _draft(s) == sizes
         per = 2 if n <= 3 else 1
         assert all(len(h) == per for h in s.held)
-        places = [r for h in s.held for r in h] + s.face_up + s.fd_ranks
+        places = [r for h in s.held for r in h] + s.face_up + s.face_down_ranks
         assert sorted(places) == list(range(1, 9))
         if n >= 4:
             assert min(sizes) >= 2
@@ -87,8 +88,8 @@ def test_CIT_22_last_picker_discards_face_down_known_only_to_him():
     s = new(5, seed=3)
     _draft(s)
     last = (s.crown + 4) % 5
-    assert s.fd_by == [-1, last]
-    assert GAME.view(s, last)["my_face_down"] == [s.fd_ranks[1]]
+    assert s.face_down_by == [-1, last]
+    assert GAME.view(s, last)["my_face_down"] == [s.face_down_ranks[1]]
     for seat in range(5):
         if seat != last:
             assert GAME.view(s, seat)["my_face_down"] == []
@@ -100,15 +101,15 @@ def test_CIT_21_WE_6_face_up_king_set_aside():
     s.rng = StubRng([5, 4, 2, 6, 1, 3, 7, 8])  # Bishop, King, Thief, Merchant, ...
     s.round = 0
     ev = []
-    rules._start_round(s, ev)
-    assert s.fd_ranks == [5]
+    advance(flow.FLOW, s, ev, "start_round")
+    assert s.face_down_ranks == [5]
     assert s.face_up == [2, 6]
     assert sorted(s.pile) == [1, 3, 4, 7, 8] and len(s.pile) == 5
     assert any(e.kind == "king_set_aside" for e in ev)
     # the flag: the King may be a face-up discard
     s = new(4, seed=0, king_may_be_face_up=True)
     s.rng = StubRng([5, 4, 2, 6, 1, 3, 7, 8])
-    rules._start_round(s, [])
+    advance(flow.FLOW, s, [], "start_round")
     assert s.face_up == [4, 2]
 
 
@@ -125,7 +126,7 @@ def test_CIT_23_WE_3_seven_player_last_pick():
     assert v7["offered"] == [2, 4] and v7["shown_face_down"] == 4
     assert GAME.view(s, p1)["shown_face_down"] == 0
     ev = GAME.apply(s, p7, PickCharacter(4))
-    assert s.fd_ranks == [2] and s.fd_by == [p7]
+    assert s.face_down_ranks == [2] and s.face_down_by == [p7]
     assert GAME.view(s, p7)["my_face_down"] == [2]
     assert all(GAME.view(s, p)["my_face_down"] == [] for p in range(7) if p != p7)
     # only P7 learns about the Thief; all pick events are his
@@ -159,7 +160,7 @@ def test_CIT_24_WE_4_two_player_draft():
     assert s.picker == b and sorted(s.pile) == [3, 5]
     ev = GAME.apply(s, b, PickCharacter(5))
     assert sorted(s.held[a]) == [4, 8] and sorted(s.held[b]) == [5, 7]
-    assert sorted(s.fd_ranks) == [1, 2, 3, 6]
+    assert sorted(s.face_down_ranks) == [1, 2, 3, 6]
     assert GAME.view(s, b)["my_face_down"] == [1, 3]
     assert GAME.view(s, a)["my_face_down"] == [2]
     calls = [(e.data["rank"], e.data["seat"]) for e in ev if e.kind == "character_called"]
@@ -183,7 +184,7 @@ def test_CIT_25_WE_16_three_player_draft():
     assert sizes == [7, 6, 5, 4, 3, 2]
     assert all(len(h) == 2 for h in s.held)
     c = order[2]
-    assert s.fd_by == [-1, c] and GAME.view(s, c)["my_face_down"] == [s.fd_ranks[1]]
+    assert s.face_down_by == [-1, c] and GAME.view(s, c)["my_face_down"] == [s.face_down_ranks[1]]
     assert len(GAME.view(s, order[0])["seen_sets"]) == 2
 
 

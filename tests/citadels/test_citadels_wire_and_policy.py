@@ -3,7 +3,8 @@ import random
 
 import pytest
 
-from engines.citadels import GAME, heuristic, rules
+from engines.citadels import GAME, heuristic, legality, scoring
+from engines.citadels.cards import DISTRICT
 from engines.citadels.moves import Assassinate, Build, EndTurn, MagicRedraw, Rob, TakeGold
 from gameengine.codecs.base import MalformedMove
 from gameengine.codecs.citadels import CODEC
@@ -17,7 +18,7 @@ def test_codec_options_round_trip():
             "allow_void_targets": True}
     back = CODEC.options_from_proto(CODEC.options_to_proto(opts))
     s = GAME.new_state(4, back, 1)
-    assert s.opts["gold_supply"] == 30 and s.opts["initial_crown"] == 2 and s.crown == 2
+    assert s.options["gold_supply"] == 30 and s.options["initial_crown"] == 2 and s.crown == 2
     assert CODEC.options_from_proto(citadels_pb2.CitadelsOptions()) == {}
     assert CODEC.options_from_proto(CODEC.options_to_proto(GAME.default_options())) == {
         k: v for k, v in GAME.default_options().items()}
@@ -50,7 +51,7 @@ def test_heuristic_plays_legal_moves_on_determinized_states(n):
             if seat == 0:
                 d = GAME.determinize(GAME.view(s, 0), 0, rng)
                 move = heuristic.choose(d, 0, rng)
-                assert move in GAME.legal_moves(s, 0) or rules.check(s, 0, move) is None
+                assert move in GAME.legal_moves(s, 0) or GAME.check(s, 0, move) is None
                 assert 0.0 <= heuristic.evaluate(d, 0) <= 1.0
             else:
                 move = rng.choice(GAME.legal_moves(s, seat))
@@ -74,8 +75,8 @@ def test_CIT_67_68_university_and_dragon_gate():
     s = new(4, seed=1)
     u = give(s, 1, "university", to="city")
     d = give(s, 1, "dragon_gate", to="city")
-    assert rules.destroy_price(s, 1, u) == 5 and rules.destroy_price(s, 1, d) == 5
-    assert rules.score_parts(s, 1)["district_points"] == 16
+    assert legality.destroy_price(s, 1, u) == 5 and legality.destroy_price(s, 1, d) == 5
+    assert scoring.score_parts(s, 1)["district_points"] == 16
 
 
 def test_CIT_83_rebuilt_haunted_city_takes_new_round():
@@ -94,5 +95,5 @@ def test_CIT_14_spectator_and_other_seats_see_no_private_part():
     for seat in [None] + [p for p in range(5) if p != picker]:
         v = GAME.view(s, seat)
         assert v["offered"] == [] and v["seen_sets"] == []
-        assert seat is None or v["hand"] == [{"card": c, "district": rules.DISTRICT[c]} for c in s.hands[seat]]
+        assert seat is None or v["hand"] == [{"card": c, "district": DISTRICT[c]} for c in s.hands[seat]]
     assert GAME.view(s, picker)["offered"] == sorted(s.pile)

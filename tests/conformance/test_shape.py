@@ -23,7 +23,6 @@ MAX_MODULE_LINES, MAX_FUNCTION_LINES = 500, 60
 OLD_NAMES = {"s", "st", "n", "nseats", "opts"}  # for state, seats and options
 # Engines not yet in the one shape: strict xfail, so a game that reaches it must leave this set.
 PENDING = {
-    "citadels",
     "kuhn",
 }
 

@@ -1,0 +1,447 @@
+"""What may be done in Citadels (docs/rules/citadels.md): each rule one small predicate, used by
+the move generator `legal_moves` and by the check of its move kind (`CHECKS`), which cites it."""
+from __future__ import annotations
+
+from itertools import combinations, permutations
+
+from engines.core import IllegalMove
+
+from .cards import (ARCHITECT, ASSASSIN, BISHOP, COLOUR, CONSTANTS, COST, DISTRICT, INCOME_COLOUR, KING,
+                    MAGICIAN, MERCHANT, RANKS, THIEF, WARLORD)
+from .moves import (Assassinate, Build, CollectIncome, DiscardCharacter, DrawCards, EndTurn, GraveyardDecline,
+                    GraveyardRecover, KeepCards, Laboratory, MagicRedraw, MagicSwap, PickCharacter, Rob, Smithy,
+                    TakeGold, WarlordDestroy, WarlordSkip)
+from .state import DISCARD, END, GRAVEYARD, KEEP, MAIN, OVER, SELECTION, CitadelsState, owns
+
+INCOME_RANKS = (KING, BISHOP, MERCHANT, WARLORD)  # CIT-41
+REDRAW_FULL_LISTING = 6  # hands up to this size list every MAGIC_REDRAW subset
+
+# ---------------------------------------------------------------- rules as predicates
+
+
+def draw_numbers(state: CitadelsState, seat: int) -> tuple:
+    """CIT-36: (D, K)."""
+    return (3 if owns(state, seat, "observatory") else 2), (2 if owns(state, seat, "library") else 1)
+
+
+def build_limit(rank: int) -> int:
+    return CONSTANTS["architect_builds_per_turn"] if rank == ARCHITECT else CONSTANTS["builds_per_turn"]
+
+
+def income_amount(state: CitadelsState, seat: int, rank: int) -> int:
+    """CIT-41, CIT-64: districts of the character's colour, +1 for the School of Magic."""
+    colour = INCOME_COLOUR[rank]
+    if colour is None:
+        return 0
+    amount = 0
+    for c in state.cities[seat]:
+        if COLOUR[c] == colour or DISTRICT[c] == "school_of_magic":
+            amount += 1
+    return amount
+
+
+def destroy_price(state: CitadelsState, owner: int, card: int) -> int:
+    """CIT-54."""
+    price = COST[card] - 1
+    if DISTRICT[card] != "great_wall" and owns(state, owner, "great_wall"):
+        price += 1
+    return price
+
+
+def immunity(state: CitadelsState, owner: int, card: int):
+    """CIT-55: the rule that makes the district untargetable, or None."""
+    if DISTRICT[card] == "keep":
+        return "CIT-59"
+    if len(state.cities[owner]) >= state.options["city_complete_size"]:
+        return "CIT-55"
+    if owner == state.protected:
+        return "CIT-50"
+    return None
+
+
+def assassin_targets(state: CitadelsState) -> list:
+    """CIT-46."""
+    if state.options["allow_void_targets"]:
+        return list(RANKS)
+    return [r for r in RANKS if r != ASSASSIN and r not in state.face_up]
+
+
+def thief_targets(state: CitadelsState) -> list:
+    """CIT-47."""
+    low = THIEF if state.options["allow_void_targets"] else MAGICIAN
+    return [r for r in RANKS if r >= low and r != state.murdered
+            and (state.options["allow_void_targets"] or r not in state.face_up)]
+
+
+def warlord_targets(state: CitadelsState, seat: int) -> list:
+    """CIT-53..CIT-55: (owner, card, price) the Warlord can pay for."""
+    out = []
+    gold = state.gold[seat]
+    for owner in range(state.seats):
+        for card in state.cities[owner]:
+            if immunity(state, owner, card) is None:
+                price = destroy_price(state, owner, card)
+                if price <= gold:
+                    out.append((owner, card, price))
+    return out
+
+
+def resource_action_open(state: CitadelsState) -> bool:
+    """CIT-34: the resource action is taken once per turn."""
+    return not state.action_taken
+
+
+def builds_left(state: CitadelsState) -> bool:
+    """CIT-38/52: one build a turn, three for the Architect."""
+    return state.builds_made < build_limit(state.active_rank)
+
+
+def build_order_allows(state: CitadelsState) -> bool:
+    """CIT-37: with action_order "action_first", no build before the resource action."""
+    return state.action_taken or state.options["action_order"] == "any"
+
+
+def new_district(state: CitadelsState, seat: int, card: int) -> bool:
+    """CIT-40: no two districts of the same name in a city."""
+    return all(DISTRICT[c] != DISTRICT[card] for c in state.cities[seat])
+
+
+def has_income(state: CitadelsState) -> bool:
+    """CIT-41: the King, Bishop, Merchant and Warlord collect income."""
+    return state.active_rank in INCOME_RANKS
+
+
+def power_ready(state: CitadelsState, rank: int) -> bool:
+    """CIT-42: the active character's power, once per turn."""
+    return state.active_rank == rank and not state.power_used
+
+
+def swap_partner(state: CitadelsState, seat: int, player) -> bool:
+    """CIT-48: the Magician swaps hands with one other player."""
+    return isinstance(player, int) and 0 <= player < state.seats and player != seat
+
+
+def redraw_cards_ok(state: CitadelsState, seat: int, cards: tuple) -> bool:
+    """CIT-48: one or more distinct cards of the Magician's hand."""
+    return bool(cards) and len(set(cards)) == len(cards) and all(c in state.hands[seat] for c in cards)
+
+
+def warlord_may_destroy(state: CitadelsState) -> bool:
+    """CIT-53: the Warlord, once a turn, at its end step unless warlord_timing is "any_time"."""
+    return (state.active_rank == WARLORD and not state.warlord_used
+            and not (state.step == MAIN and state.options["warlord_timing"] == "end_of_turn"))
+
+
+def may_use_laboratory(state: CitadelsState, seat: int) -> bool:
+    """CIT-60: once a turn, with a Laboratory in the city."""
+    return not state.laboratory_used and owns(state, seat, "laboratory")
+
+
+def may_use_smithy(state: CitadelsState, seat: int) -> bool:
+    """CIT-61: once a turn, with a Smithy, 2 gold and a card in the deck (CIT-44)."""
+    return (not state.smithy_used and state.gold[seat] >= 2 and bool(state.deck)
+            and owns(state, seat, "smithy"))
+
+
+def may_end_turn(state: CitadelsState) -> bool:
+    """CIT-32: the resource action comes first."""
+    return state.action_taken
+
+
+# ---------------------------------------------------------------- the move generator
+
+
+def to_move(state: CitadelsState):
+    if state.phase == OVER:
+        return None
+    if state.phase == SELECTION:
+        return state.picker
+    if state.step == GRAVEYARD:
+        return state.graveyard_seat
+    return state.active
+
+
+def legal_moves(state: CitadelsState, seat: int) -> list:
+    if state.phase == OVER or seat != to_move(state):
+        return []
+    if state.phase == SELECTION:
+        kind = DiscardCharacter if state.selection_step == DISCARD else PickCharacter
+        return [kind(r) for r in sorted(state.pile)]
+    return DECISIONS[state.step](state, seat)
+
+
+def keep_moves(state: CitadelsState, seat: int) -> list:
+    out = []
+    for kept in combinations(state.drawn, state.keep_count):
+        rest = [c for c in state.drawn if c not in kept]
+        for order in permutations(rest):
+            out.append(KeepCards(tuple(kept), order))
+    return out
+
+
+def graveyard_moves(state: CitadelsState, seat: int) -> list:
+    return [GraveyardRecover(), GraveyardDecline()]
+
+
+def destroy_moves(state: CitadelsState, seat: int) -> list:
+    if not warlord_may_destroy(state):
+        return []
+    return [WarlordDestroy(owner, card) for owner, card, _ in warlord_targets(state, seat)]
+
+
+def end_step_moves(state: CitadelsState, seat: int) -> list:
+    return destroy_moves(state, seat) + [WarlordSkip()]
+
+
+def assassin_moves(state: CitadelsState, seat: int) -> list:
+    return [Assassinate(r) for r in assassin_targets(state)]
+
+
+def thief_moves(state: CitadelsState, seat: int) -> list:
+    return [Rob(r) for r in thief_targets(state)]
+
+
+def magician_moves(state: CitadelsState, seat: int) -> list:
+    hand = state.hands[seat]
+    out: list = [MagicSwap(p) for p in range(state.seats) if swap_partner(state, seat, p)]
+    out.extend(MagicRedraw(c) for c in redraw_listing(hand))
+    if hand:
+        out.append(MagicRedraw(tuple(hand), True))
+    return out
+
+
+POWERS = {ASSASSIN: assassin_moves, THIEF: thief_moves, MAGICIAN: magician_moves}  # CIT-46..48
+
+
+def main_moves(state: CitadelsState, seat: int) -> list:
+    hand = state.hands[seat]
+    out: list = []
+    if resource_action_open(state):
+        out.append(TakeGold())
+        if state.deck:  # CIT-44
+            out.append(DrawCards())
+    if builds_left(state) and build_order_allows(state):
+        gold = state.gold[seat]
+        out.extend(Build(c) for c in hand if COST[c] <= gold and new_district(state, seat, c))  # every copy
+    if has_income(state) and not state.income_taken:
+        out.append(CollectIncome())
+    powers = POWERS.get(state.active_rank)
+    if powers is not None and not state.power_used:
+        out.extend(powers(state, seat))
+    out.extend(destroy_moves(state, seat))
+    if hand and may_use_laboratory(state, seat):
+        out.extend(Laboratory(c) for c in hand)  # every copy
+    if may_use_smithy(state, seat):
+        out.append(Smithy())
+    if may_end_turn(state):
+        out.append(EndTurn())
+    return out
+
+
+DECISIONS = {MAIN: main_moves, KEEP: keep_moves, END: end_step_moves, GRAVEYARD: graveyard_moves}
+
+
+def redraw_listing(hand: list) -> list:
+    """MAGIC_REDRAW subsets listed besides the template (which stands for every subset in any
+    order): all proper subsets up to REDRAW_FULL_LISTING cards, above that singletons, pairs and
+    all-but-one, to keep the search's branching factor sane."""
+    h = len(hand)
+    sizes = range(1, h) if h <= REDRAW_FULL_LISTING else (1, 2, h - 1)
+    return [combo for k in sizes for combo in combinations(hand, k)]
+
+
+# ---------------------------------------------------------------- the checks (state untouched)
+
+SELECTION_MOVES = frozenset({PickCharacter, DiscardCharacter})  # CIT-19..24
+GRAVEYARD_ANSWERS = frozenset({GraveyardRecover, GraveyardDecline})  # CIT-63
+# what each turn step accepts from the active seat, and the refusal of anything else
+STEP_ANSWERS = {
+    KEEP: (frozenset({KeepCards}), "CIT-36", "choose which drawn cards to keep first"),
+    END: (frozenset({WarlordDestroy, WarlordSkip}), "CIT-53",
+          "the turn has ended; only WARLORD_DESTROY or WARLORD_SKIP"),
+    MAIN: (frozenset({TakeGold, DrawCards, Build, CollectIncome, Assassinate, Rob, MagicSwap, MagicRedraw,
+                      Laboratory, Smithy, WarlordDestroy, EndTurn, WarlordSkip}), "CIT-45", "unknown move {move!r}"),
+}
+
+
+def check_seat(state: CitadelsState, seat: int, move) -> None:
+    """Whose decision it is and which kinds answer it (CIT-15, 19, 28, 36, 45, 53, 63, 69)."""
+    if state.phase == OVER:
+        raise IllegalMove("CIT-69", "the game is over")
+    if not isinstance(seat, int) or not 0 <= seat < state.seats:
+        raise IllegalMove("CIT-15", f"no seat {seat}")
+    kind = type(move)
+    if kind in SELECTION_MOVES:
+        if state.phase != SELECTION:
+            raise IllegalMove("CIT-19", "characters are picked only in the selection phase")
+        if seat != state.picker:
+            raise IllegalMove("CIT-19", f"seat {state.picker} is picking")
+        return
+    if state.phase == SELECTION:
+        raise IllegalMove("CIT-19", "characters are being selected")
+    if state.step == GRAVEYARD:
+        if seat != state.graveyard_seat:
+            raise IllegalMove("CIT-63", "waiting for the Graveyard owner's answer")
+        if kind not in GRAVEYARD_ANSWERS:
+            raise IllegalMove("CIT-63", "answer GRAVEYARD_RECOVER or GRAVEYARD_DECLINE")
+        return
+    if kind in GRAVEYARD_ANSWERS:
+        raise IllegalMove("CIT-63", "no destroyed district is offered to the Graveyard")
+    if seat != state.active:
+        raise IllegalMove("CIT-28", f"it is not your turn: rank {state.active_rank} is playing")
+    answers, rule, sentence = STEP_ANSWERS[state.step]
+    if kind in answers:
+        return
+    if state.step != KEEP and kind in STEP_ANSWERS[KEEP][0]:
+        raise IllegalMove("CIT-36", "no drawn cards are waiting to be kept")
+    raise IllegalMove(rule, sentence.format(move=move))
+
+
+def check_pick(state: CitadelsState, seat: int, move: PickCharacter) -> None:
+    if state.selection_step == DISCARD:
+        raise IllegalMove("CIT-24", "discard one character face down before passing on")
+    _check_offered(state, move.rank)
+
+
+def check_discard(state: CitadelsState, seat: int, move: DiscardCharacter) -> None:
+    if state.selection_step != DISCARD:
+        raise IllegalMove("CIT-24", "a character is discarded only by the 2-player draft, after a pick")
+    _check_offered(state, move.rank)
+
+
+def _check_offered(state: CitadelsState, rank) -> None:
+    if rank not in state.pile:
+        raise IllegalMove("CIT-19", f"character {rank} was not handed to you")
+
+
+def check_keep(state: CitadelsState, seat: int, move: KeepCards) -> None:
+    kept, returned = tuple(move.kept), tuple(move.returned)
+    if len(kept) != state.keep_count or len(set(kept)) != len(kept) or any(c not in state.drawn for c in kept):
+        raise IllegalMove("CIT-36", f"keep exactly {state.keep_count} of the drawn cards")
+    rest = [c for c in state.drawn if c not in kept]
+    if returned and sorted(returned) != sorted(rest):
+        raise IllegalMove("CIT-36", "the returned order must list every card not kept")
+
+
+def check_take_gold(state: CitadelsState, seat: int, move: TakeGold) -> None:
+    if not resource_action_open(state):
+        raise IllegalMove("CIT-34", "the resource action is taken once per turn")
+
+
+def check_draw(state: CitadelsState, seat: int, move: DrawCards) -> None:
+    check_take_gold(state, seat, move)
+    if not state.deck:
+        raise IllegalMove("CIT-44", "the deck is empty")
+
+
+def check_build(state: CitadelsState, seat: int, move: Build) -> None:
+    if not builds_left(state):
+        raise IllegalMove("CIT-52" if state.active_rank == ARCHITECT else "CIT-38", "no more builds this turn")
+    if not build_order_allows(state):
+        raise IllegalMove("CIT-37", "take the resource action before building")
+    card = move.card
+    if card not in state.hands[seat]:
+        raise IllegalMove("CIT-38", f"card {card} is not in your hand")
+    if not new_district(state, seat, card):
+        raise IllegalMove("CIT-40", f"your city already has a {DISTRICT[card]}")
+    if COST[card] > state.gold[seat]:
+        raise IllegalMove("CIT-38", f"{DISTRICT[card]} costs {COST[card]}, you have {state.gold[seat]}")
+
+
+def check_income(state: CitadelsState, seat: int, move: CollectIncome) -> None:
+    if not has_income(state):
+        raise IllegalMove("CIT-41", "this character has no income")
+    if state.income_taken:
+        raise IllegalMove("CIT-42", "income is collected once per turn")
+
+
+def _check_power(state: CitadelsState, rank: int, rule: str) -> None:
+    if state.active_rank != rank:
+        raise IllegalMove(rule, "your character has no such power")
+    if not power_ready(state, rank):
+        raise IllegalMove("CIT-42", "the character power is used once per turn")
+
+
+def check_assassinate(state: CitadelsState, seat: int, move: Assassinate) -> None:
+    _check_power(state, ASSASSIN, "CIT-46")
+    if move.rank not in assassin_targets(state):
+        raise IllegalMove("CIT-46", f"character {move.rank} cannot be murdered")
+
+
+def check_rob(state: CitadelsState, seat: int, move: Rob) -> None:
+    _check_power(state, THIEF, "CIT-47")
+    if move.rank not in thief_targets(state):
+        raise IllegalMove("CIT-47", f"character {move.rank} cannot be robbed")
+
+
+def check_swap(state: CitadelsState, seat: int, move: MagicSwap) -> None:
+    _check_power(state, MAGICIAN, "CIT-48")
+    if not swap_partner(state, seat, move.player):
+        raise IllegalMove("CIT-48", "swap with one other player")
+
+
+def check_redraw(state: CitadelsState, seat: int, move: MagicRedraw) -> None:
+    _check_power(state, MAGICIAN, "CIT-48")
+    if not redraw_cards_ok(state, seat, tuple(move.cards)):
+        raise IllegalMove("CIT-48", "redraw one or more distinct cards from your hand")
+
+
+def check_laboratory(state: CitadelsState, seat: int, move: Laboratory) -> None:
+    if not owns(state, seat, "laboratory"):
+        raise IllegalMove("CIT-60", "your city has no Laboratory")
+    if not may_use_laboratory(state, seat):
+        raise IllegalMove("CIT-42", "the Laboratory is used once per turn")
+    if move.card not in state.hands[seat]:
+        raise IllegalMove("CIT-60", f"card {move.card} is not in your hand")
+
+
+def check_smithy(state: CitadelsState, seat: int, move: Smithy) -> None:
+    if not owns(state, seat, "smithy"):
+        raise IllegalMove("CIT-61", "your city has no Smithy")
+    if state.smithy_used:
+        raise IllegalMove("CIT-42", "the Smithy is used once per turn")
+    if state.gold[seat] < 2:
+        raise IllegalMove("CIT-61", "the Smithy costs 2 gold")
+    if not may_use_smithy(state, seat):
+        raise IllegalMove("CIT-44", "the deck is empty")
+
+
+def check_destroy(state: CitadelsState, seat: int, move: WarlordDestroy) -> None:
+    if state.active_rank != WARLORD:
+        raise IllegalMove("CIT-53", "only the Warlord destroys districts")
+    if state.step == MAIN and state.options["warlord_timing"] == "end_of_turn":
+        raise IllegalMove("CIT-53", "the Warlord destroys at the end of his turn (warlord_timing end_of_turn)")
+    if not warlord_may_destroy(state):
+        raise IllegalMove("CIT-42", "the Warlord destroys once per turn")
+    owner, card = move.player, move.card
+    if not isinstance(owner, int) or not 0 <= owner < state.seats or card not in state.cities[owner]:
+        raise IllegalMove("CIT-53", "no such district in that city")
+    rule = immunity(state, owner, card)
+    if rule:
+        raise IllegalMove(rule, f"{DISTRICT[card]} cannot be targeted")
+    price = destroy_price(state, owner, card)
+    if price > state.gold[seat]:
+        raise IllegalMove("CIT-54", f"destroying {DISTRICT[card]} costs {price}, you have {state.gold[seat]}")
+
+
+def check_end_turn(state: CitadelsState, seat: int, move: EndTurn) -> None:
+    if not may_end_turn(state):
+        raise IllegalMove("CIT-32", "take the resource action before ending the turn")
+
+
+def check_skip(state: CitadelsState, seat: int, move: WarlordSkip) -> None:
+    if state.step != END:
+        raise IllegalMove("CIT-53", "WARLORD_SKIP is the Warlord's end-step answer")
+
+
+def check_graveyard_answer(state: CitadelsState, seat: int, move) -> None:
+    """CIT-63: recovering costs 1 gold, which the offer required (check_seat covers the rest)."""
+
+
+CHECKS = {
+    PickCharacter: check_pick, DiscardCharacter: check_discard, KeepCards: check_keep,
+    TakeGold: check_take_gold, DrawCards: check_draw, Build: check_build, CollectIncome: check_income,
+    Assassinate: check_assassinate, Rob: check_rob, MagicSwap: check_swap, MagicRedraw: check_redraw,
+    Laboratory: check_laboratory, Smithy: check_smithy, WarlordDestroy: check_destroy, EndTurn: check_end_turn,
+    WarlordSkip: check_skip, GraveyardRecover: check_graveyard_answer, GraveyardDecline: check_graveyard_answer,
+}

@@ -1,0 +1,82 @@
+"""Setting up Citadels (CIT-15..18): the options, the deck, the hands, the gold and the crown."""
+from __future__ import annotations
+
+import random
+
+from engines.core import InvalidOptions, advance
+
+from .cards import CONSTANTS, DECK_SIZE
+from .flow import FLOW
+from .spec import SPEC
+from .state import SELECTION, CitadelsState
+
+# §15 configuration flags (spec.py)
+DEFAULT_OPTIONS = SPEC.defaults()
+_ENUMS = SPEC.choices(str)
+_BOOLS = tuple(SPEC.choices(bool))
+_FLAG_RULES = {o.name: o.rule for o in SPEC.options}
+STARTING_GOLD = CONSTANTS["starting_gold"]
+STARTING_HAND = CONSTANTS["starting_hand"]
+
+
+def _int_or_word(value, word, flag):
+    if value == word:
+        return word
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise InvalidOptions(_FLAG_RULES[flag], f"{flag} must be {word!r} or an integer, not {value!r}")
+
+
+def normalize_options(seats: int, options) -> dict:
+    """Validate flags (§15) and return the full options dict."""
+    if not isinstance(seats, int) or not CONSTANTS["players_min"] <= seats <= CONSTANTS["players_max"]:
+        raise InvalidOptions("CIT-15", f"Citadels is played by 2 to 7 players, not {seats}")
+    chosen = dict(DEFAULT_OPTIONS)
+    for key, value in dict(options or {}).items():
+        if key not in DEFAULT_OPTIONS:
+            raise InvalidOptions("CIT-0", f"unknown flag {key!r}")
+        chosen[key] = value
+    for key in _BOOLS:
+        if not isinstance(chosen[key], bool):
+            raise InvalidOptions(_FLAG_RULES[key], f"{key} must be a boolean")
+    for key, allowed in _ENUMS.items():
+        if chosen[key] not in allowed:
+            raise InvalidOptions(_FLAG_RULES[key], f"{key} must be one of {', '.join(allowed)}")
+    size = chosen["city_complete_size"]
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise InvalidOptions("CIT-8", "city_complete_size must be an integer >= 1")
+    supply = _int_or_word(chosen["gold_supply"], "unlimited", "gold_supply")
+    if supply != "unlimited" and supply < STARTING_GOLD * seats:
+        raise InvalidOptions("CIT-5", f"gold_supply {supply} cannot pay the starting gold of {seats} players")
+    chosen["gold_supply"] = supply
+    crown = _int_or_word(chosen["initial_crown"], "random", "initial_crown")
+    if crown != "random" and not 0 <= crown < seats:
+        raise InvalidOptions("CIT-17", f"initial_crown must be 'random' or a seat 0..{seats - 1}")
+    chosen["initial_crown"] = crown
+    return chosen
+
+
+def new_state(seats: int, options, seed: int) -> CitadelsState:
+    """CIT-15..18: deal the cards and the gold, give the crown, start the first round."""
+    chosen = normalize_options(seats, options)
+    state = CitadelsState.__new__(CitadelsState)
+    state.seats, state.options, state.rng = seats, chosen, random.Random(seed)
+    state.round, state.phase = 0, SELECTION
+    state.deck = list(range(DECK_SIZE))
+    state.rng.shuffle(state.deck)  # CIT-16
+    state.hands = [state.deck[i * STARTING_HAND:(i + 1) * STARTING_HAND] for i in range(seats)]
+    del state.deck[:STARTING_HAND * seats]
+    state.gold = [STARTING_GOLD] * seats
+    state.bank = -1 if chosen["gold_supply"] == "unlimited" else chosen["gold_supply"] - STARTING_GOLD * seats
+    state.crown = state.rng.randrange(seats) if chosen["initial_crown"] == "random" else chosen["initial_crown"]  # CIT-17
+    state.cities = [[] for _ in range(seats)]
+    state.built_in = [-1] * DECK_SIZE
+    state.discard_pile = []
+    state.known_hand = [[] for _ in range(seats)]
+    state.deck_known = {}
+    state.first_completer, state.complete_round, state.final_round = -1, 0, False
+    state.last_murdered_seat, state.result = -1, None
+    advance(FLOW, state, [], "start_round")  # CIT-18
+    return state
