@@ -136,7 +136,7 @@ def _turn_view(state: CitadelsState, me: int) -> dict:
 # ---------------------------------------------------------------- determinize
 
 def determinize(v: dict, seat, rng: random.Random) -> CitadelsState:
-    """A full state agreeing with view `v` of `seat`; hidden parts resampled from rng.
+    """A full state agreeing with view `v` of `seat` (None: a spectator); hidden parts resampled from rng.
 
     Hidden parts: other hands (minus publicly known cards), deck order (minus known
     positions), other seats' unrevealed characters, face-down characters the seat did
@@ -232,12 +232,14 @@ def _turn_parts(state: CitadelsState, v: dict, seat) -> None:
 
 def _own_draft(state: CitadelsState, v: dict, seat) -> set:
     """What `seat` knows of the draft (CIT-12): its characters, its face-down discards and the
-    piles it was handed. Returns the ranks it accounts for."""
+    piles it was handed; nothing for a spectator (seat None). Returns the ranks it accounts for."""
     seats = state.seats
     state.seen = [[] for _ in range(seats)]
     state.shown_face_down = [0] * seats
     state.my_discards = [[] for _ in range(seats)]
     state.held = [[] for _ in range(seats)]
+    if seat is None:
+        return set()
     state.seen[seat] = [list(d["ranks"]) for d in v["seen_sets"]]
     state.shown_face_down[seat] = v["shown_face_down"]
     state.my_discards[seat] = list(v["my_face_down"])

@@ -201,6 +201,27 @@ def test_views_codec_determinize(n):
         play_checked(n, 10_000 + seed, random_options(n, random.Random(seed)), heavy=True)
 
 
+@pytest.mark.parametrize("n", (2, 4, 7))
+def test_CIT_9_spectator_view_determinizes(n):
+    """determinize(view, None): a spectator's view (after the proto round trip) becomes a playable
+    state that shows the same public view, with every hand, character and the deck resampled. It
+    raised TypeError (the seat's own draft memory indexed by None)."""
+    rng = random.Random(n)
+    state = GAME.new_state(n, {}, n)
+    step = 0
+    while not GAME.is_over(state):
+        if step % 7 == 0:
+            view = CODEC.view_from_proto(CODEC.view_to_proto(GAME.view(state, None)))
+            det = GAME.determinize(view, None, random.Random(step))
+            assert GAME.view(det, None) == GAME.view(state, None)
+            seat = GAME.to_move(det)
+            assert seat == GAME.to_move(state)
+            GAME.apply(det, seat, random.Random(step).choice(GAME.legal_moves(det, seat)))
+        seat = GAME.to_move(state)
+        GAME.apply(state, seat, rng.choice(GAME.legal_moves(state, seat)))
+        step += 1
+
+
 def canonical_listed(move, legal):
     """Every accepted move is listed (issue 24 item 7): BUILD and LABORATORY per card, KEEP_CARDS
     for every kept set and return order (the kept cards in any order, the empty order = draw order),
