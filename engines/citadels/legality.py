@@ -103,7 +103,11 @@ def build_order_allows(state: CitadelsState) -> bool:
 
 def new_district(state: CitadelsState, seat: int, card: int) -> bool:
     """CIT-40: no two districts of the same name in a city."""
-    return all(DISTRICT[c] != DISTRICT[card] for c in state.cities[seat])
+    name = DISTRICT[card]
+    for c in state.cities[seat]:
+        if DISTRICT[c] == name:
+            return False
+    return True
 
 
 def has_income(state: CitadelsState) -> bool:

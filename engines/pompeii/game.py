@@ -1,15 +1,14 @@
 """The Downfall of Pompeii as an `engines.core.Engine`: the spec, the checks and effects tables,
-and the few functions of state the base asks for (rules in docs/rules/pompeii.md)."""
+and the few functions of state the base asks for, each from the module of its concern (rules in
+docs/rules/pompeii.md)."""
 from __future__ import annotations
 
-import random
+from engines.core import Engine
 
-from engines.core import Engine, Outcome
-
-from . import legality, setup, view
+from . import legality, scoring, setup
+from . import view as seat_view
 from .effects import EFFECTS
 from .legality import CHECKS
-from .scoring import outcome
 from .spec import SPEC
 from .state import OVER, PompeiiState
 
@@ -19,30 +18,17 @@ class PompeiiEngine(Engine[PompeiiState]):
     checks = CHECKS
     effects = EFFECTS
 
-    def new_state(self, seats: int, options, seed: int) -> PompeiiState:
-        return setup.new_state(seats, options, seed)
-
-    def check_seat(self, state: PompeiiState, seat: int, move) -> None:
-        legality.check_seat(state, seat, move)
-
-    def legal_moves(self, state: PompeiiState, seat: int) -> list:
-        return legality.legal_moves(state, seat)
-
-    def seats_to_act(self, state: PompeiiState) -> list[int]:
-        return legality.seats_to_act(state)
+    new_state = staticmethod(setup.new_state)
+    check_seat = staticmethod(legality.check_seat)  # POM-1/91/92
+    legal_moves = staticmethod(legality.legal_moves)
+    seats_to_act = staticmethod(legality.seats_to_act)  # POM-92: declarations out of turn
+    view = staticmethod(seat_view.view)  # POM-90
+    determinize = staticmethod(seat_view.determinize)  # from a seat's view
+    outcome = staticmethod(scoring.outcome)  # POM-83
 
     def to_move(self, state: PompeiiState) -> int | None:
         # out-of-turn declarations (POM-92) never keep the game waiting, so current_player is the same
         return None if state.phase == OVER else state.turn
 
-    def view(self, state: PompeiiState, seat: int | None) -> dict:
-        return view.view(state, seat)
-
-    def determinize(self, state, seat, rng: random.Random) -> PompeiiState:
-        return view.determinize(state, seat, rng)  # `state` is a seat's view (POM-90)
-
     def is_over(self, state: PompeiiState) -> bool:
         return state.phase == OVER
-
-    def outcome(self, state: PompeiiState) -> Outcome:
-        return outcome(state)

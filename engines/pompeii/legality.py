@@ -97,8 +97,9 @@ def omen_may_take(state: PompeiiState, seat: int, cell: int, victim: int) -> boo
 
 
 def omen_targets(state: PompeiiState, seat: int) -> list[tuple[int, int]]:
-    """POM-31: (cell, owner) of people an Omen may take."""
-    return [(c, victim) for c in B.CITY for victim in range(state.seats) if omen_may_take(state, seat, c, victim)]
+    """POM-31: (cell, owner) of people an Omen may take, in cell order."""
+    p = state.seats
+    return [divmod(i, p) for i, here in enumerate(state.people) if here and omen_may_take(state, seat, *divmod(i, p))]
 
 
 # ---------------------------------------------------------------- phase 2: people
@@ -320,7 +321,7 @@ def check_stop_relatives(state: PompeiiState, seat: int, move: StopRelatives) ->
 def check_omen_target(state: PompeiiState, seat: int, move: OmenTarget) -> None:
     cell = to_cell(move.square, "POM-31")
     victim = move.seat
-    if not isinstance(victim, int) or not 0 <= victim < state.seats or not omen_may_take(state, seat, cell, victim):
+    if not (isinstance(victim, int) and 0 <= victim < state.seats and omen_may_take(state, seat, cell, victim)):
         raise IllegalMove("POM-31", f"The Omen cannot take a person of seat {move.seat!r} on {list(move.square)}.")
 
 
