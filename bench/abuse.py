@@ -97,7 +97,7 @@ async def hammer(port: int, sources: list[str], workers: int, until: float, make
             path_i, body = (path, make_body()) if isinstance(path, str) else path()
             try:
                 status = await asyncio.wait_for(conn.post(path_i, body), timeout=max(0.1, until - time.time()))
-            except (OSError, asyncio.IncompleteReadError, asyncio.TimeoutError, ValueError, IndexError):
+            except (TimeoutError, OSError, asyncio.IncompleteReadError, ValueError, IndexError):
                 status = "conn_error"
                 conn.close()
                 await asyncio.sleep(0.05)
@@ -134,7 +134,8 @@ async def attack(name: str, web_port: int, grpc_port: int, seconds: float, victi
                 try:
                     r, w = await asyncio.open_connection("127.0.0.1", web_port, local_addr=(source, 0))
                     w.write(b"POST %s HTTP/1.1\r\nHost: b\r\nContent-Type: application/connect+json\r\n"
-                            b"Connect-Protocol-Version: 1\r\nContent-Length: %d\r\n\r\n" % (stream.encode(), len(envelope))
+                            b"Connect-Protocol-Version: 1\r\nContent-Length: %d\r\n\r\n"
+                            % (stream.encode(), len(envelope))
                             + envelope)
                     await w.drain()
                     counts["opened"] = counts.get("opened", 0) + 1
@@ -144,7 +145,7 @@ async def attack(name: str, web_port: int, grpc_port: int, seconds: float, victi
                             counts["closed_by_server"] = counts.get("closed_by_server", 0) + 1
                             break
                     w.close()
-                except (OSError, asyncio.TimeoutError):
+                except (TimeoutError, OSError):
                     counts["conn_error"] = counts.get("conn_error", 0) + 1
                     await asyncio.sleep(0.05)
         await asyncio.gather(*(spectate(f"127.0.2.{1 + i % 20}") for i in range(6000)))
@@ -161,7 +162,7 @@ async def attack(name: str, web_port: int, grpc_port: int, seconds: float, victi
                 while data:
                     data = await asyncio.wait_for(r.read(65536), timeout=max(0.1, until - time.time()))
                 counts["closed_by_server"] = counts.get("closed_by_server", 0) + 1
-            except (OSError, asyncio.TimeoutError):
+            except (TimeoutError, OSError):
                 counts["still_open_or_error"] = counts.get("still_open_or_error", 0) + 1
         jobs = [hold(web_port, f"127.0.3.{1 + i % 40}") for i in range(8000)]
         jobs += [hold(grpc_port, f"127.0.4.{1 + i % 40}") for i in range(4000)]
@@ -343,7 +344,8 @@ def main() -> None:
 
 
 def table(report: dict) -> str:
-    lines = ["| attack (each on a fresh server) | player p50 / p99 ms: baseline → under attack | failed legitimate calls "
+    lines = ["| attack (each on a fresh server) | player p50 / p99 ms: baseline → under attack "
+             "| failed legitimate calls "
              "| hints ok/failed | referee moves/s in the player's clocked game | server RSS max MB | goal met "
              "| what the attacker got |", "|---|---|---|---|---|---|---|---|"]
     for r in report["rows"]:

@@ -11,8 +11,9 @@ on them and compare moves across determinizations.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Generic, Hashable, Iterable, Mapping, Protocol, Sequence, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 Move = Hashable
 PUBLIC = None  # Event.to value for events every seat and spectator may see

@@ -92,5 +92,6 @@ def games_table() -> str:
         seats = "; ".join(f"{r.min_seats}–{r.max_seats}"
                           + "".join(f" with `{k}={str(v).lower()}`" for k, v in r.options.items())
                           for r in s.seat_ranges)
-        rows.append(f"| `{gid}` | {s.title} | {seats} | {len(s.options)} | [{s.rules_doc}]({s.rules_doc}), `engines/{gid}/` |")
+        rules = f"[{s.rules_doc}]({s.rules_doc})"
+        rows.append(f"| `{gid}` | {s.title} | {seats} | {len(s.options)} | {rules}, `engines/{gid}/` |")
     return "\n".join(rows) + "\n"

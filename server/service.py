@@ -240,7 +240,7 @@ class GameCore:
                 return
             try:
                 await asyncio.wait_for(signal.wait(), timeout=30)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 continue
 
     async def changes(self, rec: GameRecord) -> AsyncIterator[None]:
@@ -255,7 +255,7 @@ class GameCore:
                 try:
                     await asyncio.wait_for(signal.wait(), timeout=30)
                     break
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     if rec.version != version:
                         break
 

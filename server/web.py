@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, AsyncIterator, Awaitable, Callable
 
@@ -33,8 +34,8 @@ from connectrpc.server import ConnectASGIApplication, Endpoint
 from google.protobuf import message_factory
 from google.rpc import code_pb2, status_pb2
 from protobuf.wkt import Any as WireAny
-from starlette.middleware.cors import CORSMiddleware
 from starlette.exceptions import HTTPException
+from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -47,6 +48,7 @@ from gameengine.v1 import common_pb2, lobby_pb2, player_pb2, tournament_pb2
 from . import transport, webguard
 from .grpcweb_text import grpc_web_text
 from .lobby import LobbyServicer
+from .observe import web_stream, web_unary
 from .participation import seating_of
 from .players import PlayerServicer
 from .observe import web_stream, web_unary

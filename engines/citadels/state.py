@@ -64,7 +64,7 @@ class CitadelsState:
 
     __slots__ = _SCALARS + _FLAT_LISTS + _NESTED_LISTS + ("rng", "deck_known", "seen")
 
-    def clone(self) -> "CitadelsState":
+    def clone(self) -> CitadelsState:
         c = CitadelsState.__new__(CitadelsState)
         for name in _SCALARS:
             setattr(c, name, getattr(self, name))

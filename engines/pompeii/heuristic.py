@@ -20,7 +20,6 @@ from .state import OVER, PLACE_LAVA, SETTLE, PompeiiState, layout
 
 PASS, DECLARE = Pass(), DeclareEruption()
 
-
 _DIST_CACHE: dict[tuple, list[int]] = {}
 
 

@@ -5,7 +5,7 @@ moves of different kinds never collide as MCTS keys.
 """
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 from engines.core import distinct_move_kinds
 
@@ -20,8 +20,8 @@ class PlayCard(NamedTuple):
     """
 
     number: int
-    square: Optional[Square] = None
-    origin: Optional[Square] = None
+    square: Square | None = None
+    origin: Square | None = None
 
 
 class PlaceRelative(NamedTuple):
@@ -56,7 +56,7 @@ class MovePerson(NamedTuple):
     """POM-71..73: move one person from `origin` to `target`; target None = leave through a gate."""
 
     origin: Square
-    target: Optional[Square] = None
+    target: Square | None = None
 
 
 class Pass(NamedTuple):

@@ -71,7 +71,7 @@ class PompeiiState:
         for name, value in fields.items():  # the previous release's data dirs hold pickled states
             setattr(self, _FORMER_NAMES.get(name, name), value)
 
-    def clone(self) -> "PompeiiState":
+    def clone(self) -> PompeiiState:
         c = PompeiiState.__new__(PompeiiState)
         c.seats = self.seats
         c.options = self.options  # never mutated

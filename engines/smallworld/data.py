@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import os
-from functools import lru_cache
+from functools import cache
 
 _DIR = os.path.join(os.path.dirname(__file__), "data")
 
@@ -45,7 +45,8 @@ GHOST_TOTAL = RP["necromancer_island"]["ghosts"]  # 14
 NECRO_POWERS_DRAWN = RP["necromancer_island"]["powers_drawn"]  # 6
 
 # races
-AMAZONS, DWARVES, ELVES, GHOULS, GIANTS, HALFLINGS, HUMANS, ORCS, RATMEN, SKELETONS, SORCERERS, TRITONS, TROLLS, WIZARDS = (
+(AMAZONS, DWARVES, ELVES, GHOULS, GIANTS, HALFLINGS, HUMANS, ORCS, RATMEN, SKELETONS, SORCERERS, TRITONS, TROLLS,
+ WIZARDS) = (
     RACE[k] for k in ("amazons", "dwarves", "elves", "ghouls", "giants", "halflings", "humans", "orcs", "ratmen",
                       "skeletons", "sorcerers", "tritons", "trolls", "wizards"))
 # powers
@@ -115,6 +116,6 @@ class Board:
         self.borders = sum(len(a) for a in self.adj) // 2
 
 
-@lru_cache(maxsize=None)
+@cache
 def board(key: str, border_13_19: bool = False, region28: str = "hill") -> Board:
     return Board(key, MAPS["maps"][key], border_13_19, region28)

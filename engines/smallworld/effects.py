@@ -5,15 +5,56 @@ from engines.core import Event
 
 from . import data as D
 from .conquest import conquest_cost, needed
-from .flow import (advance_redeploy, after_ghouls, begin_redeploy, end_purchases, ghouls_then, maybe_end_conquest,
-                   resume_defend, resume_eot, start_turn)
+from .flow import (
+    advance_redeploy,
+    after_ghouls,
+    begin_redeploy,
+    end_purchases,
+    ghouls_then,
+    maybe_end_conquest,
+    resume_defend,
+    resume_eot,
+    start_turn,
+)
 from .forces import option, price
 from .legality import purchase_possible
-from .moves import (Abandon, BerserkRoll, BuyGhost, BuyPower, ChoosePower, Conquer, Convert, Decline, Deploy,
-                    DragonAttack, EndConquest, EndPurchases, Expand, FinalAttempt, NameAlly, Pass, PickCombo,
-                    PlaceEncampment, PlaceFortress, PlaceHeroes, SetAside, Summon)
-from .resolution import (abandon, activate_necro_power, conquer, convert, deploy, go_into_decline, leave_play,
-                         pick_combo, place_heroes, set_aside, summon)
+from .moves import (
+    Abandon,
+    BerserkRoll,
+    BuyGhost,
+    BuyPower,
+    ChoosePower,
+    Conquer,
+    Convert,
+    Decline,
+    Deploy,
+    DragonAttack,
+    EndConquest,
+    EndPurchases,
+    Expand,
+    FinalAttempt,
+    NameAlly,
+    Pass,
+    PickCombo,
+    PlaceEncampment,
+    PlaceFortress,
+    PlaceHeroes,
+    SetAside,
+    Summon,
+)
+from .resolution import (
+    abandon,
+    activate_necro_power,
+    conquer,
+    convert,
+    deploy,
+    go_into_decline,
+    leave_play,
+    pick_combo,
+    place_heroes,
+    set_aside,
+    summon,
+)
 from .scoring import win_check
 from .state import REDEPLOY, START, STOUT
 

@@ -5,8 +5,15 @@ from engines.core import Event, advance
 
 from . import data as D
 from .forces import active_force, bivouac_force, kinds_of, option, powers, race_ability, regions_of, tokens_of
-from .legality import (ally_choice, aside_regions, fortress_regions, has_conquest_choice, island_open,
-                       purchase_possible, redeploy_step)
+from .legality import (
+    ally_choice,
+    aside_regions,
+    fortress_regions,
+    has_conquest_choice,
+    island_open,
+    purchase_possible,
+    redeploy_step,
+)
 from .resolution import deploy, go_into_decline, place_heroes, ready_troops, set_aside, summon, well_conversion
 from .scoring import end_game, score_turn, win_check
 from .state import ALLY, CONQUEST, DEFEND, END_TURN, HEROES, PICK, PURCHASE, REDEPLOY, START, STOUT, SUMMON

@@ -9,11 +9,28 @@ from . import data as D
 from .conquest import conquest_cost
 from .forces import is_wiped, kinds_of, powers, regions_of, tokens_of
 from .legality import legal_moves
+from .moves import (
+    Abandon,
+    BerserkRoll,
+    BuyGhost,
+    BuyPower,
+    Conquer,
+    Convert,
+    Decline,
+    Deploy,
+    DragonAttack,
+    EndConquest,
+    EndPurchases,
+    Expand,
+    FinalAttempt,
+    NameAlly,
+    Pass,
+    PlaceEncampment,
+    PlaceFortress,
+    SetAside,
+)
 from .scoring import outcome_keys
 from .state import ALLY, CONQUEST, DEFEND, HEROES, PICK, PURCHASE, REDEPLOY, START, STOUT, SUMMON
-from .moves import (Abandon, BerserkRoll, BuyGhost, BuyPower, Conquer, Convert, Decline, Deploy, DragonAttack,
-                    EndConquest, EndPurchases, Expand, FinalAttempt, NameAlly, Pass, PlaceEncampment,
-                    PlaceFortress, SetAside)
 
 
 def _region_value(state, k, r):

@@ -5,7 +5,6 @@ digest differs. Regenerate (tests/golden/make_golden.py) only for an intended ru
 name its rule id in the commit.
 """
 import json
-import pathlib
 
 import pytest
 
