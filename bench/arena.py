@@ -56,7 +56,7 @@ def main(argv=None):
     wins = {b: 0.0 for b in names}
     seats_played = {b: 0 for b in names}
     with multiprocessing.get_context("spawn").Pool(args.parallel) as pool:
-        for bots, winners, scores in pool.imap_unordered(play, jobs):
+        for bots, winners, _scores in pool.imap_unordered(play, jobs):
             for s, b in enumerate(bots):
                 seats_played[b] += 1
                 if s in winners:

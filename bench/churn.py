@@ -19,7 +19,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "protos")]
 import grpc  # noqa: E402
 
 from bench import run as R  # noqa: E402
-from gameengine.v1 import pompeii_pb2 as pb, pompeii_pb2_grpc  # noqa: E402
+from gameengine.v1 import pompeii_pb2 as pb  # noqa: E402
+from gameengine.v1 import pompeii_pb2_grpc  # noqa: E402
 
 
 def rss_mb(pid: int) -> float:

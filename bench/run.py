@@ -19,7 +19,6 @@ import json
 import multiprocessing
 import os
 import random
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -106,7 +105,7 @@ def scripted_games(count: int, seed: int) -> list[dict]:
     c = codecs.codec("pompeii")
     rng = random.Random(seed)
     games = []
-    for i in range(count):
+    for _i in range(count):
         s = rng.randrange(2**32)
         log = play_random(engine, engine.new_state(3, {}, s), random.Random(s))
         games.append({"seed": s, "moves": [(seat, c.move_to_proto(m).SerializeToString()) for seat, m in log]})
@@ -117,7 +116,8 @@ def load_worker(args) -> list[float]:
     """One client process: C concurrent loops for `seconds`; returns per-call latencies (s)."""
     kind, target, seconds, concurrency, rate, payload = args
     import grpc
-    from gameengine.v1 import common_pb2, pompeii_pb2, pompeii_pb2_grpc
+
+    from gameengine.v1 import pompeii_pb2, pompeii_pb2_grpc
 
     async def main():
         latencies: list[float] = []
@@ -236,6 +236,7 @@ def rss_bytes(pid: int) -> int:
 
 def memory_figures() -> dict:
     import grpc
+
     from gameengine.v1 import pompeii_pb2, pompeii_pb2_grpc
     port = free_port()
     with tempfile.TemporaryDirectory() as data:
@@ -277,7 +278,6 @@ def snapshot_figures() -> dict:
         store = Store(data, fsync="never")
         store.recover()
         scripts = scripted_games(20, 11)
-        engine = registry.game("pompeii")
         c = codecs.codec("pompeii")
         for i in range(LIVE_GAMES):
             script = scripts[i % len(scripts)]

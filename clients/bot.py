@@ -66,7 +66,8 @@ class Bot:
             self.refusals += 1
             log.warning("move_refused", rule=e.rule, message=e.message, seat=self.seat.seat)
             if self.refusals >= self.max_refusals:
-                raise RuntimeError(f"seat {self.seat.seat}: {self.refusals} refusals, last {e.rule}: {e.message}")
+                raise RuntimeError(f"seat {self.seat.seat}: {self.refusals} refusals, "
+                                   f"last {e.rule}: {e.message}") from e
         return True
 
     def play(self) -> dict:

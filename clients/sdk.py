@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 import grpc
 from google.protobuf import json_format
@@ -26,8 +27,16 @@ from grpc_status import rpc_status
 
 from engines.core import Move
 from gameengine import codecs
-from gameengine.v1 import (common_pb2, common_pb2_grpc, lobby_pb2, lobby_pb2_grpc, player_pb2, player_pb2_grpc,
-                            tournament_pb2, tournament_pb2_grpc)
+from gameengine.v1 import (
+    common_pb2,
+    common_pb2_grpc,
+    lobby_pb2,
+    lobby_pb2_grpc,
+    player_pb2,
+    player_pb2_grpc,
+    tournament_pb2,
+    tournament_pb2_grpc,
+)
 
 RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.RESOURCE_EXHAUSTED)
 POLICY_CODES = {"autoplay": 1, "random": 2, "forfeit": 3}
@@ -66,7 +75,7 @@ class Status:
     seats: int
 
     @classmethod
-    def of(cls, msg: common_pb2.GameStatus) -> "Status":
+    def of(cls, msg: common_pb2.GameStatus) -> Status:
         return cls(msg.game_id, msg.version, list(msg.seats_to_act), msg.to_move, msg.over,
                    json_format.MessageToDict(msg.outcome, preserving_proto_field_name=True), msg.seats)
 
@@ -172,10 +181,10 @@ class Client:
             tokens[t.seat] = t.token
         return resp.game_id, tokens
 
-    def seat(self, game_id: str, seat: int, token: str) -> "SeatClient":
+    def seat(self, game_id: str, seat: int, token: str) -> SeatClient:
         return SeatClient(self, game_id, seat, token)
 
-    def spectator(self, game_id: str) -> "SeatClient":
+    def spectator(self, game_id: str) -> SeatClient:
         return SeatClient(self, game_id, -1, "")
 
     def status(self, game_id: str, token: str = "") -> Status:
@@ -283,7 +292,7 @@ class PlayerEvent:
     outcome: dict[str, Any] | None = None  # game_over
 
     @classmethod
-    def of(cls, msg: player_pb2.StreamPlayerEventsResponse) -> "PlayerEvent":
+    def of(cls, msg: player_pb2.StreamPlayerEventsResponse) -> PlayerEvent:
         kind = msg.WhichOneof("event")
         body = getattr(msg, kind)
         return cls(msg.cursor, kind, body.game_id, body.game, body.seat,
@@ -312,10 +321,10 @@ class PlayerClient:
         self.route = route  # behind the k8s router: a game or tournament id on the player's replica
 
     @classmethod
-    def register(cls, target: str, name: str, route: str = "", tls: dict | None = None) -> "PlayerClient":
+    def register(cls, target: str, name: str, route: str = "", tls: dict | None = None) -> PlayerClient:
         with make_channel(target, **(tls or {})) as ch:
-            resp = call(player_pb2_grpc.PlayerServiceStub(ch).RegisterPlayer, player_pb2.RegisterPlayerRequest(name=name),
-                        route=route)
+            resp = call(player_pb2_grpc.PlayerServiceStub(ch).RegisterPlayer,
+                        player_pb2.RegisterPlayerRequest(name=name), route=route)
         me = cls(target, resp.player_token, route=route, tls=tls)
         me.player_id, me.name = resp.player.player_id, resp.player.name
         return me
@@ -435,7 +444,8 @@ class TournamentClient:
             tournament_id=tournament_id, creator_token=creator_token)).tournament
 
     def get(self, tournament_id: str) -> tournament_pb2.Tournament:
-        return call(self.stub.GetTournament, tournament_pb2.GetTournamentRequest(tournament_id=tournament_id)).tournament
+        req = tournament_pb2.GetTournamentRequest(tournament_id=tournament_id)
+        return call(self.stub.GetTournament, req).tournament
 
     def list(self, game: str = "", page_size: int = 20, page_token: str = "") -> tournament_pb2.ListTournamentsResponse:
         return call(self.stub.ListTournaments, tournament_pb2.ListTournamentsRequest(

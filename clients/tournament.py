@@ -136,25 +136,29 @@ def parse_args(argv=None):
     p.add_argument("--seats", type=int, required=True, help="seats per game (2-7, within the game's range)")
     p.add_argument("--bots", default="random,greedy,mcts",
                    help=f"comma list of entrants, one bot process each: {', '.join(POLICIES)} (default %(default)s)")
-    p.add_argument("--format", default="round_robin", choices=FORMATS, help="round_robin or swiss (default %(default)s)")
+    p.add_argument("--format", default="round_robin", choices=FORMATS,
+                   help="round_robin or swiss (default %(default)s)")
     p.add_argument("--games", type=int, default=0,
                    help="round robin: games in the schedule, a multiple of one cycle (C(bots, seats) x seats); "
                         "0 = one cycle (default %(default)s)")
     p.add_argument("--rounds", type=int, default=0, help="swiss: rounds; 0 = ceil(log2(bots)) (default %(default)s)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="a game option (repeatable), e.g. necromancer=true for smallworld")
-    p.add_argument("--think-ms", type=float, default=100, help="mcts thinking time per move in ms (default %(default)s)")
+    p.add_argument("--think-ms", type=float, default=100,
+                   help="mcts thinking time per move in ms (default %(default)s)")
     p.add_argument("--time-bank-ms", type=int, default=60_000,
                    help="every game's clock: time bank per seat in ms (default %(default)s)")
     p.add_argument("--increment-ms", type=int, default=1000, help="added after each move in ms (default %(default)s)")
     p.add_argument("--timeout-policy", default="autoplay", choices=POLICIES_ON_TIMEOUT,
                    help="what the referee does when a bank runs out (default %(default)s)")
     p.add_argument("--parallel", type=int, default=2, help="games played at once (default %(default)s)")
-    p.add_argument("--seed", type=int, default=1, help="seed of the schedule; each game's seed comes from it (default %(default)s)")
+    p.add_argument("--seed", type=int, default=1,
+                   help="seed of the schedule; each game's seed comes from it (default %(default)s)")
     p.add_argument("--max-moves", type=int, default=0,
                    help="the referee adjudicates a game after this many moves; 0 = no cap")
     p.add_argument("--json", default=None, metavar="PATH",
-                   help="write the results JSON here and a PNG plot beside it (PATH with .png); nothing is written without it")
+                   help="write the results JSON here and a PNG plot beside it (PATH with .png); "
+                        "nothing is written without it")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no standings table")
     add_connection_args(p)
     return p.parse_args(argv)

@@ -18,8 +18,9 @@ import os
 import pickle
 import struct
 import zlib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from gameengine import codecs
 

@@ -36,17 +36,20 @@ DATA_CAPACITY = Gauge("ge_data_volume_capacity_bytes", "Size of GE_DATA_DIR's fi
 DRAINING = Gauge("ge_draining", "1 while this replica accepts no new games (README: Deployment, scale-down)")
 
 # The journal (observed in one place: journal.Journal.append / sync) and recovery.
-JOURNAL_APPEND_SECONDS = Histogram("ge_journal_append_seconds", "Time to write one journal record (with fsync when GE_FSYNC=always)",
+JOURNAL_APPEND_SECONDS = Histogram("ge_journal_append_seconds",
+                                   "Time to write one journal record (with fsync when GE_FSYNC=always)",
                                    buckets=(0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
                                             0.05, 0.25, 1))
 JOURNAL_FSYNC_SECONDS = Histogram("ge_journal_fsync_seconds", "Time of one journal fdatasync",
                                   buckets=(0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
                                            0.05, 0.1, 0.25, 1))
 JOURNAL_BYTES = Counter("ge_journal_bytes_total", "Bytes written to the journal")
-JOURNAL_ERRORS = Counter("ge_journal_write_errors_total", "Journal writes or fsyncs that failed (the write was refused)")
+JOURNAL_ERRORS = Counter("ge_journal_write_errors_total",
+                         "Journal writes or fsyncs that failed (the write was refused)")
 RESTORE_SECONDS = Gauge("ge_restore_seconds", "Time the last start-up took to load the snapshot and replay the journal")
 
 # Limits: every refusal for a limit, by limit name (rate, hint_queue, ...).
 LIMIT_REFUSALS = Counter("ge_limit_refusals_total", "Requests refused for a limit", ["limit"])
 HINT_QUEUE_DEPTH = Gauge("ge_hint_queue_depth", "Hint and referee searches running or waiting for a worker")
-HINT_QUEUE_CAPACITY = Gauge("ge_hint_queue_capacity", "Searches the referee admits at once (GE_HINT_WORKERS + GE_HINT_QUEUE)")
+HINT_QUEUE_CAPACITY = Gauge("ge_hint_queue_capacity",
+                            "Searches the referee admits at once (GE_HINT_WORKERS + GE_HINT_QUEUE)")

@@ -13,7 +13,8 @@ import re
 import shutil
 import time
 import uuid
-from typing import Any, AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import grpc
 import structlog

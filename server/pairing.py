@@ -16,8 +16,8 @@ Seats within a game go to whoever sat there least often.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from itertools import combinations
-from typing import Iterable, Sequence
 
 SEARCH_BUDGET = 200_000  # candidate groups looked at per rematch level before settling for more rematches
 

@@ -62,7 +62,7 @@ class SeatingChanged:
         return records.encode_seating(self, game)
 
     @classmethod
-    def decode(cls, msg, game: str) -> "SeatingChanged":
+    def decode(cls, msg, game: str) -> SeatingChanged:
         from . import records
         return records.decode_seating(msg, game)
 

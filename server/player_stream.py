@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 import structlog
 
@@ -130,5 +131,5 @@ async def events(core, player, cursor: int) -> AsyncIterator[tuple[PlayerNotifie
             continue
         try:
             await asyncio.wait_for(signal.wait(), timeout=30)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             continue

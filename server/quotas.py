@@ -21,8 +21,8 @@ import hashlib
 import ipaddress
 import math
 import time
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
-from typing import AsyncIterator, Callable, Iterator
 
 from . import metrics
 from .errors import Exhausted as _Exhausted
@@ -123,7 +123,7 @@ class Settings:
         return min(self.creates_burst or self.creates_per_min, self.creates_per_min)
 
     @classmethod
-    def of(cls, cfg) -> "Settings":
+    def of(cls, cfg) -> Settings:
         return cls(**{f: getattr(cfg, f) for f in cls.__dataclass_fields__ if hasattr(cfg, f)})
 
 

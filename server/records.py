@@ -82,7 +82,7 @@ class RefereeState:
     forfeited: dict[int, str] = field(default_factory=dict)  # seat -> reason
     adjudication: Adjudication | None = None
 
-    def copy(self) -> "RefereeState":
+    def copy(self) -> RefereeState:
         return RefereeState(self.clock, dict(self.forfeited), self.adjudication)
 
 
@@ -228,7 +228,7 @@ class RefereeActed:
         return spb.RefereeAction(event=common_pb2.RefereeEvent(action=self.action, seat=self.seat, reason=self.reason))
 
     @classmethod
-    def decode(cls, msg: spb.RefereeAction, game: str) -> "RefereeActed":
+    def decode(cls, msg: spb.RefereeAction, game: str) -> RefereeActed:
         return cls(msg.event.action, msg.event.seat, msg.event.reason)
 
     def apply(self, rec: GameRecord, at: float) -> list[Event]:
@@ -247,7 +247,7 @@ class ClockSet:
         return spb.ClockSet(bank_ms=c.bank_ms, turn=c.turn, since=c.since)
 
     @classmethod
-    def decode(cls, msg: spb.ClockSet, game: str) -> "ClockSet":
+    def decode(cls, msg: spb.ClockSet, game: str) -> ClockSet:
         return cls(Clock(tuple(msg.bank_ms), msg.turn, msg.since))
 
     def apply(self, rec: GameRecord, at: float) -> list[Event]:
@@ -267,7 +267,7 @@ class SeatForfeited:
         return spb.SeatForfeited(seat=self.seat, reason=self.reason)
 
     @classmethod
-    def decode(cls, msg: spb.SeatForfeited, game: str) -> "SeatForfeited":
+    def decode(cls, msg: spb.SeatForfeited, game: str) -> SeatForfeited:
         return cls(msg.seat, msg.reason)
 
     def apply(self, rec: GameRecord, at: float) -> list[Event]:
@@ -287,7 +287,7 @@ class GameAdjudicated:
                                    reason=a.reason)
 
     @classmethod
-    def decode(cls, msg: spb.GameAdjudicated, game: str) -> "GameAdjudicated":
+    def decode(cls, msg: spb.GameAdjudicated, game: str) -> GameAdjudicated:
         o = msg.outcome
         return cls(Adjudication(tuple(o.scores), tuple(o.ranks), tuple(o.winners), o.confidence, msg.reason))
 

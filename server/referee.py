@@ -12,8 +12,9 @@ import multiprocessing
 import os
 import random
 import time
+from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Callable
+from typing import Any
 
 import structlog
 

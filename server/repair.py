@@ -50,7 +50,8 @@ class Report:
 def _describe(pb: spb.JournalRecord) -> str:
     kind = pb.WhichOneof("write")
     extra = {"created": lambda: f" {pb.created.game} {pb.created.seats} seats",
-             "move": lambda: f" seat {pb.move.seat}" + (f" by referee ({pb.move.by_referee})" if pb.move.by_referee else ""),
+             "move": lambda: f" seat {pb.move.seat}"
+                             + (f" by referee ({pb.move.by_referee})" if pb.move.by_referee else ""),
              "referee_action": lambda: f" {pb.referee_action.event.action} seat {pb.referee_action.event.seat}",
              "forfeit": lambda: f" seat {pb.forfeit.seat}"}.get(kind, lambda: "")()
     return f"game {pb.game_id} seq {pb.seq} {kind}{extra}"
@@ -84,7 +85,8 @@ def snapshot_base(data_dir: Path, report: Report | None = None) -> tuple[int, di
     return 1, {}
 
 
-def _items(data_dir: Path, start: int, report: Report | None, mend: bool) -> tuple[list[Item], dict[int, journal.Scan], dict[int, list[tuple[Damage, Frame | None]]]]:
+def _items(data_dir: Path, start: int, report: Report | None, mend: bool
+           ) -> tuple[list[Item], dict[int, journal.Scan], dict[int, list[tuple[Damage, Frame | None]]]]:
     items: list[Item] = []
     scans: dict[int, journal.Scan] = {}
     mended: dict[int, list[tuple[Damage, Frame | None]]] = {}
@@ -94,8 +96,8 @@ def _items(data_dir: Path, start: int, report: Report | None, mend: bool) -> tup
         data = path.read_bytes()
         s = scans[seg] = journal.scan(path, JOURNAL_MAGIC, data)
         if report:
-            report.say(f"{path.name}: " + (f"HEADER DAMAGED: {s.header_error}" if s.header_error else
-                                          f"header ok, {len(s.frames)} intact records, {len(s.damage)} damaged stretches"),
+            intact = f"header ok, {len(s.frames)} intact records, {len(s.damage)} damaged stretches"
+            report.say(f"{path.name}: " + (f"HEADER DAMAGED: {s.header_error}" if s.header_error else intact),
                        problem=bool(s.header_error))
         fixes = mended[seg] = []
         for d in s.damage:
@@ -107,7 +109,8 @@ def _items(data_dir: Path, start: int, report: Report | None, mend: bool) -> tup
         entries = [(f.offset, Item(seg, f, _parse(f.payload))) for f in s.frames]
         for d, fix in fixes:
             if fix is not None:
-                entries.append((d.offset, Item(seg, fix, _parse(fix.payload), candidate=not fix.repaired.startswith(("payload", "length")))))
+                candidate = not fix.repaired.startswith(("payload", "length"))
+                entries.append((d.offset, Item(seg, fix, _parse(fix.payload), candidate=candidate)))
         for _, item in sorted(entries, key=lambda e: e[0]):
             items.append(item)
         if report:
@@ -230,7 +233,8 @@ def repair(data_dir: Path) -> Report:
             r.say(f"{path.name}: rewritten with {sum(i.keep for i in seg_items)} records; original in {damaged_dir}")
         if quarantine:
             out = damaged_dir / f"quarantine-{stamp}.gej"
-            _write(out, journal.file_header(JOURNAL_MAGIC) + b"".join(journal.frame(i.frame.payload) for i in quarantine))
+            frames = b"".join(journal.frame(i.frame.payload) for i in quarantine)
+            _write(out, journal.file_header(JOURNAL_MAGIC) + frames)
             for gid, (last, nxt) in gaps.items():
                 n = sum(1 for i in quarantine if i.pb.game_id == gid)
                 lost = "its creation record is lost, so it is not restored" if last < 0 else \
@@ -261,8 +265,8 @@ def _repair_snapshots(data_dir: Path, damaged_dir: Path, stamp: str, r: Report) 
         older = [g for g in good if g < seg]
         if older or journal.segments(data_dir)[:1] == [1]:
             os.replace(file, damaged_dir / f"{file.name}.{stamp}.orig")
-            r.say(f"{file.name}: damaged; moved to {damaged_dir} (recovery uses "
-                  f"{snapshots.path(data_dir, older[-1]).name if older else 'the whole journal'}, which holds everything)")
+            source = snapshots.path(data_dir, older[-1]).name if older else "the whole journal"
+            r.say(f"{file.name}: damaged; moved to {damaged_dir} (recovery uses {source}, which holds everything)")
             continue
         s = journal.scan(file, journal.SNAPSHOT_MAGIC)
         kept, lost = [], 0

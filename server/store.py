@@ -19,8 +19,9 @@ import asyncio
 import os
 import secrets
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import structlog
 
@@ -115,7 +116,8 @@ class Store:
                                f"snapshot back (or restore the data dir from a backup); `python -m server.store "
                                f"verify {self.data_dir}` lists what is there")
         if have and (not segs or segs[0] != 1):
-            raise StartupError(f"every snapshot in {self.data_dir} is damaged ({'; '.join(counts['damaged_snapshots'])}) "
+            damaged = "; ".join(counts["damaged_snapshots"])
+            raise StartupError(f"every snapshot in {self.data_dir} is damaged ({damaged}) "
                                f"and the journal no longer starts at segment 1, so the games cannot be rebuilt "
                                f"from it alone. Nothing was changed. Run `python -m server.store verify "
                                f"{self.data_dir}`, restore the data dir from a backup, or move the damaged "
@@ -264,7 +266,8 @@ class Store:
         """Create, apply `followups` (e.g. the referee's clock) and journal them together. With a
         seating, only seats it gives the creator get a token ("" for open and reserved seats)."""
         seed = secrets.randbits(63) if seed is None else seed
-        pairs = [auth.mint() if seating is None or not seating.token_pending[s] and seating.holders[s] == seating.creator
+        pairs = [auth.mint() if seating is None
+                 or not seating.token_pending[s] and seating.holders[s] == seating.creator
                  else ("", "") for s in range(seats)]
         game_id = f"{self.shard}-{secrets.token_hex(8)}" if self.shard else secrets.token_hex(8)
         created = Created(game, seats, dict(options), seed, tuple(h for _, h in pairs), dict(referee), time.time(),

@@ -382,8 +382,8 @@ def _encode(r) -> Any:
         return spb.TournamentStarted(entrants=list(r.entrants), rounds_total=r.rounds_total,
                                      slots=[_slot_pb(*s) for s in r.slots], byes=list(r.byes), at=r.at)
     if isinstance(r, RoundPaired):
-        return spb.TournamentRoundPaired(round=r.round, slots=[_slot_pb(r.round, seats, seed) for seats, seed in r.slots],
-                                         byes=list(r.byes))
+        slots = [_slot_pb(r.round, seats, seed) for seats, seed in r.slots]
+        return spb.TournamentRoundPaired(round=r.round, slots=slots, byes=list(r.byes))
     if isinstance(r, GameScheduled):
         return spb.TournamentGameScheduled(index=r.index, game_id=r.game_id)
     if isinstance(r, GameCounted):

@@ -29,7 +29,8 @@ import math
 import random
 import secrets
 import time
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 import structlog
 
@@ -42,9 +43,23 @@ from . import auth, lobby, metrics, pairing
 from .edge import note, rpc, rpc_stream
 from .errors import AlreadyExists, Exhausted, Illegal, InvalidArgument, NotFound, PermissionDenied, Unavailable
 from .participation import Seating
-from .tournament_records import (CANCELLED, FINISHED, REGISTERING, ROUND_ROBIN, RUNNING, SWISS, EntrantJoined,
-                                 EntrantWithdrew, GameCounted, GameScheduled, RoundPaired, Tournament,
-                                 TournamentCreated, TournamentEnded, TournamentStarted)
+from .tournament_records import (
+    CANCELLED,
+    FINISHED,
+    REGISTERING,
+    ROUND_ROBIN,
+    RUNNING,
+    SWISS,
+    EntrantJoined,
+    EntrantWithdrew,
+    GameCounted,
+    GameScheduled,
+    RoundPaired,
+    Tournament,
+    TournamentCreated,
+    TournamentEnded,
+    TournamentStarted,
+)
 
 log = structlog.get_logger("gameengine.tournaments")
 
@@ -459,7 +474,7 @@ async def events(core, t: Tournament, cursor: int) -> AsyncIterator[Any]:
             continue
         try:
             await asyncio.wait_for(signal.wait(), timeout=30)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             continue
 
 

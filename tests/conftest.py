@@ -43,7 +43,7 @@ class ServerProcess:
     def target(self) -> str:
         return f"127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 30) -> "ServerProcess":
+    def start(self, timeout: float = 30) -> ServerProcess:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.proc = subprocess.Popen([sys.executable, "-m", "server.main"], cwd=ROOT, env=self.env,
                                      stdout=subprocess.DEVNULL, stderr=open(self.log, "ab"))

@@ -16,8 +16,9 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from engines.core import Game, Move
 
@@ -32,7 +33,7 @@ class Node:
     visits: int = 0
     available: int = 0
     reward: float = 0.0  # summed reward of `mover`
-    children: dict[Move, "Node"] = field(default_factory=dict)
+    children: dict[Move, Node] = field(default_factory=dict)
     order: dict[Move, float] | None = None  # widening priority per move: prior's move first, then random
     bias: float = 0.0  # progressive bias of the prior's move: fades as 1/visits, keeps the mean unbiased
 

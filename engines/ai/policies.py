@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import importlib
 import random
-from typing import Any, Callable
+from typing import Any
 
 from engines import registry
 from engines.core import Move
@@ -42,15 +42,18 @@ MCTS_TABLE: dict[str, dict[str, float]] = {
 def mcts_settings(game_id: str) -> dict[str, Any]:
     """Short rollouts guided by the game's greedy policy, cut off by its evaluation:
     with ~100 ms per move, long random playouts leave too few iterations to learn from.
-    GE_MCTS_DEPTH / GE_MCTS_C / GE_MCTS_WIDEN / GE_MCTS_BIAS / GE_MCTS_ROLLOUT=random override the table (for tuning)."""
+    GE_MCTS_DEPTH / GE_MCTS_C / GE_MCTS_WIDEN / GE_MCTS_BIAS / GE_MCTS_ROLLOUT=random override the table
+    (for tuning)."""
     import os
     h = heuristic(game_id)
     t = MCTS_TABLE.get(game_id, {"depth": 8, "c": 0.7, "widen": 1.0, "bias": 1.0})
     env = os.environ.get
     guided = env("GE_MCTS_ROLLOUT", "greedy") == "greedy"
     return {"rollout_depth": int(env("GE_MCTS_DEPTH", t["depth"])), "c": float(env("GE_MCTS_C", t["c"])),
-            "evaluate": getattr(h, "evaluate", None), "rollout_policy": getattr(h, "rollout", h.choose) if guided else None,
-            "prior": getattr(h, "prior", h.choose), "rank": getattr(h, "rank", None), "widen_k": float(env("GE_MCTS_WIDEN", t["widen"])),
+            "evaluate": getattr(h, "evaluate", None),
+            "rollout_policy": getattr(h, "rollout", h.choose) if guided else None,
+            "prior": getattr(h, "prior", h.choose), "rank": getattr(h, "rank", None),
+            "widen_k": float(env("GE_MCTS_WIDEN", t["widen"])),
             "prior_bias": float(env("GE_MCTS_BIAS", t["bias"]))}
 
 

@@ -9,8 +9,16 @@ import time
 import grpc
 import pytest
 
-from gameengine.v1 import (common_pb2, common_pb2_grpc, lobby_pb2, lobby_pb2_grpc, player_pb2, player_pb2_grpc,
-                           pompeii_pb2, pompeii_pb2_grpc)
+from gameengine.v1 import (
+    common_pb2,
+    common_pb2_grpc,
+    lobby_pb2,
+    lobby_pb2_grpc,
+    player_pb2,
+    player_pb2_grpc,
+    pompeii_pb2,
+    pompeii_pb2_grpc,
+)
 
 from .test_api_players import name, play_out, refused
 

@@ -5,8 +5,20 @@ import pytest
 
 from engines.citadels import GAME, legality
 from engines.citadels.cards import DISTRICT
-from engines.citadels.moves import (Assassinate, Build, CollectIncome, DrawCards, EndTurn, KeepCards,
-                                    MagicRedraw, MagicSwap, Rob, TakeGold, WarlordDestroy, WarlordSkip)
+from engines.citadels.moves import (
+    Assassinate,
+    Build,
+    CollectIncome,
+    DrawCards,
+    EndTurn,
+    KeepCards,
+    MagicRedraw,
+    MagicSwap,
+    Rob,
+    TakeGold,
+    WarlordDestroy,
+    WarlordSkip,
+)
 from engines.core import IllegalMove
 
 from .citadels_helpers import clear_hand, deal_round, give, new, play
@@ -66,7 +78,8 @@ def test_CIT_46_assassin_targets_and_murder():
     assert s.active == 1
     ev = end_turn(s)
     # rank 6 is murdered: no answer, no turn (CIT-30)
-    assert [(e.data["rank"], e.data["seat"]) for e in ev if e.kind == "character_called"] == [(5, -1), (6, -1), (7, -1), (8, 3)]
+    called = [(e.data["rank"], e.data["seat"]) for e in ev if e.kind == "character_called"]
+    assert called == [(5, -1), (6, -1), (7, -1), (8, 3)]
     ev = end_turn(s)
     assert s.gold[2] == gold2
     ended = [e for e in ev if e.kind == "round_ended"][0]

@@ -173,7 +173,7 @@ def perturb(s, viewer, rng):
         if by != me and r > low and r != t.shown_face_down[me]:
             slots.append((t.face_down_ranks, i, by))
     if t.picker != me or t.phase != "selection":
-        for i, r in enumerate(t.pile):
+        for i in range(len(t.pile)):
             slots.append((t.pile, i, None))
     if len(slots) >= 2:
         (a, i, ba), (b, j, bb) = rng.sample(slots, 2)

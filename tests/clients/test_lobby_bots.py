@@ -78,7 +78,7 @@ def test_python_bot_and_node_bot_join_from_the_lobby_and_play_to_the_end(fresh_s
         for b in bots:
             if b.poll() is None:
                 b.kill()
-    for b, (out, err) in zip(bots, outs):
+    for b, (_out, err) in zip(bots, outs):
         assert b.returncode == 0, err[-3000:]
     py_out, node_out = outs[0][0], outs[1][0]
     assert "game over:" in py_out

@@ -165,7 +165,8 @@ def test_no_seat_sees_what_its_determinizations_resample(game_id, seats, options
                 resampled += sum(engine.view(det, o) != engine.view(state, o) for o in range(seats) if o != s)
         for e in engine.apply(state, seat, rng.choice(engine.legal_moves(state, seat))):
             assert e.to is None or 0 <= e.to < seats
-            assert [o for o in [None, *range(seats)] if e.visible_to(o)] == ([*[None], *range(seats)] if e.to is None else [e.to])
+            seen_by = [o for o in [None, *range(seats)] if e.visible_to(o)]
+            assert seen_by == ([None, *range(seats)] if e.to is None else [e.to])
         step += 1
     assert resampled > 0
 

@@ -28,7 +28,8 @@ BUDGET_S = 20
 def cases():
     for game in registry.GAME_IDS:
         for options in OPTION_SETS.get(game, [{}]):
-            yield pytest.param(game, options, id=f"{game}-{'-'.join(f'{k}={v}' for k, v in options.items()) or 'default'}")
+            named = "-".join(f"{k}={v}" for k, v in options.items()) or "default"
+            yield pytest.param(game, options, id=f"{game}-{named}")
 
 
 @pytest.mark.parametrize("game,options", list(cases()))

@@ -9,14 +9,10 @@ hint, never NOT_FOUND from another replica.
 from __future__ import annotations
 
 import base64
-import json
 import signal
 import socket
-import struct
 import subprocess
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import grpc
@@ -27,7 +23,7 @@ from grpc_status import rpc_status
 from clients.sdk import Client, Refused
 from gameengine.v1 import common_pb2, common_pb2_grpc
 from tests.conftest import ROOT, free_port
-from tests.web.conftest import WebServer, connect_call
+from tests.web.conftest import WebServer
 
 from .support import nginx_binary, nginx_check, nginx_conf, render
 
@@ -38,7 +34,7 @@ SHARDS = ["gameengine-0", "gameengine-1", "gameengine-2"]
 class Router:
     """nginx in the foreground with router.conf and a loopback upstreams.conf."""
 
-    def __init__(self, workdir: Path, replicas: dict[str, "WebServer"]):
+    def __init__(self, workdir: Path, replicas: dict[str, WebServer]):
         self.dir = workdir
         self.port = free_port()
         self.web_port = free_port()
@@ -67,7 +63,7 @@ class Router:
                f"    access_log {self.access_log} routed;\n")
         return nginx_conf(d, [d / "router.conf", d / "upstreams.conf"], extra_http=log)
 
-    def start(self, timeout: float = 15) -> "Router":
+    def start(self, timeout: float = 15) -> Router:
         nginx = nginx_binary()
         conf = self.write_config()
         nginx_check(conf)

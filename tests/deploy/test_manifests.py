@@ -170,7 +170,8 @@ def test_router_config_is_the_tested_one_and_loads(kustomization, tmp_path):
         path = tmp_path / name.removesuffix(".template")
         text = render(text, values)
         if tls_mount:  # the Secret's files, from a self-signed pair
-            text = text.replace(tls_mount + "/", f"{self_signed(tmp_path) if not (tmp_path / 'tls').exists() else tmp_path / 'tls'}/")
+            pair = self_signed(tmp_path) if not (tmp_path / "tls").exists() else tmp_path / "tls"
+            text = text.replace(tls_mount + "/", f"{pair}/")
         path.write_text(text)
         assert "${" not in re.sub(r"#.*", "", path.read_text()), name
         paths.append(path)
@@ -191,7 +192,8 @@ def test_tournament_job_runs_the_service_client_and_keeps_its_results():
     tournament.validate(parsed)  # a schedule the server will accept (games a multiple of the cycle)
     assert "gameengine-api" in parsed.server and parsed.json.startswith("/results/")
     volumes = {v["name"]: v for v in spec["template"]["spec"]["volumes"]}
-    assert volumes["results"]["persistentVolumeClaim"]["claimName"] == one(docs, "PersistentVolumeClaim")["metadata"]["name"]
+    claim = one(docs, "PersistentVolumeClaim")["metadata"]["name"]
+    assert volumes["results"]["persistentVolumeClaim"]["claimName"] == claim
     assert "emptyDir" not in volumes["results"]
 
 
@@ -292,8 +294,9 @@ def test_item3_tls_overlay_mounts_the_secret_where_the_settings_point():
     rvol = next(v for v in router["spec"]["template"]["spec"]["volumes"] if v["name"] == "tls")
     assert rvol["secret"]["secretName"] in certs
     assert "client auth" in certs[rvol["secret"]["secretName"]]["spec"]["usages"]
-    upstreams = one(docs, "ConfigMap", next(v["configMap"]["name"] for v in router["spec"]["template"]["spec"]["volumes"]
-                                            if v["name"] == "templates"))["data"]["upstreams.conf.template"]
+    templates = next(v["configMap"]["name"] for v in router["spec"]["template"]["spec"]["volumes"]
+                     if v["name"] == "templates")
+    upstreams = one(docs, "ConfigMap", templates)["data"]["upstreams.conf.template"]
     assert "grpcs://" in upstreams and "https://" in upstreams and "grpc://" not in upstreams
     # the replicas' certificate names what the router dials
     names = certs[volume["secret"]["secretName"]]["spec"]["dnsNames"]

@@ -97,7 +97,8 @@ def exported(tmp_path_factory):
         s.stop()
     samples: dict[str, list[dict]] = {}
     for family in text_string_to_metric_families(text):
-        names = {"counter": [family.name + "_total"], "histogram": [family.name + s for s in ("_bucket", "_sum", "_count")],
+        names = {"counter": [family.name + "_total"],
+                 "histogram": [family.name + s for s in ("_bucket", "_sum", "_count")],
                  "gauge": [family.name], "summary": [family.name + "_sum", family.name + "_count"]}
         for name in names.get(family.type, [family.name]):
             samples.setdefault(name, [])

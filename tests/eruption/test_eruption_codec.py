@@ -1,8 +1,5 @@
 """Wire tests: options, malformed moves, and a codec round trip of every move kind."""
 import pytest
-from gameengine.codecs.base import MalformedMove
-from gameengine.codecs.eruption import CODEC
-from gameengine.v1 import eruption_pb2 as pb
 
 from engines.eruption import GAME, setup
 from engines.eruption.moves import (
@@ -26,6 +23,9 @@ from engines.eruption.moves import (
     PlayVolcanicBomb,
     QuakeReplace,
 )
+from gameengine.codecs.base import MalformedMove
+from gameengine.codecs.eruption import CODEC
+from gameengine.v1 import eruption_pb2 as pb
 
 EVERY_KIND = [
     PlaceEruption(2, (0, 7)), PlaceTile(0, (4, 4), 4), DrawExtraTile(), EndPlacement(),

@@ -11,7 +11,6 @@ import random
 from collections import Counter
 
 import pytest
-from gameengine.codecs.eruption import CODEC
 
 from engines.core import IllegalMove
 from engines.eruption import GAME, geometry, legality, setup
@@ -38,6 +37,7 @@ from engines.eruption.moves import (
     PlayVolcanicBomb,
     QuakeReplace,
 )
+from gameengine.codecs.eruption import CODEC
 
 GAMES = int(os.environ.get("GE_PROPERTY_GAMES", "1000"))
 PER_COUNT = max(1, GAMES // 5)

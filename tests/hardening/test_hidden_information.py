@@ -26,7 +26,7 @@ def states(game, n, count, seed):
     """Mid-game states from random play, sampled at random depths."""
     engine = registry.game(game)
     rng = random.Random(seed)
-    for i in range(count):
+    for _i in range(count):
         state = engine.new_state(n, {}, rng.randrange(2**32))
         for _ in range(rng.randrange(0, 120)):
             if engine.is_over(state):

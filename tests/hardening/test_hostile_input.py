@@ -51,22 +51,28 @@ def mutate(msg, rng: random.Random) -> None:
             elif rng.random() < 0.7:
                 mutate(getattr(msg, field.name), rng)
             continue
-        value = {FieldDescriptor.TYPE_BOOL: lambda: rng.random() < 0.5,
-                 FieldDescriptor.TYPE_STRING: lambda: rng.choice(["", "x", "scroll", "\u2603" * 40, "-1"])}.get(
-            field.type, lambda: rng.choice([-(2**31), -1, 0, 1, 2, 3, 7, 11, 47, 99, 2**31 - 1]))
-        if field.type == FieldDescriptor.TYPE_ENUM:
-            value = lambda: rng.choice([v.number for v in field.enum_type.values])
-        if field.type in (FieldDescriptor.TYPE_UINT32, FieldDescriptor.TYPE_UINT64):
-            value = lambda: rng.choice([0, 1, 5, 2**32 - 1])
-        if field.type in (FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT):
-            value = lambda: rng.random() * 100
         try:
             if field.is_repeated:
-                getattr(msg, field.name).extend(value() for _ in range(rng.randrange(4)))
+                getattr(msg, field.name).extend(scribble(field, rng) for _ in range(rng.randrange(4)))
             else:
-                setattr(msg, field.name, value())
+                setattr(msg, field.name, scribble(field, rng))
         except (TypeError, ValueError):
             pass
+
+
+def scribble(field, rng):
+    """One random value for a scalar field, often out of its range."""
+    if field.type == FieldDescriptor.TYPE_ENUM:
+        return rng.choice([v.number for v in field.enum_type.values])
+    if field.type in (FieldDescriptor.TYPE_UINT32, FieldDescriptor.TYPE_UINT64):
+        return rng.choice([0, 1, 5, 2**32 - 1])
+    if field.type in (FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT):
+        return rng.random() * 100
+    if field.type == FieldDescriptor.TYPE_BOOL:
+        return rng.random() < 0.5
+    if field.type == FieldDescriptor.TYPE_STRING:
+        return rng.choice(["", "x", "scroll", "\u2603" * 40, "-1"])
+    return rng.choice([-(2**31), -1, 0, 1, 2, 3, 7, 11, 47, 99, 2**31 - 1])
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -21,7 +21,7 @@ def closed_within(sock: socket.socket, seconds: float) -> bool:
                 return True
     except (ConnectionResetError, BrokenPipeError):
         return True
-    except socket.timeout:
+    except TimeoutError:
         return False
     return False
 

@@ -163,7 +163,8 @@ def test_referee_work_is_shared_per_client(web):
     client = Client(server.target, GAME)
     flood = [client.create(2, seed=40 + i, time_bank_ms=1, timeout_policy="random")[0] for i in range(10)]
     status, body = web_call(server.web_port, SERVICE, "CreatePompeiiGame",
-                            {"seats": 2, "seed": 99, "referee": {"timeBankMs": 1, "timeoutPolicy": "TIMEOUT_POLICY_RANDOM"}})
+                            {"seats": 2, "seed": 99,
+                             "referee": {"timeBankMs": 1, "timeoutPolicy": "TIMEOUT_POLICY_RANDOM"}})
     assert status == 200
     time.sleep(4)
     flood_moves = sum(client.status(g).version for g in flood)

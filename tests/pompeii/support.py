@@ -9,7 +9,7 @@ import pytest
 from engines.core import IllegalMove
 from engines.pompeii import GAME
 from engines.pompeii import board as B
-from engines.pompeii.state import ESCAPE, FIRST_MOVE, OPENING, PLACE_LAVA, SETTLE, PompeiiState
+from engines.pompeii.state import ESCAPE, FIRST_MOVE, PLACE_LAVA, PompeiiState
 
 
 def cell(r, c):

@@ -1,8 +1,17 @@
 """Wire mapping of Pompeii moves and options (protos/gameengine/codecs/pompeii.py)."""
 import pytest
 
-from engines.pompeii import (GAME, DeclareEruption, MovePerson, OmenTarget, Pass, PlaceLava, PlaceRelative,
-                             PlayCard, StopRelatives)
+from engines.pompeii import (
+    GAME,
+    DeclareEruption,
+    MovePerson,
+    OmenTarget,
+    Pass,
+    PlaceLava,
+    PlaceRelative,
+    PlayCard,
+    StopRelatives,
+)
 from gameengine.codecs.base import MalformedMove
 from gameengine.codecs.pompeii import CODEC
 from gameengine.v1 import pompeii_pb2

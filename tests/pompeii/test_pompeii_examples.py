@@ -1,19 +1,27 @@
 """One test per worked example of RULES.md section 11."""
-import random
 from collections import Counter
 
 import pytest
 
 from engines.core import Event
-from engines.pompeii import (GAME, DeclareEruption, MovePerson, OmenTarget, Pass, PlaceLava, PlaceRelative,
-                             PlayCard, StopRelatives)
+from engines.pompeii import (
+    GAME,
+    DeclareEruption,
+    MovePerson,
+    OmenTarget,
+    Pass,
+    PlaceLava,
+    PlaceRelative,
+    PlayCard,
+    StopRelatives,
+    rules,
+)
 from engines.pompeii import board as B
 from engines.pompeii import geometry, legality
 from engines.pompeii.state import layout
 from engines.pompeii.state import ESCAPE, FIRST_MOVE, OMEN, OPENING, OVER, PLAY_CARD, RELATIVES, SECOND_MOVE
 
-from .support import (cell, count, cover, escape_position, new, put, refused, settle_position, squares,
-                      start_moves)
+from .support import cell, count, cover, escape_position, new, put, refused, settle_position, squares, start_moves
 
 RED, BLACK, YELLOW, BLUE = 0, 1, 2, 3
 

@@ -154,7 +154,8 @@ def test_POM_90_hidden_reshuffle_keeps_view(players):
             GAME.apply(state, seat, rng.choice(GAME.legal_moves(state, seat)))
         for seat in range(players):
             other = state.clone()
-            hidden = list(other.deck) + list(other.unused) + [c for s, h in enumerate(other.hands) if s != seat for c in h]
+            others_hands = [c for s, h in enumerate(other.hands) if s != seat for c in h]
+            hidden = list(other.deck) + list(other.unused) + others_hands
             rng.shuffle(hidden)
             other.deck = [hidden.pop() for _ in other.deck]
             other.unused = [hidden.pop() for _ in other.unused]

@@ -3,8 +3,18 @@ import pickle
 
 import pytest
 
-from engines.pompeii import (GAME, DeclareEruption, MovePerson, OmenTarget, Pass, PlaceLava, PlaceRelative,
-                             PlayCard, StopRelatives)
+from engines.pompeii import (
+    GAME,
+    DeclareEruption,
+    MovePerson,
+    OmenTarget,
+    Pass,
+    PlaceLava,
+    PlaceRelative,
+    PlayCard,
+    StopRelatives,
+    rules,
+)
 from engines.pompeii import board as B
 from engines.pompeii import legality
 from engines.pompeii.state import layout
@@ -12,6 +22,7 @@ from engines.pompeii.state import ESCAPE, FIRST_MOVE, OMEN, OPENING, OVER, PLACE
 
 from .support import cell, count, cover, escape_position, new, put, refused, settle_position, squares, start_moves
 
+from .support import cell, cover, escape_position, new, put, refused, settle_position, squares, start_moves
 
 # ---------------------------------------------------------------- setup
 

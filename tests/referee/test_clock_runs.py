@@ -142,7 +142,8 @@ def forfeit_run(target: str, games: int, timeout_s: float) -> dict:
         assert status.outcome.ranks[quitter] == max(status.outcome.ranks) and quitter not in status.outcome.winners
         forfeits = [d for d in referee_events(client, gid) if d["action"] == "forfeit"]
         assert [d["seat"] for d in forfeits] == [quitter]
-        defended += sum(1 for seat, by_referee in defend_answers(client, gid, 200 + i) if seat == quitter and by_referee)
+        answers = defend_answers(client, gid, 200 + i)
+        defended += sum(1 for seat, by_referee in answers if seat == quitter and by_referee)
     client.close()
     assert defended, "some quitter was waited on as a defender and answered for by the referee"
     return {"games": games, "forfeited_right_seat": games, "referee_defender_moves": defended,

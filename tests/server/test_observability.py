@@ -4,7 +4,6 @@ RPC log line. Against a real server process."""
 from __future__ import annotations
 
 import json
-import os
 import time
 import urllib.request
 

@@ -7,7 +7,6 @@ import asyncio
 import time
 
 from gameengine.v1 import tournament_pb2
-
 from server import auth, journal, tournaments
 from server.config import Config
 from server.participation import PlayerRegistered, Seating
@@ -92,9 +91,19 @@ def test_replayed_tournament_records_count_nothing_twice(tmp_path):
 
 def test_every_tournament_record_round_trips_through_its_journal_form():
     from server import records as wire
-    from server.tournament_records import (EntrantJoined, EntrantWithdrew, GameCounted, GameScheduled, RoundPaired,
-                                           Tournament, TournamentCreated, TournamentEnded, TournamentStarted,
-                                           from_journal, to_journal)
+    from server.tournament_records import (
+        EntrantJoined,
+        EntrantWithdrew,
+        GameCounted,
+        GameScheduled,
+        RoundPaired,
+        Tournament,
+        TournamentCreated,
+        TournamentEnded,
+        TournamentStarted,
+        from_journal,
+        to_journal,
+    )
     t = Tournament("t-1", "n", "citadels", 4, {}, "swiss", 0, 3, {"time_bank_ms": 2000, "increment_ms": 200,
                    "timeout_policy": "forfeit", "max_moves": 0}, 2, False, 4, (3.0, 2.0, 1.0, 0.0), 99, "h", 1.5,
                    entrants=["a", "b", "c", "d"])

@@ -4,9 +4,8 @@ from __future__ import annotations
 import os
 import random
 
-from engines.smallworld import GAME
+from engines.smallworld import GAME, flow
 from engines.smallworld import data as D
-from engines.smallworld import flow
 from engines.smallworld.forces import on_map
 
 PROPERTY_GAMES = int(os.environ.get("GE_PROPERTY_GAMES", "0"))
@@ -39,10 +38,13 @@ def invariants(st):
             bad.append(f"region {r} occ/cnt mismatch")
         if b.water[r] and st.occupant[r] != D.NO_RACE:
             k = st.occupant[r]
-            ok = (k == D.GHOSTS and D.SEAFARING in st.necromancer_powers) or (0 <= k < D.N_RACES and st.power_of[k] == D.SEAFARING)
+            ok = ((k == D.GHOSTS and D.SEAFARING in st.necromancer_powers)
+                  or (0 <= k < D.N_RACES and st.power_of[k] == D.SEAFARING))
             if not ok:
                 bad.append(f"non-Seafaring {D.kind_key(k)} on water {r}")
-        if (st.hero[r] or st.dragon[r] or st.hole[r] or st.encampments[r] or st.fortress[r] or st.troll_lair[r]) and st.occupant[r] == D.NO_RACE:
+        pieces = (st.hero[r] or st.dragon[r] or st.hole[r] or st.encampments[r] or st.fortress[r]
+                  or st.troll_lair[r])
+        if pieces and st.occupant[r] == D.NO_RACE:
             bad.append(f"pieces on empty region {r}")
     m = D.MARKERS
     if sum(st.troll_lair) > m["troll_lair"] or sum(st.fortress) > m["fortress"] or sum(st.hero) > m["hero"] \
@@ -53,8 +55,8 @@ def invariants(st):
     races = sorted(st.race_deck + [r for r, _, _ in st.combo_row] + owned)
     if races != list(range(D.N_RACES)):
         bad.append(f"race banners {races}")
-    pw = sorted(st.power_deck + [p for _, p, _ in st.combo_row] + st.power_discard + st.necromancer_powers + st.power_reserve
-                + st.rejected_powers + [st.power_of[k] for k in owned if st.power_of[k] >= 0])
+    pw = sorted(st.power_deck + [p for _, p, _ in st.combo_row] + st.power_discard + st.necromancer_powers
+                + st.power_reserve + st.rejected_powers + [st.power_of[k] for k in owned if st.power_of[k] >= 0])
     if pw != list(range(D.N_POWERS)):
         bad.append(f"power badges {pw}")
     for s in range(st.seats):

@@ -11,9 +11,19 @@ from engines.smallworld import GAME
 from engines.smallworld import data as D
 from engines.smallworld.conquest import conquest_cost, target_error
 from engines.smallworld.forces import on_map, regions_of
+from engines.smallworld.moves import (
+    BerserkRoll,
+    Conquer,
+    Convert,
+    Decline,
+    Deploy,
+    DragonAttack,
+    EndConquest,
+    Expand,
+    FinalAttempt,
+    PickCombo,
+)
 from engines.smallworld.resolution import conquer
-from engines.smallworld.moves import (BerserkRoll, Conquer, Convert, Decline, Deploy, DragonAttack, EndConquest,
-                                      Expand, FinalAttempt, PickCombo)
 
 from .sw_helpers import conquest_turn, fresh, give, kinds, lost_tribe, play, start_turn
 

@@ -8,8 +8,18 @@ from engines.smallworld import GAME
 from engines.smallworld import data as D
 from engines.smallworld.conquest import conquest_cost, target_error
 from engines.smallworld.flow import defenders_in_order
-from engines.smallworld.moves import (Abandon, BerserkRoll, Conquer, Convert, Decline, Deploy, EndConquest,
-                                      FinalAttempt, PickCombo, Summon)
+from engines.smallworld.moves import (
+    Abandon,
+    BerserkRoll,
+    Conquer,
+    Convert,
+    Decline,
+    Deploy,
+    EndConquest,
+    FinalAttempt,
+    PickCombo,
+    Summon,
+)
 from engines.smallworld.resolution import well_conversion
 
 from .sw_helpers import conquest_turn, fresh, give, invariants, kinds, lost_tribe, play, random_game, start_turn
@@ -35,8 +45,9 @@ ALTERNATIVES = [
 
 @pytest.mark.parametrize("flag,value", ALTERNATIVES, ids=[a for a, _ in ALTERNATIVES])
 def test_alternative_values_play_legal_games(flag, value):
-    necro = flag.startswith("necro") or flag in ("elves_decline_to_well", "elves_decline_all_to_well", "sorcerer_victim_to_well",
-                                                 "well_removal_order", "diplomat_may_name_necromancer")
+    necro = flag.startswith("necro") or flag in ("elves_decline_to_well", "elves_decline_all_to_well",
+                                                 "sorcerer_victim_to_well", "well_removal_order",
+                                                 "diplomat_may_name_necromancer")
     seats = 6 if flag.startswith("map5p") and necro else 5 if flag.startswith("map5p") else 4
     opts = {flag: value, "necromancer": necro} if necro else {flag: value}
     for seed in range(6):

@@ -11,10 +11,23 @@ from engines.smallworld import GAME
 from engines.smallworld import data as D
 from engines.smallworld.conquest import conquest_cost, target_error
 from engines.smallworld.forces import on_map, price
+from engines.smallworld.moves import (
+    BuyGhost,
+    BuyPower,
+    ChoosePower,
+    Conquer,
+    Convert,
+    Decline,
+    Deploy,
+    EndConquest,
+    EndPurchases,
+    Expand,
+    NameAlly,
+    Pass,
+    PickCombo,
+)
 from engines.smallworld.resolution import well_conversion
 from engines.smallworld.scoring import necro_complete
-from engines.smallworld.moves import (BuyGhost, BuyPower, ChoosePower, Conquer, Convert, Decline, Deploy,
-                                      EndConquest, EndPurchases, Expand, NameAlly, Pass, PickCombo)
 from gameengine.codecs.smallworld import CODEC
 
 from .sw_helpers import conquest_turn, fresh, give, invariants, kinds, lost_tribe, place, play, random_game, start_turn
@@ -368,7 +381,7 @@ def test_NEC_17_ghosts_always_14(seats):
         return (on_map(st, G) + st.island + st.hand[G] + st.kept[G] + st.well_ghosts + st.ghost_reserve)
 
     for seed in range(12):
-        def check(st, seat, move, ev):
+        def check(st, seat, move, ev, seed=seed):
             assert count(st) == 14, (seed, move)
             assert st.well_ghosts + len(st.well_tokens) < 4 or st.phase not in ("start", "purchase")
         random_game(seats, {"necromancer": True}, 300 + seed, check)

@@ -9,9 +9,20 @@ from engines.core import IllegalMove
 from engines.smallworld import GAME
 from engines.smallworld import data as D
 from engines.smallworld.conquest import conquest_cost, reach_error, target_error
+from engines.smallworld.moves import (
+    Conquer,
+    Decline,
+    Deploy,
+    EndConquest,
+    Expand,
+    NameAlly,
+    Pass,
+    PickCombo,
+    PlaceEncampment,
+    PlaceFortress,
+    PlaceHeroes,
+)
 from engines.smallworld.resolution import refill_row
-from engines.smallworld.moves import (Conquer, Decline, Deploy, EndConquest, Expand, NameAlly, Pass, PickCombo,
-                                      PlaceEncampment, PlaceFortress, PlaceHeroes)
 
 from .sw_helpers import conquest_turn, fresh, give, kinds, play, start_turn
 
@@ -190,10 +201,8 @@ def test_SW_168_underworld():
 
 def test_SW_169_wealthy():
     st = fresh(2)
-    for i, c in enumerate(st.combo_row):
-        if c[1] == D.WEALTHY:
-            break
-    else:
+    i = next((k for k, c in enumerate(st.combo_row) if c[1] == D.WEALTHY), None)
+    if i is None:
         st.power_deck.remove(D.WEALTHY)
         st.power_deck.append(st.combo_row[0][1])
         st.combo_row[0][1] = D.WEALTHY

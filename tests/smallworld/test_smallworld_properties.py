@@ -10,8 +10,17 @@ import pytest
 from engines.core import IllegalMove
 from engines.smallworld import GAME
 from engines.smallworld import data as D
-from engines.smallworld.moves import (BuyGhost, Conquer, Decline, Deploy, EndConquest, Expand, Pass, PickCombo,
-                                      PlaceHeroes)
+from engines.smallworld.moves import (
+    BuyGhost,
+    Conquer,
+    Decline,
+    Deploy,
+    EndConquest,
+    Expand,
+    Pass,
+    PickCombo,
+    PlaceHeroes,
+)
 
 from .sw_helpers import PROPERTY_GAMES, invariants, random_game
 
@@ -25,7 +34,7 @@ def test_random_games_keep_invariants_and_end(nec, seats):
     for seed in range(GAMES):
         moves = []
 
-        def check(st, seat, move, events):
+        def check(st, seat, move, events, seed=seed, moves=moves):
             bad = invariants(st)
             assert not bad, (seed, move, bad)
             moves.append(move)

@@ -10,8 +10,8 @@ from engines.smallworld import GAME
 from engines.smallworld import data as D
 from engines.smallworld.conquest import conquest_cost, target_error
 from engines.smallworld.forces import on_map
+from engines.smallworld.moves import Abandon, Conquer, Decline, Deploy, EndConquest, Expand, PickCombo, SetAside
 from engines.smallworld.scoring import tiebreak_tokens
-from engines.smallworld.moves import (Abandon, Conquer, Decline, Deploy, EndConquest, Expand, PickCombo, SetAside)
 
 from .sw_helpers import conquest_turn, fresh, give, kinds, lost_tribe, play, start_turn
 

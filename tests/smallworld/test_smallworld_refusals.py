@@ -8,8 +8,19 @@ import pytest
 from engines.core import IllegalMove
 from engines.smallworld import GAME
 from engines.smallworld import data as D
-from engines.smallworld.moves import (BerserkRoll, BuyGhost, Conquer, Decline, Deploy, DragonAttack, EndConquest,
-                                      Expand, FinalAttempt, PickCombo, SetAside)
+from engines.smallworld.moves import (
+    BerserkRoll,
+    BuyGhost,
+    Conquer,
+    Decline,
+    Deploy,
+    DragonAttack,
+    EndConquest,
+    Expand,
+    FinalAttempt,
+    PickCombo,
+    SetAside,
+)
 from gameengine.codecs.base import MalformedMove
 from gameengine.codecs.smallworld import CODEC
 from gameengine.v1 import smallworld_pb2

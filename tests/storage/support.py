@@ -22,7 +22,7 @@ def open_store(data_dir: Path, **kw) -> tuple[Store, GameCore]:
 def play(core: GameCore, rec, rng: random.Random, moves: int, key_prefix: str = "") -> int:
     """Random legal moves through the real write path; returns how many were acknowledged."""
     done = 0
-    for i in range(moves):
+    for _i in range(moves):
         engine = rec.engine
         if core.is_over(rec):
             break

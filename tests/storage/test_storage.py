@@ -147,7 +147,7 @@ def test_item2_previous_release_data_dir_loads_with_every_game_and_move(tmp_path
     data = tmp_path / "data"
     shutil.copytree(FIXTURE / "data", data)
     expected = json.loads((FIXTURE / "expected.json").read_text())
-    for attempt in ("import", "reload"):  # the import, then the new-format files it wrote
+    for _attempt in ("import", "reload"):  # the import, then the new-format files it wrote
         store, core = open_store(data)
         assert set(store.games) == set(expected)
         for gid, e in expected.items():
@@ -277,7 +277,7 @@ def test_item3_a_damaged_snapshot_falls_back_to_the_previous_one(tmp_path, damag
     store, core = open_store(tmp_path)
     rng = random.Random(8)
     recs = [core.create(g, n, {}, rng.randrange(99), {})[0] for g, n in GAMES]
-    for snap_round in range(2):
+    for _snap_round in range(2):
         for rec in recs:
             play(core, rec, rng, 6)
         asyncio.run(store.snapshot())

@@ -122,7 +122,7 @@ class Bots:
         finally:
             client.close()
 
-    def __enter__(self) -> "Bots":
+    def __enter__(self) -> Bots:
         for t in self.threads:
             t.start()
         return self

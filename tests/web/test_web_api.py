@@ -95,7 +95,8 @@ def test_spectator_gets_no_hidden_information(web_server):
     seat0 = client.seat(game_id, 0, tokens[0])
     seat0.move(seat0.legal()[0])  # a card drawn: private to seat 0 (card_received)
     # the seat itself sees its hand and its private event over the web path ...
-    _, own = connect_call(web_server.base, SERVICE["pompeii"], "GetPompeiiView", {"gameId": game_id, "token": tokens[0]})
+    _, own = connect_call(web_server.base, SERVICE["pompeii"], "GetPompeiiView",
+                          {"gameId": game_id, "token": tokens[0]})
     assert own["view"]["hand"]
     own_events = connect_stream(web_server.base, SERVICE["pompeii"], "StreamPompeiiEvents",
                                 {"gameId": game_id, "token": tokens[0]})
@@ -131,7 +132,8 @@ def test_page_types_data_and_cors(web_server):
     for origin, allowed in (("http://example.test", True), ("http://evil.test", False)):
         req = urllib.request.Request(web_server.base + "/gameengine.v1.GameService/ListGameTypes", method="OPTIONS",
                                      headers={"origin": origin, "access-control-request-method": "POST",
-                                              "access-control-request-headers": "content-type,connect-protocol-version"})
+                                              "access-control-request-headers":
+                                                  "content-type,connect-protocol-version"})
         try:
             with urllib.request.urlopen(req, timeout=5) as r:
                 got = r.headers.get("access-control-allow-origin")
