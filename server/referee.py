@@ -38,11 +38,10 @@ def round_trip_view(game: str, view: dict) -> dict:
 
 def hint_job(game: str, view: dict, seat: int, seats: int, seed: int, budget_ms: int,
              iterations: int | None = None) -> tuple[Move, list[tuple[Move, float, int]]]:
-    """Runs in a worker process: ISMCTS from the seat's view only."""
+    """Runs in a worker process: ISMCTS from the seat's view only, with the mcts bot's settings."""
     from engines import registry
     result = mcts.search(registry.game(game), view, seat, seats, random.Random(seed),
-                         time_ms=budget_ms, iterations=iterations,
-                         evaluate=getattr(policies.heuristic(game), "evaluate", None))
+                         time_ms=budget_ms, iterations=iterations, **policies.mcts_settings(game))
     return result.best, result.stats
 
 
