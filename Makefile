@@ -21,8 +21,9 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 $(STUBS): $(STAMP) $(PROTOS)
-	$(BIN)/python -m grpc_tools.protoc -Iprotos --python_out=protos --pyi_out=protos \
-	  --grpc_python_out=protos $(PROTOS)
+	$(BIN)/python -m grpc_tools.protoc -Iprotos --python_out=protos --grpc_python_out=protos \
+	  --plugin=protoc-gen-mypy=$(BIN)/protoc-gen-mypy --mypy_out=protos \
+	  --plugin=protoc-gen-mypy_grpc=$(BIN)/protoc-gen-mypy_grpc --mypy_grpc_out=protos $(PROTOS)
 	touch $@
 
 # The protos with their comments, for server reflection (server/reflection.py).

@@ -24,7 +24,7 @@ from engines.core import Game, Move
 
 Evaluate = Callable[[Any, int], float]
 Policy = Callable[[Any, int, random.Random], Move]
-Rank = Callable[[Any, int, list, random.Random], list]  # legal moves, best first
+Rank = Callable[[Any, int, list[Move], random.Random], list[Move]]  # legal moves, best first
 
 
 @dataclass
@@ -117,8 +117,8 @@ def widen(node: Node, legal: list[Move], state: Any, who: int, rng: random.Rando
     return sorted(legal, key=order.__getitem__)[:width]
 
 
-def search(game: Game, view: dict, seat: int, seats: int, rng: random.Random, *, iterations: int | None = None,
-           time_ms: float | None = None, c: float = 0.7, rollout_depth: int = 400,
+def search(game: Game, view: dict[str, Any], seat: int, seats: int, rng: random.Random, *,
+           iterations: int | None = None, time_ms: float | None = None, c: float = 0.7, rollout_depth: int = 400,
            evaluate: Evaluate | None = None, rollout_policy: Policy | None = None,
            prior: Policy | None = None, prior_bias: float = 0.0, widen_k: float = 0.0,
            widen_alpha: float = 0.5, rank: Rank | None = None) -> SearchResult:

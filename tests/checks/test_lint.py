@@ -23,3 +23,12 @@ def test_item3_ruff_fails_on_an_unused_import_a_bugbear_and_unsorted_imports(tmp
     for rule in ("F401", "I001", "B006"):
         assert rule in out.stdout, out.stdout
 
+
+
+
+def test_item3_mypy_fails_on_a_type_error(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("def seats(n: int) -> int:\n    return str(n)\n")
+    out = subprocess.run([str(BIN / "mypy"), "--config-file", str(ROOT / "pyproject.toml"), "--no-incremental",
+                          str(bad)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1 and "[return-value]" in out.stdout, out.stdout
