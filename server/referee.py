@@ -19,7 +19,7 @@ from typing import Any
 import structlog
 
 from engines.ai import mcts, policies
-from engines.core import Move
+from engines.core import Move, rank_by
 from gameengine import codecs
 
 from . import clock, metrics, quotas
@@ -65,16 +65,12 @@ def score_rollouts(rows: list[list[float]], seats: int, reason: str) -> Adjudica
     n = len(rows)
     means = [sum(r[s] for r in rows) / n for s in range(seats)]
     best = max(means)
-    winners = [s for s in range(seats) if means[s] == best]
-    order = sorted(range(seats), key=lambda s: -means[s])
-    ranks = [0] * seats
-    for pos, s in enumerate(order):
-        ranks[s] = ranks[order[pos - 1]] if pos and means[s] == means[order[pos - 1]] else pos + 1
+    ranks, winners = rank_by(means)  # the engines' own ranking: equal means share a place
     runner_up = max([m for s, m in enumerate(means) if s not in winners], default=0.0)
     # confidence: how far the leader is ahead, in standard errors, squashed to 0..1
     spread = math.sqrt(max(best * (1 - best), 1e-9) / n)
     confidence = 1 - math.exp(-max(best - runner_up, 0) / spread) if n else 0.0
-    return Adjudication(tuple(means), tuple(ranks), tuple(winners), round(confidence, 4), reason)
+    return Adjudication(tuple(means), ranks, winners, round(confidence, 4), reason)
 
 
 def _lower_priority() -> None:
