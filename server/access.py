@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Iterable
 from pathlib import Path
 
 from . import limits
 from .errors import Unauthenticated
 
 _hashes: tuple[bytes, ...] = ()  # empty = creating is open to anyone
+# gRPC invocation metadata or the web edge's headers: (key, value) pairs, or None.
+Metadata = Iterable[tuple[str, str]] | None
 
 
 def configure(tokens: str, tokens_file: str = "") -> int:
@@ -27,8 +30,8 @@ def configure(tokens: str, tokens_file: str = "") -> int:
     return len(_hashes)
 
 
-def presented_keys(metadata) -> list[str]:
-    keys = []
+def presented_keys(metadata: Metadata) -> list[str]:
+    keys: list[str] = []
     for key, value in metadata or ():
         if key == "x-api-key":
             keys.append(value)
@@ -37,7 +40,7 @@ def presented_keys(metadata) -> list[str]:
     return keys
 
 
-def require_create_key(metadata) -> None:
+def require_create_key(metadata: Metadata) -> None:
     """UNAUTHENTICATED unless creating is open or the metadata carries a configured key."""
     if not _hashes:
         return
