@@ -1,74 +1,91 @@
-"""Settings from the environment (GE_*), with the defaults the README documents."""
+"""Settings from the environment (GE_*), with the defaults the README documents.
+
+`Config()` is the defaults; `Config.from_env()` reads GE_* when the server starts (never at import).
+"""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import TypeVar
+
+T = TypeVar("T", int, float, str)
+_PARSE = {"int": int, "float": float, "str": str}
 
 
-def _env(name: str, default: str) -> str:
-    return os.environ.get(name, default)
+def setting(env: str, default: T) -> T:
+    """A Config field: its default, and the GE_* variable that overrides it."""
+    return field(default=default, metadata={"env": env})
 
 
 @dataclass(frozen=True)
 class Config:
-    host: str = _env("GE_HOST", "127.0.0.1")
-    port: int = int(_env("GE_PORT", "50051"))
-    metrics_port: int = int(_env("GE_METRICS_PORT", "9464"))
-    data_dir: str = _env("GE_DATA_DIR", "./var")
-    fsync: str = _env("GE_FSYNC", "interval")
-    fsync_interval_ms: int = int(_env("GE_FSYNC_INTERVAL_MS", "100"))
-    finished_ttl_s: float = float(_env("GE_FINISHED_TTL_S", "86400"))
-    snapshot_interval_s: float = float(_env("GE_SNAPSHOT_INTERVAL_S", "60"))
-    max_message_bytes: int = int(_env("GE_MAX_MESSAGE_BYTES", str(64 << 10)))  # a request; no legitimate one nears it
-    log_level: str = _env("GE_LOG_LEVEL", "info")
-    hint_workers: int = int(_env("GE_HINT_WORKERS", "1"))
-    hint_queue: int = int(_env("GE_HINT_QUEUE", "4"))
-    hint_max_ms: int = int(_env("GE_HINT_MAX_MS", "2000"))
-    autoplay_ms: int = int(_env("GE_AUTOPLAY_MS", "200"))
-    referee_tick_s: float = float(_env("GE_REFEREE_TICK_S", "0.2"))
-    admin_token: str = _env("GE_ADMIN_TOKEN", "")
-    games: str = _env("GE_GAMES", "")  # comma list; empty = every built game
-    shard: str = _env("GE_SHARD", "")  # game ids are prefixed with it (multi-replica routing)
-    web_port: int = int(_env("GE_WEB_PORT", "8080"))  # Connect + gRPC-Web + the page (server/web.py); 0 = off
-    event_loop: str = _env("GE_EVENT_LOOP", "uvloop")  # "uvloop" (libuv: shorter latency tail) or "asyncio"
-    web_cors_origins: str = _env("GE_WEB_CORS_ORIGINS", "")  # comma list of allowed origins, "*" = any
+    host: str = setting("GE_HOST", "127.0.0.1")
+    port: int = setting("GE_PORT", 50051)
+    metrics_port: int = setting("GE_METRICS_PORT", 9464)
+    data_dir: str = setting("GE_DATA_DIR", "./var")
+    fsync: str = setting("GE_FSYNC", "interval")
+    fsync_interval_ms: int = setting("GE_FSYNC_INTERVAL_MS", 100)
+    finished_ttl_s: float = setting("GE_FINISHED_TTL_S", 86400.0)
+    snapshot_interval_s: float = setting("GE_SNAPSHOT_INTERVAL_S", 60.0)
+    max_message_bytes: int = setting("GE_MAX_MESSAGE_BYTES", 64 << 10)  # a request; no legitimate one nears it
+    log_level: str = setting("GE_LOG_LEVEL", "info")
+    hint_workers: int = setting("GE_HINT_WORKERS", 1)
+    hint_queue: int = setting("GE_HINT_QUEUE", 4)
+    hint_max_ms: int = setting("GE_HINT_MAX_MS", 2000)
+    autoplay_ms: int = setting("GE_AUTOPLAY_MS", 200)
+    referee_tick_s: float = setting("GE_REFEREE_TICK_S", 0.2)
+    admin_token: str = setting("GE_ADMIN_TOKEN", "")
+    games: str = setting("GE_GAMES", "")  # comma list; empty = every built game
+    shard: str = setting("GE_SHARD", "")  # game ids are prefixed with it (multi-replica routing)
+    web_port: int = setting("GE_WEB_PORT", 8080)  # Connect + gRPC-Web + the page (server/web.py); 0 = off
+    event_loop: str = setting("GE_EVENT_LOOP", "uvloop")  # "uvloop" (libuv: shorter latency tail) or "asyncio"
+    web_cors_origins: str = setting("GE_WEB_CORS_ORIGINS", "")  # comma list of allowed origins, "*" = any
     # Participation layer (server/lobby.py): a waiting game expires after this long (LOBBY-9); per player,
     # at most this many waiting games of its own (LOBBY-7) and seats in others' waiting games (LOBBY-8).
-    lobby_waiting_ttl_s: float = float(_env("GE_LOBBY_WAITING_TTL_S", "3600"))
-    lobby_max_waiting_created: int = int(_env("GE_LOBBY_MAX_WAITING_CREATED", "5"))
-    lobby_max_open_joins: int = int(_env("GE_LOBBY_MAX_OPEN_JOINS", "10"))
+    lobby_waiting_ttl_s: float = setting("GE_LOBBY_WAITING_TTL_S", 3600.0)
+    lobby_max_waiting_created: int = setting("GE_LOBBY_MAX_WAITING_CREATED", 5)
+    lobby_max_open_joins: int = setting("GE_LOBBY_MAX_OPEN_JOINS", 10)
     # ---- limits (server/limits.py, server/quotas.py; README "Limits"); 0 turns a quota off ----
-    requests_per_s: float = float(_env("GE_RATE_LIMIT_PER_S", "200"))  # per client, burst 2x
-    creates_per_min: float = float(_env("GE_CREATES_PER_MIN", "120"))  # per client
-    creates_burst: float = float(_env("GE_CREATES_BURST", "20"))  # per client, at once
-    live_games: int = int(_env("GE_LIVE_GAMES", "10000"))  # unfinished games, all clients
-    live_games_per_client: int = int(_env("GE_LIVE_GAMES_PER_CLIENT", "1000"))
-    demo_games_per_client: int = int(_env("GE_DEMO_GAMES_PER_CLIENT", "4"))  # unfinished, bank under demo_bank_ms
-    demo_bank_ms: int = int(_env("GE_DEMO_BANK_MS", "1000"))
-    streams_per_client: int = int(_env("GE_STREAMS_PER_CLIENT", "256"))
-    spectators_per_game: int = int(_env("GE_SPECTATORS_PER_GAME", "32"))
-    hints_per_client: int = int(_env("GE_HINTS_PER_CLIENT", "2"))
-    hints_per_game: int = int(_env("GE_HINTS_PER_GAME", "2"))
-    hint_ms_per_client_min: float = float(_env("GE_HINT_MS_PER_CLIENT_MIN", "20000"))
-    pool_jobs_per_client: int = int(_env("GE_POOL_JOBS_PER_CLIENT", "2"))
-    referee_moves_per_client_s: float = float(_env("GE_REFEREE_MOVES_PER_CLIENT_S", "20"))
-    calls_per_client: int = int(_env("GE_CALLS_PER_CLIENT", "4"))  # handlers at once; more wait their turn
-    idle_game_ttl_s: float = float(_env("GE_IDLE_GAME_TTL_S", "86400"))  # unfinished, no move: abandoned
-    grpc_keepalive_s: float = float(_env("GE_GRPC_KEEPALIVE_S", "60"))
-    grpc_max_idle_s: float = float(_env("GE_GRPC_MAX_IDLE_S", "300"))
-    grpc_max_age_s: float = float(_env("GE_GRPC_MAX_AGE_S", "3600"))
-    grpc_max_age_grace_s: float = float(_env("GE_GRPC_MAX_AGE_GRACE_S", "300"))
-    grpc_streams_per_connection: int = int(_env("GE_GRPC_STREAMS_PER_CONNECTION", "256"))
-    grpc_max_connections: int = int(_env("GE_GRPC_MAX_CONNECTIONS", "8000"))
-    grpc_handshake_timeout_s: float = float(_env("GE_GRPC_HANDSHAKE_TIMEOUT_S", "10"))
-    web_idle_s: float = float(_env("GE_WEB_IDLE_S", "5"))  # keep-alive between requests
-    web_header_timeout_s: float = float(_env("GE_WEB_HEADER_TIMEOUT_S", "10"))  # to send a request's head
-    web_max_connections: int = int(_env("GE_WEB_MAX_CONNECTIONS", "1000"))
-    web_connections_per_client: int = int(_env("GE_WEB_CONNECTIONS_PER_CLIENT", "32"))
-    create_tokens: str = _env("GE_CREATE_TOKENS", "")  # comma list; set = creating needs one (server/access.py)
-    create_tokens_file: str = _env("GE_CREATE_TOKENS_FILE", "")  # one per line
-    tls_cert: str = _env("GE_TLS_CERT", "")  # PEM; with tls_key, both ports serve TLS only
-    tls_key: str = _env("GE_TLS_KEY", "")
-    tls_client_ca: str = _env("GE_TLS_CLIENT_CA", "")  # PEM; set = clients must present a cert it signed
-    drain_file: str = _env("GE_DRAIN_FILE", "")  # draining while it exists; empty = <data_dir>/DRAIN (server/drain.py)
-    otel: str = _env("GE_OTEL", "")  # "1" = OpenTelemetry tracing of gRPC calls (server/tracing.py)
+    requests_per_s: float = setting("GE_RATE_LIMIT_PER_S", 200.0)  # per client, burst 2x
+    creates_per_min: float = setting("GE_CREATES_PER_MIN", 120.0)  # per client
+    creates_burst: float = setting("GE_CREATES_BURST", 20.0)  # per client, at once
+    live_games: int = setting("GE_LIVE_GAMES", 10000)  # unfinished games, all clients
+    live_games_per_client: int = setting("GE_LIVE_GAMES_PER_CLIENT", 1000)
+    demo_games_per_client: int = setting("GE_DEMO_GAMES_PER_CLIENT", 4)  # unfinished, bank under demo_bank_ms
+    demo_bank_ms: int = setting("GE_DEMO_BANK_MS", 1000)
+    streams_per_client: int = setting("GE_STREAMS_PER_CLIENT", 256)
+    spectators_per_game: int = setting("GE_SPECTATORS_PER_GAME", 32)
+    hints_per_client: int = setting("GE_HINTS_PER_CLIENT", 2)
+    hints_per_game: int = setting("GE_HINTS_PER_GAME", 2)
+    hint_ms_per_client_min: float = setting("GE_HINT_MS_PER_CLIENT_MIN", 20000.0)
+    pool_jobs_per_client: int = setting("GE_POOL_JOBS_PER_CLIENT", 2)
+    referee_moves_per_client_s: float = setting("GE_REFEREE_MOVES_PER_CLIENT_S", 20.0)
+    calls_per_client: int = setting("GE_CALLS_PER_CLIENT", 4)  # handlers at once; more wait their turn
+    idle_game_ttl_s: float = setting("GE_IDLE_GAME_TTL_S", 86400.0)  # unfinished, no move: abandoned
+    grpc_keepalive_s: float = setting("GE_GRPC_KEEPALIVE_S", 60.0)
+    grpc_max_idle_s: float = setting("GE_GRPC_MAX_IDLE_S", 300.0)
+    grpc_max_age_s: float = setting("GE_GRPC_MAX_AGE_S", 3600.0)
+    grpc_max_age_grace_s: float = setting("GE_GRPC_MAX_AGE_GRACE_S", 300.0)
+    grpc_streams_per_connection: int = setting("GE_GRPC_STREAMS_PER_CONNECTION", 256)
+    grpc_max_connections: int = setting("GE_GRPC_MAX_CONNECTIONS", 8000)
+    grpc_handshake_timeout_s: float = setting("GE_GRPC_HANDSHAKE_TIMEOUT_S", 10.0)
+    web_idle_s: float = setting("GE_WEB_IDLE_S", 5.0)  # keep-alive between requests
+    web_header_timeout_s: float = setting("GE_WEB_HEADER_TIMEOUT_S", 10.0)  # to send a request's head
+    web_max_connections: int = setting("GE_WEB_MAX_CONNECTIONS", 1000)
+    web_connections_per_client: int = setting("GE_WEB_CONNECTIONS_PER_CLIENT", 32)
+    create_tokens: str = setting("GE_CREATE_TOKENS", "")  # comma list; set = creating needs one (server/access.py)
+    create_tokens_file: str = setting("GE_CREATE_TOKENS_FILE", "")  # one per line
+    tls_cert: str = setting("GE_TLS_CERT", "")  # PEM; with tls_key, both ports serve TLS only
+    tls_key: str = setting("GE_TLS_KEY", "")
+    tls_client_ca: str = setting("GE_TLS_CLIENT_CA", "")  # PEM; set = clients must present a cert it signed
+    # draining while it exists; empty = <data_dir>/DRAIN (server/drain.py)
+    drain_file: str = setting("GE_DRAIN_FILE", "")
+    otel: str = setting("GE_OTEL", "")  # "1" = OpenTelemetry tracing of gRPC calls (server/tracing.py)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Config:
+        """The defaults, overridden by every GE_* variable set in `environ` (default os.environ)."""
+        env = os.environ if environ is None else environ
+        return cls(**{f.name: _PARSE[str(f.type)](env[f.metadata["env"]])
+                      for f in fields(cls) if f.metadata["env"] in env})

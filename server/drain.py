@@ -78,7 +78,7 @@ def unfinished_games(metrics_port: int, host: str = "127.0.0.1") -> int:
 def main(argv: list[str] | None = None) -> int:
     from .config import Config
 
-    cfg = Config()
+    cfg = Config.from_env()
     p = argparse.ArgumentParser(prog="python -m server.drain", description=__doc__.split("\n\n")[0])
     p.add_argument("action", choices=["on", "off", "status", "wait"])
     p.add_argument("--timeout", type=float, default=0, help="wait: give up after this many seconds (0 = never)")

@@ -191,7 +191,7 @@ async def _evictions(store: Store, core: GameCore, ttl_s: float) -> None:
 
 
 def main() -> None:
-    cfg = Config()
+    cfg = Config.from_env()
     logs.configure(cfg.log_level)
     if cfg.event_loop not in ("uvloop", "asyncio"):
         raise SystemExit(f"GE_EVENT_LOOP must be uvloop or asyncio, not {cfg.event_loop!r}")
