@@ -16,6 +16,7 @@ import asyncio
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 import structlog
@@ -48,7 +49,7 @@ class Drain:
             raise Unavailable("this replica is draining and takes no new games; retry, another replica will",
                               rule="DRAINING", retry_after_ms=RETRY_ELSEWHERE_MS)
 
-    async def watch(self, unfinished, interval_s: float = 1.0) -> None:
+    async def watch(self, unfinished: Callable[[], int], interval_s: float = 1.0) -> None:
         """Follow the drain file; log when draining starts, stops, and when the last game ended."""
         told_empty = False
         while True:

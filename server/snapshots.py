@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from gameengine.storage.v1 import storage_pb2 as spb
@@ -29,7 +30,8 @@ def listed(data_dir: Path) -> list[int]:
     return sorted(int(p.stem.split("-")[1]) for p in data_dir.glob("snapshot-*.ges"))
 
 
-def write(data_dir: Path, segment: int, histories: list[bytes], players=(), tournament_records=()) -> Path:
+def write(data_dir: Path, segment: int, histories: list[bytes], players: Iterable[spb.PlayerState] = (),
+          tournament_records: Iterable[spb.JournalRecord] = ()) -> Path:
     """Write, fsync, rename and verify a snapshot; raises OSError or SnapshotDamaged."""
     final = path(data_dir, segment)
     tmp = final.with_suffix(".tmp")
@@ -52,7 +54,7 @@ def write(data_dir: Path, segment: int, histories: list[bytes], players=(), tour
     return final
 
 
-def load(file: Path) -> tuple[int, list[bytes], list, list]:
+def load(file: Path) -> tuple[int, list[bytes], list[spb.PlayerState], list[spb.JournalRecord]]:
     """(segment, GameHistory payloads, PlayerStates, tournament JournalRecords), or SnapshotDamaged
     saying where and why."""
     try:
