@@ -9,57 +9,14 @@ from __future__ import annotations
 from engines.core import IllegalMove
 
 from . import data as D
-from .conquest import (
-    berserk,
-    can_abandon,
-    conquest_cost,
-    conversion_error,
-    dragon_markers_ok,
-    dragon_ready,
-    final_attempt_in_reach,
-    has_final_attempt,
-    needed,
-    target_error,
-)
+from .conquest import (berserk, can_abandon, conquest_cost, conversion_error, dragon_markers_ok, dragon_ready,
+                       final_attempt_in_reach, has_final_attempt, needed, target_error)
 from .forces import active_force, bivouac_force, is_wiped, kinds_of, option, powers, price, race_ability, regions_of
-from .moves import (
-    Abandon,
-    BerserkRoll,
-    BuyGhost,
-    BuyPower,
-    ChoosePower,
-    Conquer,
-    Convert,
-    Decline,
-    Deploy,
-    DragonAttack,
-    EndConquest,
-    EndPurchases,
-    Expand,
-    FinalAttempt,
-    NameAlly,
-    Pass,
-    PickCombo,
-    PlaceEncampment,
-    PlaceFortress,
-    PlaceHeroes,
-    SetAside,
-    Summon,
-)
-from .state import (
-    ALLY,
-    CONQUEST,
-    DEFEND,
-    HEROES,
-    NECRO_SETUP,
-    PHASE_RULE,
-    PICK,
-    PURCHASE,
-    REDEPLOY,
-    START,
-    STOUT,
-    SUMMON,
-)
+from .moves import (Abandon, BerserkRoll, BuyGhost, BuyPower, ChoosePower, Conquer, Convert, Decline, Deploy,
+                    DragonAttack, EndConquest, EndPurchases, Expand, FinalAttempt, NameAlly, Pass, PickCombo,
+                    PlaceEncampment, PlaceFortress, PlaceHeroes, SetAside, Summon)
+from .state import (ALLY, CONQUEST, DEFEND, HEROES, NECRO_SETUP, PICK, PURCHASE, REDEPLOY, START, STOUT, SUMMON,
+                    PHASE_RULE)
 
 GHOSTS = D.GHOSTS
 NO_ACTIVE_RACE = "a combo may be picked only without an active race"
