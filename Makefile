@@ -36,7 +36,18 @@ stubs: $(STUBS) $(DESCRIPTORS)
 run: $(STUBS) $(DESCRIPTORS)
 	$(BIN)/python -m server.main
 
-test: $(STUBS) $(DESCRIPTORS)
+# Static checks (README "Checks"); `make test` runs them first, so a finding fails CI.
+lint: $(STUBS)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	cd protos && ../$(BIN)/buf lint && ../$(BIN)/buf format --diff --exit-code \
+	  && ../$(BIN)/buf breaking --against breaking-baseline.binpb
+
+# After a release: its protos become the baseline that `buf breaking` compares against.
+proto-baseline: $(STAMP)
+	cd protos && ../$(BIN)/buf build --exclude-source-info -o breaking-baseline.binpb
+
+test: lint $(DESCRIPTORS)
 	$(BIN)/python -m pytest -q -rf -n 2 --dist loadfile
 
 bench: $(STUBS)

@@ -25,9 +25,7 @@ import grpc  # noqa: E402
 
 from clients.sdk import Client, Refused  # noqa: E402
 from engines import registry  # noqa: E402
-from gameengine import codecs  # noqa: E402
 from tests.conftest import ServerProcess  # noqa: E402
-
 
 
 class Player(threading.Thread):

@@ -65,7 +65,8 @@ def engine_figures() -> dict:
         result = mcts.search(engine, view, seat, n, random.Random(1), time_ms=ENGINE_S * 1000,
                              **mcts_settings(game))  # exactly what the mcts bot runs
         sims = result.iterations / (time.perf_counter() - t0)
-        out[game] = {"games_per_s": per_seats[str(registry.tested_seats(game)[0])]["games_per_s"], "by_seats": per_seats,
+        out[game] = {"games_per_s": per_seats[str(registry.tested_seats(game)[0])]["games_per_s"],
+                     "by_seats": per_seats,
                      "mcts_sims_per_s": round(sims, 1), "mcts_seats": n}
         print(f"engine {game}: {per_seats} mcts {sims:.0f}/s", flush=True)
     return out

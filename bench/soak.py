@@ -35,7 +35,8 @@ async def play(channel, game: str, seed: int) -> int:
     stub = getattr(__import__(c.pb2.__name__ + "_grpc", fromlist=["_"]), f"{P}ServiceStub")(channel)
     pb = c.pb2
     rng = random.Random(seed)
-    created = await getattr(stub, f"Create{P}Game")(getattr(pb, f"Create{P}GameRequest")(seats=registry.typical_seats(game),
+    created = await getattr(stub, f"Create{P}Game")(getattr(pb, f"Create{P}GameRequest")(
+        seats=registry.typical_seats(game),
                                                                                          seed=seed))
     tokens = [t.token for t in created.seat_tokens]
     status = created.status

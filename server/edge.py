@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import functools
 import time
-from typing import Any, AsyncContextManager, AsyncIterator, Awaitable, Callable, Protocol, runtime_checkable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager as AsyncContextManager
+from typing import Any, Protocol, runtime_checkable
 
 import structlog
 from google.protobuf import any_pb2

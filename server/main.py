@@ -15,8 +15,22 @@ from prometheus_client import start_http_server
 from gameengine import codecs
 from gameengine.v1 import common_pb2, lobby_pb2, player_pb2, tournament_pb2
 
-from . import (access, drain, expiry, lobby, logs, metrics, observe, player_stream, quotas, reflection, tournaments,
-               tracing, transport, web)
+from . import (
+    access,
+    drain,
+    expiry,
+    lobby,
+    logs,
+    metrics,
+    observe,
+    player_stream,
+    quotas,
+    reflection,
+    tournaments,
+    tracing,
+    transport,
+    web,
+)
 from .config import Config
 from .datadir import StartupError
 from .players import PlayerServicer
@@ -59,7 +73,8 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     drain.STATE.refresh()
     store.listeners.append(tournaments.listener(core, referee))
 
-    server = grpc.aio.server(interceptors=[observe.RpcObserver(), *tracing.interceptors(cfg)], options=transport.grpc_options(cfg) + [
+    server = grpc.aio.server(interceptors=[observe.RpcObserver(), *tracing.interceptors(cfg)],
+                             options=transport.grpc_options(cfg) + [
         ("grpc.so_reuseport", 0)])  # a second server on the port fails to bind instead of sharing it
     wanted = [g for g in cfg.games.split(",") if g] or list(codecs.load_all())
     names = [common_pb2.DESCRIPTOR.services_by_name["GameService"].full_name]

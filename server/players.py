@@ -21,9 +21,9 @@ import structlog
 from gameengine.v1 import common_pb2, player_pb2, player_pb2_grpc
 
 from . import access, auth, lobby, player_stream, quotas
-from .errors import AlreadyExists, InvalidArgument, NotFound
 from .edge import note, rpc, rpc_stream
-from .participation import PlayerRegistered, PlayerNotified, seating_of
+from .errors import AlreadyExists, InvalidArgument, NotFound
+from .participation import PlayerNotified, PlayerRegistered, seating_of
 
 log = structlog.get_logger("gameengine.players")
 NAME = re.compile(r"[A-Za-z0-9_.\-]{1,32}")

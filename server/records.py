@@ -170,7 +170,7 @@ class Created:
         return msg
 
     @classmethod
-    def decode(cls, msg: spb.GameCreated, game: str) -> "Created":
+    def decode(cls, msg: spb.GameCreated, game: str) -> Created:
         if msg.game not in registry.GAME_IDS:
             raise FormatError(f"creation record of unknown game {msg.game[:40]!r}")
         codec = codecs.codec(msg.game)
@@ -202,7 +202,7 @@ class MoveMade:
         return msg
 
     @classmethod
-    def decode(cls, msg: spb.MoveMade, game: str) -> "MoveMade":
+    def decode(cls, msg: spb.MoveMade, game: str) -> MoveMade:
         codec = codecs.codec(game)
         return cls(msg.seat, codec.move_from_proto(_unpack(codec, msg.move, codec.Move)), msg.idempotency_key,
                    msg.by_referee)

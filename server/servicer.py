@@ -12,7 +12,8 @@ decorator of server/edge.py; a handler adds fields to its log line with `note(..
 from __future__ import annotations
 
 import time
-from typing import Any, AsyncIterator, Callable, Iterable, cast
+from collections.abc import AsyncIterator, Callable, Iterable
+from typing import Any, cast
 
 import grpc
 from google.protobuf.descriptor import ServiceDescriptor

@@ -19,9 +19,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import structlog
 import uvicorn
@@ -51,7 +51,6 @@ from .lobby import LobbyServicer
 from .observe import web_stream, web_unary
 from .participation import seating_of
 from .players import PlayerServicer
-from .observe import web_stream, web_unary
 from .service import GameCore
 from .servicer import GameServicer, GameServiceServicer, handlers_of
 from .tournaments import TournamentServicer

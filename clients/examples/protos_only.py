@@ -21,6 +21,7 @@ import uuid
 import grpc
 from google.rpc import error_details_pb2, status_pb2
 
+
 def retry_delay_s(error: grpc.RpcError) -> float:
     """The RetryInfo delay of a refusal (google.rpc.Status in the grpc-status-details-bin trailer)."""
     for key, value in error.trailing_metadata() or ():

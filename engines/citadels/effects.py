@@ -7,9 +7,26 @@ from engines.core import Event, advance
 from .cards import ARCHITECT, CONSTANTS, COST, DISTRICT, MERCHANT, WARLORD
 from .flow import FLOW
 from .legality import destroy_price, draw_numbers, income_amount
-from .moves import (Assassinate, Build, CollectIncome, DiscardCharacter, DrawCards, EndTurn, GraveyardDecline,
-                    GraveyardRecover, KeepCards, Laboratory, MagicRedraw, MagicSwap, PickCharacter, Rob, Smithy,
-                    TakeGold, WarlordDestroy, WarlordSkip)
+from .moves import (
+    Assassinate,
+    Build,
+    CollectIncome,
+    DiscardCharacter,
+    DrawCards,
+    EndTurn,
+    GraveyardDecline,
+    GraveyardRecover,
+    KeepCards,
+    Laboratory,
+    MagicRedraw,
+    MagicSwap,
+    PickCharacter,
+    Rob,
+    Smithy,
+    TakeGold,
+    WarlordDestroy,
+    WarlordSkip,
+)
 from .state import DISCARD, END, GRAVEYARD, KEEP, MAIN, PICK, CitadelsState, owner_of
 
 
@@ -78,7 +95,8 @@ def after_action(state, seat, events):
     elif state.active_rank == ARCHITECT:  # CIT-52
         cards = draw_cards(state, CONSTANTS["architect_extra_cards"])
         state.hands[seat].extend(cards)
-        events.append(Event("cards_drawn", {"seat": seat, "count": len(cards), "kept": len(cards), "reason": "architect"}))
+        events.append(Event("cards_drawn", {"seat": seat, "count": len(cards), "kept": len(cards),
+                                            "reason": "architect"}))
         events.append(Event("cards_seen", {"seat": seat, "cards": cards, "reason": "architect"}, seat))
 
 
@@ -91,7 +109,8 @@ def take_gold(state, seat, move, events):
 def draw(state, seat, move, events):
     d, k = draw_numbers(state, seat)
     cards = draw_cards(state, d)
-    events.append(Event("cards_drawn", {"seat": seat, "count": len(cards), "kept": min(k, len(cards)), "reason": "draw"}))
+    events.append(Event("cards_drawn", {"seat": seat, "count": len(cards), "kept": min(k, len(cards)),
+                                        "reason": "draw"}))
     events.append(Event("cards_seen", {"seat": seat, "cards": cards, "reason": "draw"}, seat))
     state.hands[seat].extend(cards)  # held while the keep choice is pending
     if len(cards) <= k:
@@ -202,7 +221,8 @@ def warlord_destroy(state, seat, move, events):
     resume = state.step
     keeper = owner_of(state, "graveyard")
     if keeper >= 0 and keeper != seat and state.gold[keeper] >= 1:  # CIT-63
-        state.graveyard_card, state.graveyard_seat, state.graveyard_victim, state.graveyard_resume = card, keeper, owner, resume
+        state.graveyard_card, state.graveyard_seat = card, keeper
+        state.graveyard_victim, state.graveyard_resume = owner, resume
         state.step = GRAVEYARD
         events.append(Event("graveyard_offered", {"seat": keeper, "card": card}))
         return

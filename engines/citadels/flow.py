@@ -74,7 +74,8 @@ def offer(state: CitadelsState, events: list) -> str | None:
         state.pile.append(shown)
         state.shown_face_down[seat] = shown
     state.seen[seat].append(sorted(state.pile))
-    events.append(Event("characters_offered", {"seat": seat, "ranks": sorted(state.pile), "face_down_rank": shown}, seat))
+    events.append(Event("characters_offered", {"seat": seat, "ranks": sorted(state.pile), "face_down_rank": shown},
+                        seat))
     return None
 
 
@@ -136,7 +137,8 @@ def end_round(state: CitadelsState, events: list) -> str | None:
     state.active, state.active_rank = -1, 0
     victim = holder(state, state.murdered) if state.murdered else -1
     state.last_murdered_seat = victim
-    events.append(Event("round_ended", {"round": state.round, "murdered_rank": state.murdered, "murdered_seat": victim}))
+    events.append(Event("round_ended", {"round": state.round, "murdered_rank": state.murdered,
+                                        "murdered_seat": victim}))
     if state.murdered == KING and victim >= 0 and state.options["murdered_king_gets_crown"]:
         state.crown = victim
         events.append(Event("crown_taken", {"seat": victim}))

@@ -7,11 +7,37 @@ from __future__ import annotations
 import math
 import random
 
-from .cards import (ARCHITECT, ASSASSIN, COLOUR, COST, DISTRICT, INCOME_COLOUR, KING, MAGICIAN,
-                    MERCHANT, POINTS, THIEF, WARLORD)
+from .cards import (
+    ARCHITECT,
+    ASSASSIN,
+    COLOUR,
+    COST,
+    DISTRICT,
+    INCOME_COLOUR,
+    KING,
+    MAGICIAN,
+    MERCHANT,
+    POINTS,
+    THIEF,
+    WARLORD,
+)
 from .legality import destroy_price, legal_moves
-from .moves import (Assassinate, Build, CollectIncome, DrawCards, EndTurn, GraveyardDecline, GraveyardRecover,
-                    Laboratory, MagicRedraw, MagicSwap, Rob, Smithy, TakeGold, WarlordSkip)
+from .moves import (
+    Assassinate,
+    Build,
+    CollectIncome,
+    DrawCards,
+    EndTurn,
+    GraveyardDecline,
+    GraveyardRecover,
+    Laboratory,
+    MagicRedraw,
+    MagicSwap,
+    Rob,
+    Smithy,
+    TakeGold,
+    WarlordSkip,
+)
 from .state import DISCARD, END, GRAVEYARD, KEEP, MAIN, OVER, PICK, SELECTION
 
 

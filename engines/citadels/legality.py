@@ -6,11 +6,42 @@ from itertools import combinations, permutations
 
 from engines.core import IllegalMove
 
-from .cards import (ARCHITECT, ASSASSIN, BISHOP, COLOUR, CONSTANTS, COST, DISTRICT, INCOME_COLOUR, KING,
-                    MAGICIAN, MERCHANT, RANKS, THIEF, WARLORD)
-from .moves import (Assassinate, Build, CollectIncome, DiscardCharacter, DrawCards, EndTurn, GraveyardDecline,
-                    GraveyardRecover, KeepCards, Laboratory, MagicRedraw, MagicSwap, PickCharacter, Rob, Smithy,
-                    TakeGold, WarlordDestroy, WarlordSkip)
+from .cards import (
+    ARCHITECT,
+    ASSASSIN,
+    BISHOP,
+    COLOUR,
+    CONSTANTS,
+    COST,
+    DISTRICT,
+    INCOME_COLOUR,
+    KING,
+    MAGICIAN,
+    MERCHANT,
+    RANKS,
+    THIEF,
+    WARLORD,
+)
+from .moves import (
+    Assassinate,
+    Build,
+    CollectIncome,
+    DiscardCharacter,
+    DrawCards,
+    EndTurn,
+    GraveyardDecline,
+    GraveyardRecover,
+    KeepCards,
+    Laboratory,
+    MagicRedraw,
+    MagicSwap,
+    PickCharacter,
+    Rob,
+    Smithy,
+    TakeGold,
+    WarlordDestroy,
+    WarlordSkip,
+)
 from .state import DISCARD, END, GRAVEYARD, KEEP, MAIN, OVER, SELECTION, CitadelsState, owns
 
 INCOME_RANKS = (KING, BISHOP, MERCHANT, WARLORD)  # CIT-41

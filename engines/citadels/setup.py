@@ -70,7 +70,8 @@ def new_state(seats: int, options, seed: int) -> CitadelsState:
     del state.deck[:STARTING_HAND * seats]
     state.gold = [STARTING_GOLD] * seats
     state.bank = -1 if chosen["gold_supply"] == "unlimited" else chosen["gold_supply"] - STARTING_GOLD * seats
-    state.crown = state.rng.randrange(seats) if chosen["initial_crown"] == "random" else chosen["initial_crown"]  # CIT-17
+    crown = chosen["initial_crown"]
+    state.crown = state.rng.randrange(seats) if crown == "random" else crown  # CIT-17
     state.cities = [[] for _ in range(seats)]
     state.built_in = [-1] * DECK_SIZE
     state.discard_pile = []

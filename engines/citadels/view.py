@@ -214,7 +214,8 @@ def _turn_parts(state: CitadelsState, v: dict, seat) -> None:
     state.murdered, state.robbed, state.protected = v["murdered_rank"], v["robbed_rank"], v["protected_seat"]
     state.step = v["turn_step"] or MAIN
     state.action_taken, state.income_taken, state.power_used = v["action_taken"], v["income_taken"], v["power_used"]
-    state.laboratory_used, state.smithy_used, state.warlord_used = v["laboratory_used"], v["smithy_used"], v["warlord_used"]
+    state.laboratory_used, state.smithy_used = v["laboratory_used"], v["smithy_used"]
+    state.warlord_used = v["warlord_used"]
     state.builds_made, state.keep_count = v["builds_made"], v["keep_count"]
     if v["drawn_count"]:
         if state.active == seat:

@@ -2,8 +2,18 @@
 from __future__ import annotations
 
 from .game import PompeiiEngine
-from .moves import (MOVE_KINDS, MOVES, DeclareEruption, MovePerson, OmenTarget, Pass, PlaceLava, PlaceRelative,
-                    PlayCard, StopRelatives)
+from .moves import (
+                    MOVE_KINDS,
+                    MOVES,
+                    DeclareEruption,
+                    MovePerson,
+                    OmenTarget,
+                    Pass,
+                    PlaceLava,
+                    PlaceRelative,
+                    PlayCard,
+                    StopRelatives,
+)
 from .spec import SPEC
 from .state import PompeiiState
 

@@ -6,15 +6,27 @@ phase, even a forced one (a single legal tile square, a single target).
 """
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 from engines.core import IllegalMove
 
 from . import board as B
 from .geometry import blocked_cells, can_leave, lava_cells, reachable, tile_options
 from .moves import DeclareEruption, MovePerson, OmenTarget, Pass, PlaceLava, PlaceRelative, PlayCard, StopRelatives
-from .state import (ESCAPE, FIRST_MOVE, OMEN, OPENING, OVER, PLACE_LAVA, PLAY_CARD, RELATIVES, SECOND_MOVE,
-                    SETTLE, PompeiiState, layout)
+from .state import (
+    ESCAPE,
+    FIRST_MOVE,
+    OMEN,
+    OPENING,
+    OVER,
+    PLACE_LAVA,
+    PLAY_CARD,
+    RELATIVES,
+    SECOND_MOVE,
+    SETTLE,
+    PompeiiState,
+    layout,
+)
 
 # ---------------------------------------------------------------- phase 1: buildings and cards
 
@@ -222,7 +234,7 @@ class When(NamedTuple):
     phases: tuple[str, ...]
     rule: str  # the rule, and its sentence, that a move in another phase breaks
     sentence: str
-    steps: Optional[tuple[str, ...]]  # None: any seat, whatever is pending (POM-92)
+    steps: tuple[str, ...] | None  # None: any seat, whatever is pending (POM-92)
     step_rule: str = ""
     what: str = ""
 

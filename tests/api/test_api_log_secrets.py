@@ -9,9 +9,9 @@ import pytest
 
 from clients.sdk import Client
 from engines import registry
-from gameengine import codecs
 
 from .test_api_games import play_random_over_rpc
+
 
 @pytest.mark.parametrize("game", list(registry.GAME_IDS))
 def test_CIT_11_log_keeps_secrets_after_the_end(server, game):

@@ -7,7 +7,6 @@ import pytest
 
 from clients.sdk import Client
 from engines import registry
-from gameengine import codecs
 
 from .test_api_games import play_random_over_rpc
 

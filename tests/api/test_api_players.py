@@ -16,8 +16,16 @@ from grpc_status import rpc_status
 
 from clients.sdk import Client
 from engines import registry
-from gameengine.v1 import (common_pb2, common_pb2_grpc, lobby_pb2, lobby_pb2_grpc, player_pb2, player_pb2_grpc,
-                           pompeii_pb2, pompeii_pb2_grpc)
+from gameengine.v1 import (
+    common_pb2,
+    common_pb2_grpc,
+    lobby_pb2,
+    lobby_pb2_grpc,
+    player_pb2,
+    player_pb2_grpc,
+    pompeii_pb2,
+    pompeii_pb2_grpc,
+)
 
 NAMES = iter(f"p{i}" for i in range(10_000))
 

@@ -9,7 +9,6 @@ from grpc_status import rpc_status
 
 from clients.sdk import Client, Refused
 from engines import registry
-from gameengine import codecs
 from gameengine.v1 import common_pb2
 
 GAMES = list(registry.GAME_IDS)

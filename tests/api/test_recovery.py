@@ -9,7 +9,6 @@ from google.protobuf import json_format
 
 from clients.sdk import Client
 from engines import registry
-from gameengine import codecs
 
 from .test_api_games import play_random_over_rpc
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 import random
 
 from engines.citadels import GAME, flow
-from engines.core import advance
 from engines.citadels.cards import DISTRICT
-from engines.core import play_random  # noqa: F401  (re-export for tests)
+from engines.core import (
+    advance,
+    play_random,  # noqa: F401  (re-export for tests)
+)
 
 
 def card_of(s, district: str, exclude=()) -> int:

@@ -4,10 +4,20 @@ import pickle
 import pytest
 
 from engines.citadels import GAME, scoring
-from engines.citadels.cards import DISTRICT
-from engines.citadels.moves import (Build, CollectIncome, DrawCards, EndTurn, GraveyardDecline,
-                                    GraveyardRecover, KeepCards, Laboratory, MagicSwap, Smithy, TakeGold,
-                                    WarlordDestroy, WarlordSkip)
+from engines.citadels.moves import (
+    Build,
+    CollectIncome,
+    DrawCards,
+    EndTurn,
+    GraveyardDecline,
+    GraveyardRecover,
+    Laboratory,
+    MagicSwap,
+    Smithy,
+    TakeGold,
+    WarlordDestroy,
+    WarlordSkip,
+)
 from engines.core import IllegalMove
 
 from .citadels_helpers import clear_hand, deal_round, give, new, play

@@ -2,9 +2,8 @@
 import pytest
 
 from engines.citadels import GAME, flow
-from engines.core import advance
 from engines.citadels.moves import DiscardCharacter, PickCharacter
-from engines.core import IllegalMove
+from engines.core import IllegalMove, advance
 
 from .citadels_helpers import new
 

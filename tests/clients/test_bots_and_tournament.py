@@ -11,7 +11,6 @@ import pytest
 from clients import tournament
 from clients.sdk import Client
 from engines import registry
-from gameengine import codecs
 from tests.conftest import ROOT
 
 ENV = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{ROOT / 'protos'}")

@@ -104,9 +104,9 @@ def test_item2_every_rpc_name_leads_to_its_handler():
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert rpc_index() in readme
-    for codec in load_all().values():
-        served = GameServicer(codec, core=None, referee=None).handlers()  # type: ignore[arg-type]
-        assert sorted(served) == sorted(m.name for m in codec.service.methods)  # the template, exactly
+    for each in load_all().values():
+        served = GameServicer(each, core=None, referee=None).handlers()  # type: ignore[arg-type]
+        assert sorted(served) == sorted(m.name for m in each.service.methods)  # the template, exactly
         for role in RPCS:
-            name = codec.rpcs[role].name
+            name = each.rpcs[role].name
             assert served[name].__name__ == role and f"`{name}`" in readme and f"`GameServicer.{role}`" in readme

@@ -13,7 +13,6 @@ import time
 import pytest
 
 from engines import registry
-from gameengine import codecs
 
 OPTION_SETS = {
     "pompeii": [{}, {"edition": "2013", "dual_vent_tiles": True}],

@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 
 from clients.sdk import Client
 from engines import registry
-from gameengine import codecs
 
 GAMES = list(registry.GAME_IDS)
 REFUSALS = {grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND,

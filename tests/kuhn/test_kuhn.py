@@ -7,6 +7,7 @@ from engines.ai.mcts import search
 from engines.core import IllegalMove, InvalidOptions
 from engines.kuhn import GAME, Bet, Call, Check, Fold
 
+
 def dealt(cards: str, options=None):
     """A state whose deal is `cards` (seat 0's card, seat 1's card)."""
     for seed in range(100):

@@ -14,12 +14,11 @@ from engines.pompeii import (
     PlaceRelative,
     PlayCard,
     StopRelatives,
-    rules,
+    geometry,
+    legality,
 )
 from engines.pompeii import board as B
-from engines.pompeii import geometry, legality
-from engines.pompeii.state import layout
-from engines.pompeii.state import ESCAPE, FIRST_MOVE, OMEN, OPENING, OVER, PLAY_CARD, RELATIVES, SECOND_MOVE
+from engines.pompeii.state import ESCAPE, FIRST_MOVE, OMEN, OPENING, OVER, PLAY_CARD, RELATIVES, SECOND_MOVE, layout
 
 from .support import cell, count, cover, escape_position, new, put, refused, settle_position, squares, start_moves
 

@@ -13,14 +13,21 @@ from engines.pompeii import (
     PlaceRelative,
     PlayCard,
     StopRelatives,
-    rules,
+    legality,
 )
 from engines.pompeii import board as B
-from engines.pompeii import legality
-from engines.pompeii.state import layout
-from engines.pompeii.state import ESCAPE, FIRST_MOVE, OMEN, OPENING, OVER, PLACE_LAVA, PLAY_CARD, RELATIVES, SECOND_MOVE, SETTLE
-
-from .support import cell, count, cover, escape_position, new, put, refused, settle_position, squares, start_moves
+from engines.pompeii.state import (
+    ESCAPE,
+    FIRST_MOVE,
+    OMEN,
+    OPENING,
+    PLACE_LAVA,
+    PLAY_CARD,
+    RELATIVES,
+    SECOND_MOVE,
+    SETTLE,
+    layout,
+)
 
 from .support import cell, cover, escape_position, new, put, refused, settle_position, squares, start_moves
 

@@ -10,7 +10,6 @@ import pytest
 from clients.sdk import Client, Refused
 from engines import registry
 from engines.ai import mcts
-from gameengine import codecs
 from server.referee import hint_job, round_trip_view
 
 GAME = "pompeii"

@@ -18,7 +18,6 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from clients.sdk import Client
 from engines import registry
-from gameengine import codecs
 from tests.conftest import ROOT, ServerProcess
 
 FIXTURE = Path(__file__).parent / "fixtures" / "legacy-a4e5322"

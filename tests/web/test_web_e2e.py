@@ -13,7 +13,6 @@ import pytest
 
 from clients.sdk import Client
 from engines import registry
-from gameengine import codecs
 
 from .conftest import Bots
 

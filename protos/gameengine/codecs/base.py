@@ -19,9 +19,10 @@ the edge), never a rule refusal.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Mapping
+from typing import Any
 
 from google.protobuf import any_pb2, json_format, message_factory
 from google.protobuf.descriptor import FieldDescriptor, MethodDescriptor, ServiceDescriptor
@@ -29,7 +30,6 @@ from google.protobuf.message import Message
 
 from engines import registry
 from engines.core import Event, GameSpec, Move
-
 
 # The RPCs of every game's service (protos/gameengine/v1/TEMPLATE.md), by the handler that serves
 # them (server/servicer.py GameServicer) and the SDK call that makes them; {P} is the registry prefix.
