@@ -32,10 +32,11 @@ def clip(message: str) -> str:
     return quote(message, MAX_MESSAGE_CHARS)
 
 
-def bounded(field: str, value: str, limit: int) -> str:
-    """`value` if it fits in `limit` UTF-8 bytes, else INVALID_ARGUMENT naming the field and the bound."""
+def bounded(field: str, value: str, limit: int, rule: str = "LIMIT") -> str:
+    """`value` if it fits in `limit` UTF-8 bytes, else INVALID_ARGUMENT naming the field and the bound
+    (citing `rule`: LIMIT, or the service's own rule, e.g. the lobby's LOBBY-0)."""
     if len(value) > limit or len(value.encode()) > limit:  # cheap test first: a char is >= 1 byte
-        refusal = InvalidArgument(f"{field} is {len(value.encode())} bytes; the maximum is {limit}", rule="LIMIT")
+        refusal = InvalidArgument(f"{field} is {len(value.encode())} bytes; the maximum is {limit}", rule=rule)
         refusal.paced = True  # sending it again at once would be the same refusal
         raise refusal
     return value

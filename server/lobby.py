@@ -20,7 +20,7 @@ import structlog
 from engines.core import Event
 from gameengine.v1 import common_pb2, lobby_pb2, lobby_pb2_grpc
 
-from . import auth, player_stream
+from . import auth, limits, player_stream
 from .edge import note, rpc
 from .errors import Exhausted, Illegal, InvalidArgument, PermissionDenied, Unauthenticated
 from .limits import MAX_GAME_ID_BYTES, MAX_INVITE_CODE_BYTES, MAX_TOKEN_BYTES
@@ -48,11 +48,7 @@ PAGE_DEFAULT, PAGE_MAX = 20, 100
 
 
 def bounded(value: str, limit: int, what: str) -> str:
-    if len(value) > limit or len(value.encode()) > limit:
-        refusal = InvalidArgument(f"{what} is {len(value.encode())} bytes; the maximum is {limit}", rule="LOBBY-0")
-        refusal.paced = True  # sending it again at once would be the same refusal
-        raise refusal
-    return value
+    return limits.bounded(what, value, limit, rule="LOBBY-0")
 
 
 def player_of(players, token: str):
