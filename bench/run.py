@@ -28,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "protos")]
 
+from bench import reference  # noqa: E402
 from engines import registry  # noqa: E402
 from engines.ai import mcts  # noqa: E402
 from engines.ai.policies import mcts_settings  # noqa: E402
@@ -42,33 +43,60 @@ CONCURRENCY = int(os.environ.get("GE_BENCH_CONCURRENCY", "32"))
 
 
 # ---- engine -------------------------------------------------------------------
+def reference_rate() -> float:
+    """The pure-Python reference loop's decisions/s (bench/reference.py), over a short window."""
+    return reference.decisions_per_s(min(ENGINE_S, 1.0))
+
+
 def engine_figures() -> dict:
+    """Per game: random decisions/s by seat count and ISMCTS iterations/s at the opening, each also as a
+    ratio to the reference loop measured just before and after it (so load and machine cancel out), and
+    that ratio against bench/baseline.json (the same figures for the code before issue 22)."""
+    baseline_file = ROOT / "bench" / "baseline.json"
+    baseline = json.loads(baseline_file.read_text())["engine"] if baseline_file.exists() else {}
     out = {}
     for game in registry.GAME_IDS:
         engine = registry.game(game)
         per_seats = {}
         for n in registry.tested_seats(game):
             rng = random.Random(n)
+            before = reference_rate()
             games, moves, t0 = 0, 0, time.perf_counter()
             while time.perf_counter() - t0 < ENGINE_S:
                 state = engine.new_state(n, {}, rng.randrange(2**32))
                 moves += len(play_random(engine, state, rng))
                 games += 1
             dt = time.perf_counter() - t0
-            per_seats[str(n)] = {"games_per_s": round(games / dt, 2), "moves_per_s": round(moves / dt, 1)}
+            ref = (before + reference_rate()) / 2
+            per_seats[str(n)] = {"games_per_s": round(games / dt, 2), "moves_per_s": round(moves / dt, 1),
+                                 "to_reference": round(moves / dt / ref, 4)}
         n = registry.tested_seats(game)[1] if len(registry.tested_seats(game)) > 1 else registry.tested_seats(game)[0]
         state = engine.new_state(n, {}, 1)
         seat = mcts.actor(engine, state)
         c = codecs.codec(game)
         view = c.view_from_proto(c.view_to_proto(engine.view(state, seat)))
+        before = reference_rate()
         t0 = time.perf_counter()
         result = mcts.search(engine, view, seat, n, random.Random(1), time_ms=ENGINE_S * 1000,
                              **mcts_settings(game))  # exactly what the mcts bot runs
         sims = result.iterations / (time.perf_counter() - t0)
-        out[game] = {"games_per_s": per_seats[str(registry.tested_seats(game)[0])]["games_per_s"],
-                     "by_seats": per_seats,
-                     "mcts_sims_per_s": round(sims, 1), "mcts_seats": n}
-        print(f"engine {game}: {per_seats} mcts {sims:.0f}/s", flush=True)
+        ref = (before + reference_rate()) / 2
+        figures = {"games_per_s": per_seats[str(registry.tested_seats(game)[0])]["games_per_s"],
+                   "by_seats": per_seats, "mcts_sims_per_s": round(sims, 1), "mcts_seats": n,
+                   "mcts_to_reference": round(sims / ref, 6), "reference_per_s": round(ref)}
+        figures["speedup"] = speedups(figures, baseline.get(game))
+        out[game] = figures
+        print(f"engine {game}: {per_seats} mcts {sims:.0f}/s; vs baseline {figures['speedup']}", flush=True)
+    return out
+
+
+def speedups(now: dict, before: dict | None) -> dict:
+    """Ratio-to-reference now ÷ the same ratio in bench/baseline.json, per seat count and for MCTS."""
+    if not before:
+        return {}
+    out = {f"{n}p": round(v["to_reference"] / before["by_seats"][n]["to_reference"], 2)
+           for n, v in now["by_seats"].items() if n in before["by_seats"]}
+    out["mcts"] = round(now["mcts_to_reference"] / before["mcts_to_reference"], 2)
     return out
 
 
@@ -302,9 +330,22 @@ def snapshot_figures() -> dict:
     return out
 
 
+def write_baseline() -> None:
+    """`python -m bench.run baseline`: the engine figures of the code checked out now become
+    bench/baseline.json, the reference that later runs' "speedup" figures divide by."""
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True).stdout.strip()
+    (ROOT / "bench" / "baseline.json").unlink(missing_ok=True)
+    figures = {"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "commit": commit,
+               "command": "python -m bench.run baseline", "engine": engine_figures()}
+    (ROOT / "bench" / "baseline.json").write_text(json.dumps(figures, indent=2) + "\n")
+
+
 def main() -> None:
     """`python -m bench.run [engine rpc memory snapshot]`: all parts by default. A partial
     run prints its figures but leaves bench/results.json alone."""
+    if sys.argv[1:] == ["baseline"]:
+        return write_baseline()
     parts = sys.argv[1:] or ["engine", "rpc", "memory", "snapshot"]
     results = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
                "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "command": "make bench"}
