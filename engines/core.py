@@ -26,17 +26,19 @@ def distinct_move_kinds(*kinds: type) -> None:
     `Rob(3) == Assassinate(3)`; MCTS keys and "is this move legal" checks need
     moves of different kinds to differ. Every engine calls this once on its kinds.
     """
-    def eq(self, other):
+    def eq(self: tuple[Any, ...], other: object) -> bool:
         return type(self) is type(other) and tuple.__eq__(self, other)
 
-    def ne(self, other):
+    def ne(self: tuple[Any, ...], other: object) -> bool:
         return not eq(self, other)
 
-    def hash_(self):
+    def hash_(self: tuple[Any, ...]) -> int:
         return hash((type(self).__name__, tuple.__hash__(self)))
 
-    for kind in kinds:
-        kind.__eq__, kind.__ne__, kind.__hash__ = eq, ne, hash_
+    for kind in kinds:  # setattr: replacing a class's dunders is what this function is for
+        setattr(kind, "__eq__", eq)
+        setattr(kind, "__ne__", ne)
+        setattr(kind, "__hash__", hash_)
 
 
 class RuleError(Exception):
@@ -116,7 +118,7 @@ class Option:
     name: str
     type: type
     default: Any
-    allowed: tuple | str
+    allowed: tuple[Any, ...] | str
     rule: str
     description: str
 
@@ -135,7 +137,7 @@ class GameSpec:
     data_files: tuple[str, ...]  # under engines/<game_id>/data/
     rules_doc: str = ""  # docs/rules/<game_id>.md unless set
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not self.rules_doc:
             object.__setattr__(self, "rules_doc", f"docs/rules/{self.game_id}.md")
 
@@ -153,7 +155,7 @@ class GameSpec:
     def option(self, name: str) -> Option:
         return next(o for o in self.options if o.name == name)
 
-    def choices(self, type_: type) -> dict[str, tuple]:
+    def choices(self, type_: type) -> dict[str, tuple[Any, ...]]:
         """Options of `type_` whose values are a fixed list, with that list."""
         return {o.name: o.allowed for o in self.options if o.type is type_ and isinstance(o.allowed, tuple)}
 
@@ -188,8 +190,8 @@ class Game(Protocol):
 
     def clone(self, state: Any) -> Any: ...
 
-    def determinize(self, state: Any, seat: int, rng: random.Random) -> Any:
-        """A full state equal to `state` on everything `seat` can see, with every
+    def determinize(self, view: dict[str, Any], seat: int, rng: random.Random) -> Any:
+        """A full state agreeing with `view` (what `seat` may know), with every
         hidden part (other hands, deck and bag order, RNG) resampled from rng."""
 
     def move_is_private(self, move: Move) -> bool:
@@ -269,7 +271,7 @@ class Engine(Generic[S]):
     def view(self, state: S, seat: int | None) -> dict[str, Any]:
         raise NotImplementedError
 
-    def determinize(self, state: S, seat: int, rng: random.Random) -> S:
+    def determinize(self, view: dict[str, Any], seat: int, rng: random.Random, /) -> S:
         raise NotImplementedError
 
     def is_over(self, state: S) -> bool:
@@ -310,7 +312,7 @@ def advance(flow: Mapping[str, Step], state: Any, events: list[Event], step: str
 
 def play_random(game: Game, state: Any, rng: random.Random, max_moves: int = 100_000) -> list[tuple[int, Move]]:
     """Play uniformly random legal moves to the end; returns the (seat, move) log."""
-    log = []
+    log: list[tuple[int, Move]] = []
     for _ in range(max_moves):
         if game.is_over(state):
             return log

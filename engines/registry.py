@@ -23,7 +23,8 @@ class Entry:
 
     @property
     def engine(self) -> Game:
-        return importlib.import_module(f"engines.{self.game_id}").GAME  # type: ignore[no-any-return]
+        engine: Game = importlib.import_module(f"engines.{self.game_id}").GAME
+        return engine
 
     @property
     def spec(self) -> GameSpec:

@@ -1,6 +1,8 @@
 """Kuhn poker effects: one function per move kind, then the turn flow (flow.py) goes on."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from engines.core import Event, Move, advance
 
 from .flow import FLOW
@@ -38,4 +40,4 @@ def fold(state: KuhnState, seat: int, move: Move, events: list[Event]) -> None:
     advance(FLOW, state, events, "pot")
 
 
-EFFECTS = {Check: check, Bet: bet, Call: call, Fold: fold}
+EFFECTS: dict[type, Callable[[KuhnState, int, Move, list[Event]], None]] = {Check: check, Bet: bet, Call: call, Fold: fold}

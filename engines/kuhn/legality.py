@@ -1,6 +1,8 @@
 """Kuhn poker legality: one predicate per rule, used by both `legal_moves` and the checks table."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from engines.core import IllegalMove, Move
 
 from .moves import MOVES, Bet, Call, Check, Fold
@@ -41,7 +43,7 @@ def check_answer(state: KuhnState, seat: int, move: Move) -> None:
         raise IllegalMove("KP-6", "There is no bet to answer.")
 
 
-CHECKS = {Check: check_opening, Bet: check_opening, Call: check_answer, Fold: check_answer}
+CHECKS: dict[type, Callable[[KuhnState, int, Move], None]] = {Check: check_opening, Bet: check_opening, Call: check_answer, Fold: check_answer}
 ALLOWED = {Check: may_open, Bet: may_open, Call: may_answer, Fold: may_answer}  # what the generator asks
 
 
