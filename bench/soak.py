@@ -17,6 +17,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "protos")]
@@ -71,7 +72,10 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as d:
         server = ServerProcess(Path(d), GE_FINISHED_TTL_S="2", GE_RATE_LIMIT_PER_S="0",
                                GE_CREATES_PER_MIN="0").start()
-        rows, all_errors = [], []
+        assert server.proc is not None  # start() launched it
+        pid = server.proc.pid
+        rows: list[dict[str, Any]] = []
+        all_errors: list[str] = []
         try:
             for w in range(args.waves):
                 t0 = time.perf_counter()
@@ -79,7 +83,7 @@ def main(argv=None) -> int:
                 time.sleep(3)  # finished games pass their TTL and are evicted
                 rows.append({"wave": w + 1, "games": args.concurrent, "moves": moves, "errors": len(errors),
                              "seconds": round(time.perf_counter() - t0, 1),
-                             "rss_mb": round(rss_bytes(server.proc.pid) / 2**20, 1)})
+                             "rss_mb": round(rss_bytes(pid) / 2**20, 1)})
                 all_errors += errors
                 print(json.dumps(rows[-1]), flush=True)
         finally:

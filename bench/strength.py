@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "protos")]
@@ -57,7 +58,7 @@ def main(argv=None) -> int:
         server = ServerProcess(Path(d), GE_LOG_LEVEL="warning").start()
         try:
             for game in games:
-                row = {"mcts_sims_per_s": round(sims_per_s(game, args.seats), 1)}
+                row: dict[str, Any] = {"mcts_sims_per_s": round(sims_per_s(game, args.seats), 1)}
                 for opponent in ("random", "greedy"):
                     out = Path(d) / f"{game}-{opponent}.json"
                     t = tournament.run(tournament.parse_args([

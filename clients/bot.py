@@ -17,6 +17,7 @@ import random
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import grpc
@@ -48,7 +49,8 @@ class Bot:
         if not status.acts(self.seat.seat):
             return True
         legal = self.seat.legal()
-        if not legal or self.seat.last.version != status.version:
+        last = self.seat.last  # the status legal() came with
+        if not legal or last is None or last.version != status.version:
             return True
         try:
             move = choose(self.policy, self.seat.client.game, view, self.seat.seat, status.seats, self.rng,
@@ -83,7 +85,7 @@ class LobbyBot:
     """Joins open games of one game type and plays every seat it holds from the player stream."""
     player: PlayerClient
     client: Client
-    make_bot: object  # SeatClient -> Bot
+    make_bot: Callable[[SeatClient], Bot]
     join: str = "open"  # "open" = any open game, else one game id
     max_seats: int = 1  # seats held at once
     games: int = 0  # stop after this many games are over; 0 = never

@@ -14,15 +14,18 @@ it is true and calling `seat.wait()` (which returns once the game moved) when it
 """
 from __future__ import annotations
 
+import builtins
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 from google.protobuf import json_format
-from google.rpc import error_details_pb2
+from google.protobuf.descriptor import MethodDescriptor
+from google.protobuf.message import Message
+from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from engines.core import Move
@@ -39,7 +42,9 @@ from gameengine.v1 import (
 )
 
 RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.RESOURCE_EXHAUSTED)
-POLICY_CODES = {"autoplay": 1, "random": 2, "forfeit": 3}
+POLICY_CODES = {"autoplay": common_pb2.TIMEOUT_POLICY_AUTOPLAY, "random": common_pb2.TIMEOUT_POLICY_RANDOM,
+                "forfeit": common_pb2.TIMEOUT_POLICY_FORFEIT}
+Response = TypeVar("Response")
 
 
 class Refused(Exception):
@@ -54,12 +59,11 @@ class Refused(Exception):
 
 def refusal(err: grpc.RpcError) -> Refused:
     rule = ""
-    status = rpc_status.from_call(err) if hasattr(err, "trailing_metadata") else None
+    status: status_pb2.Status | None = rpc_status.from_call(err) if isinstance(err, grpc.Call) else None
     if status is not None:
         for d in status.details:
-            if d.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
-                info = error_details_pb2.ErrorInfo()
-                d.Unpack(info)
+            info = error_details_pb2.ErrorInfo()
+            if d.Unpack(info):  # False for a detail of another type
                 rule = info.metadata.get("rule", "")
     return Refused(err.code(), err.details() or "", rule)
 
@@ -86,7 +90,7 @@ class Status:
         return self.to_move == seat or self.to_move not in self.seats_to_act
 
 
-def routing(request, route: str = "") -> tuple[tuple[str, str], ...]:
+def routing(request: Message, route: str = "") -> tuple[tuple[str, str], ...]:
     """`x-game-id` metadata for a request that names a game (or a tournament): a proxy in front of
     several replicas routes on it to the owner (k8s/). Creates carry none (any replica) unless
     `route` names a game or tournament whose replica the caller lives on (players, entrants)."""
@@ -96,20 +100,21 @@ def routing(request, route: str = "") -> tuple[tuple[str, str], ...]:
 
 def retry_delay_s(err: grpc.RpcError) -> float:
     """The server's RetryInfo delay (a quota refusal says when to come back), else 0."""
-    status = rpc_status.from_call(err) if hasattr(err, "trailing_metadata") else None
+    status: status_pb2.Status | None = rpc_status.from_call(err) if isinstance(err, grpc.Call) else None
     for d in status.details if status is not None else ():
-        if d.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
-            info = error_details_pb2.RetryInfo()
-            d.Unpack(info)
+        info = error_details_pb2.RetryInfo()
+        if d.Unpack(info):  # False for a detail of another type
             return info.retry_delay.seconds + info.retry_delay.nanos / 1e9
     return 0.0
 
 
-def call(fn, request, retries: int = 5, timeout: float = 30.0, metadata: tuple = (), route: str = ""):
+def call(fn: Callable[..., Response], request: Message, retries: int = 5, timeout: float = 30.0,
+         metadata: Iterable[tuple[str, str]] = (), route: str = "") -> Response:
     """Unary call with backoff on transient failures (at least the server's RetryInfo delay,
     at most 10 s). Writes stay safe to retry because they carry an idempotency key."""
     delay = 0.1
-    for attempt in range(retries + 1):
+    attempt = 0
+    while True:
         try:
             return fn(request, timeout=timeout, metadata=routing(request, route) + tuple(metadata))
         except grpc.RpcError as e:
@@ -117,23 +122,30 @@ def call(fn, request, retries: int = 5, timeout: float = 30.0, metadata: tuple =
                 raise refusal(e) from None
             time.sleep(min(max(delay, retry_delay_s(e)), 10.0))
             delay = min(delay * 2, 2.0)
+            attempt += 1
 
 
 def make_channel(target: str, tls: bool = False, ca: str | None = None, cert: str | None = None,
                  key: str | None = None) -> grpc.Channel:
     """A channel to the server: plaintext, or TLS (`ca`: PEM file to trust instead of the system's
     roots; `cert`/`key`: this client's certificate for a server that wants mutual TLS)."""
-    options = [("grpc.max_receive_message_length", 16 << 20)]
+    options: list[tuple[str, Any]] = [("grpc.max_receive_message_length", 16 << 20)]
     if not (tls or ca or cert):
         return grpc.insecure_channel(target, options=options)
-    read = lambda path: open(path, "rb").read() if path else None  # noqa: E731
+    def read(path: str | None) -> bytes | None:
+        if not path:
+            return None
+        with open(path, "rb") as f:
+            return f.read()
+
     creds = grpc.ssl_channel_credentials(root_certificates=read(ca), private_key=read(key),
                                          certificate_chain=read(cert))
     return grpc.secure_channel(target, creds, options=options)
 
 
-def _callable(channel: grpc.Channel, service: str, method, response):
-    """The multicallable of one RPC, from its descriptor (what a generated stub holds)."""
+def _callable(channel: grpc.Channel, service: str, method: MethodDescriptor, response: type[Message]) -> Any:
+    """The multicallable of one RPC, from its descriptor (what a generated stub holds). Any: its
+    messages are the game's own classes, found by reflection (gameengine.codecs)."""
     make = channel.unary_stream if method.server_streaming else channel.unary_unary
     return make(f"/{service}/{method.name}", request_serializer=lambda m: m.SerializeToString(),
                 response_deserializer=response.FromString)
@@ -155,8 +167,9 @@ class Client:
         self.rpcs = {role: _callable(self.channel, self.codec.service.full_name, m, self.codec.response(role))
                      for role, m in self.codec.rpcs.items()}
 
-    def request(self, role: str, **fields: Any):
-        """The request message of one of the game's RPCs, e.g. request("make_move", ...)."""
+    def request(self, role: str, **fields: Any) -> Any:
+        """The request message of one of the game's RPCs, e.g. request("make_move", ...); Any: the
+        game's own class, found by reflection."""
         return self.codec.request(role)(**fields)
 
     def create(self, seats: int, options: dict[str, Any] | None = None, seed: int | None = None,
@@ -226,7 +239,7 @@ class SeatClient:
         self.last = Status.of(resp.status)
         return [c.codec.move_from_proto(m) for m in resp.moves]
 
-    def move(self, move: Move, expected_version: int | None = None) -> list[tuple[str, dict]]:
+    def move(self, move: Move, expected_version: int | None = None) -> list[tuple[str, dict[str, Any]]]:
         """Send a move once, whatever the retries: one idempotency key per move. The mover's next
         legal moves are then in `self.next_legal`."""
         c = self.client
@@ -238,18 +251,19 @@ class SeatClient:
         self.next_legal = [c.codec.move_from_proto(m) for m in resp.legal_moves]
         return [c.codec.event_from_proto(e) for e in resp.events]
 
-    def hint(self, budget_ms: int = 200):
+    def hint(self, budget_ms: int = 200) -> tuple[Move, list[tuple[Move, float, int]]]:
         c = self.client
         resp = call(c.rpcs["get_hint"], c.request("get_hint", game_id=self.game_id, token=self.token,
                                                  budget_ms=budget_ms), retries=0)
         return (c.codec.move_from_proto(resp.best),
                 [(c.codec.move_from_proto(v.move), v.value, v.visits) for v in resp.values])
 
-    def log(self):
+    def log(self) -> Any:
+        """The game's Get<Game>Log response (its own class, found by reflection)."""
         c = self.client
         return call(c.rpcs["get_log"], c.request("get_log", game_id=self.game_id, token=self.token))
 
-    def events(self, from_version: int = 0, timeout: float | None = None):
+    def events(self, from_version: int = 0, timeout: float | None = None) -> Iterator[tuple[int, str, dict[str, Any]]]:
         """Iterate (version, kind, data) as the server streams them; ends with the game."""
         c = self.client
         req = c.request("stream_events", game_id=self.game_id, token=self.token, from_version=from_version)
@@ -270,7 +284,7 @@ class SeatClient:
                 raise refusal(e) from None
         return self.status()
 
-    def states(self, timeout: float | None = None):
+    def states(self, timeout: float | None = None) -> Iterator[tuple[Status, dict[str, Any], list[Move]]]:
         """Iterate (status, view, legal moves) after every accepted change; ends with the game."""
         c = self.client
         req = c.request("stream_state", game_id=self.game_id, token=self.token)
@@ -294,6 +308,8 @@ class PlayerEvent:
     @classmethod
     def of(cls, msg: player_pb2.StreamPlayerEventsResponse) -> PlayerEvent:
         kind = msg.WhichOneof("event")
+        if kind is None:
+            raise ValueError(f"player event {msg.cursor} has no event set")
         body = getattr(msg, kind)
         return cls(msg.cursor, kind, body.game_id, body.game, body.seat,
                    seat_token=getattr(body, "seat_token", ""),
@@ -311,9 +327,11 @@ class PlayerClient:
     """
 
     def __init__(self, target: str, token: str, channel: grpc.Channel | None = None, route: str = "",
-                 tls: dict | None = None):
+                 tls: dict[str, Any] | None = None):
         self.target = target
         self.token = token
+        self.player_id = ""  # known after register(), or set by a caller that asked GetPlayer
+        self.name = ""
         self.channel = channel or make_channel(target, **(tls or {}))
         self.players = player_pb2_grpc.PlayerServiceStub(self.channel)
         self.lobby = lobby_pb2_grpc.LobbyServiceStub(self.channel)
@@ -321,7 +339,7 @@ class PlayerClient:
         self.route = route  # behind the k8s router: a game or tournament id on the player's replica
 
     @classmethod
-    def register(cls, target: str, name: str, route: str = "", tls: dict | None = None) -> PlayerClient:
+    def register(cls, target: str, name: str, route: str = "", tls: dict[str, Any] | None = None) -> PlayerClient:
         with make_channel(target, **(tls or {})) as ch:
             resp = call(player_pb2_grpc.PlayerServiceStub(ch).RegisterPlayer,
                         player_pb2.RegisterPlayerRequest(name=name), route=route)
@@ -334,7 +352,8 @@ class PlayerClient:
 
     def open_games(self, game: str = "", page_size: int = 20) -> list[lobby_pb2.OpenGame]:
         """Every public waiting game with a free seat (all pages)."""
-        games, token = [], ""
+        games: list[lobby_pb2.OpenGame] = []
+        token = ""
         while True:
             resp = call(self.lobby.ListOpenGames, lobby_pb2.ListOpenGamesRequest(game=game, page_size=page_size,
                                                                                 page_token=token))
@@ -355,7 +374,8 @@ class PlayerClient:
             req.seat = seat
         return Status.of(call(self.lobby.LeaveGame, req).status)
 
-    def events(self, cursor: int | None = None, timeout: float | None = None, reconnect: bool = True):
+    def events(self, cursor: int | None = None, timeout: float | None = None,
+               reconnect: bool = True) -> Iterator[PlayerEvent]:
         """Iterate PlayerEvents after `cursor` (default: the last one received), reconnecting from
         the last cursor after a transient failure, so nothing is lost or repeated."""
         if cursor is not None:
@@ -402,7 +422,7 @@ class TournamentClient:
         for event in tc.events(t.tournament_id): ...      # ends with tournament_finished
     """
 
-    def __init__(self, target: str, channel: grpc.Channel | None = None, tls: dict | None = None):
+    def __init__(self, target: str, channel: grpc.Channel | None = None, tls: dict[str, Any] | None = None):
         self.target = target
         self.channel = channel or make_channel(target, **(tls or {}))
         self.stub = tournament_pb2_grpc.TournamentServiceStub(self.channel)
@@ -415,7 +435,8 @@ class TournamentClient:
                options: dict[str, Any] | None = None, name: str = "") -> tuple[tournament_pb2.Tournament, str]:
         """(the tournament, its creator token). `fmt` is "round_robin" or "swiss"."""
         req = tournament_pb2.CreateTournamentRequest(
-            name=name, game=game, seats_per_game=seats, format=FORMATS.get(fmt, 0), games=games, rounds=rounds,
+            name=name, game=game, seats_per_game=seats,
+            format=FORMATS.get(fmt, tournament_pb2.TOURNAMENT_FORMAT_UNSPECIFIED), games=games, rounds=rounds,
             clock=tournament_pb2.TournamentClock(time_bank_ms=time_bank_ms, increment_ms=increment_ms,
                                                  timeout_policy=POLICY_CODES[timeout_policy], max_moves=max_moves),
             max_parallel_games=max_parallel, player_ids=list(player_ids), max_entrants=max_entrants,
@@ -451,11 +472,12 @@ class TournamentClient:
         return call(self.stub.ListTournaments, tournament_pb2.ListTournamentsRequest(
             game=game, page_size=page_size, page_token=page_token))
 
-    def leaderboard(self, game: str, page_size: int = 20) -> list[tournament_pb2.LeaderboardEntry]:
+    def leaderboard(self, game: str, page_size: int = 20) -> builtins.list[tournament_pb2.LeaderboardEntry]:
         return list(call(self.stub.GetLeaderboard, tournament_pb2.GetLeaderboardRequest(
             game=game, page_size=page_size)).entries)
 
-    def events(self, tournament_id: str, cursor: int | None = None, timeout: float | None = None):
+    def events(self, tournament_id: str, cursor: int | None = None,
+               timeout: float | None = None) -> Iterator[TournamentEvent]:
         """TournamentEvents after `cursor` (default: the last one received), reconnecting from the last
         cursor after a transient failure (a server restart): nothing lost or repeated. Ends with
         tournament_finished."""
@@ -469,6 +491,8 @@ class TournamentClient:
                     self.cursor = msg.cursor
                     delay = 0.2
                     kind = msg.WhichOneof("event")
+                    if kind is None:
+                        raise ValueError(f"tournament event {msg.cursor} has no event set")
                     yield TournamentEvent(msg.cursor, kind, getattr(msg, kind))
                     if kind == "tournament_finished":
                         return

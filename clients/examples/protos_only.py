@@ -24,12 +24,13 @@ from google.rpc import error_details_pb2, status_pb2
 
 def retry_delay_s(error: grpc.RpcError) -> float:
     """The RetryInfo delay of a refusal (google.rpc.Status in the grpc-status-details-bin trailer)."""
-    for key, value in error.trailing_metadata() or ():
+    # grpc's stubs type a metadatum as an object with .key and .value; at run time it is a (key, value) tuple
+    metadata: tuple[tuple[str, bytes], ...] = error.trailing_metadata() or ()  # type: ignore[assignment]
+    for key, value in metadata:
         if key == "grpc-status-details-bin":
             for detail in status_pb2.Status.FromString(value).details:
-                if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
-                    info = error_details_pb2.RetryInfo()
-                    detail.Unpack(info)
+                info = error_details_pb2.RetryInfo()
+                if detail.Unpack(info):  # False for a detail of another type
                     return info.retry_delay.seconds + info.retry_delay.nanos / 1e9
     return 1.0
 
