@@ -10,11 +10,15 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Iterable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import structlog
 
-from .store import last_activity
+from .store import Store, last_activity
+
+if TYPE_CHECKING:
+    from .referee import Referee
+    from .service import GameCore
 
 log = structlog.get_logger("gameengine")
 R = TypeVar("R")
@@ -27,7 +31,7 @@ def idle(records: Iterable[R], waiting: Callable[[R], bool], last: Callable[[R],
     return [r for r in records if last(r) < cutoff and waiting(r)]
 
 
-def expire_games(store, core, referee, ttl_s: float, now: float | None = None) -> int:
+def expire_games(store: Store, core: GameCore, referee: Referee, ttl_s: float, now: float | None = None) -> int:
     """Abandon every unfinished game with no move for `ttl_s`; returns how many."""
     now = time.time() if now is None else now
     games = idle(list(store.games.values()), lambda r: not core.is_over(r), last_activity, ttl_s, now)
@@ -36,7 +40,7 @@ def expire_games(store, core, referee, ttl_s: float, now: float | None = None) -
     return len(games)
 
 
-async def run(store, core, referee, ttl_s: float) -> None:
+async def run(store: Store, core: GameCore, referee: Referee, ttl_s: float) -> None:
     if ttl_s <= 0:
         return
     while True:

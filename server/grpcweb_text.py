@@ -12,8 +12,8 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Callable
-from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 TEXT = "application/grpc-web-text"
 BINARY = "application/grpc-web"
@@ -29,18 +29,19 @@ def decode(text: bytes) -> bytes:
         raise ValueError(str(e)) from None
 
 
-def _content_type(scope) -> str:
+def _content_type(scope: Scope) -> str:
     for key, value in scope.get("headers", ()):
         if key == b"content-type":
-            return value.decode("latin-1").strip().lower()
+            found: str = value.decode("latin-1").strip().lower()
+            return found
     return ""
 
 
-def grpc_web_text(app: Callable, max_request_bytes: int) -> Callable:
+def grpc_web_text(app: ASGIApp, max_request_bytes: int) -> ASGIApp:
     """Wrap an ASGI app that serves binary gRPC-Web so it also serves text mode on the same paths."""
     max_text = 4 * (max_request_bytes + 5 + 2) // 3 + 64  # base64 of one framed message, some slack
 
-    async def wrapped(scope, receive, send):
+    async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
         content_type = _content_type(scope)
         if scope.get("type") != "http" or not (content_type == TEXT or content_type.startswith(TEXT + "+")):
             await app(scope, receive, send)
@@ -66,14 +67,14 @@ def grpc_web_text(app: Callable, max_request_bytes: int) -> Callable:
         headers.append((b"content-length", str(len(body)).encode()))
         sent = False
 
-        async def binary_receive():
+        async def binary_receive() -> Message:
             nonlocal sent
             if not sent:
                 sent = True
                 return {"type": "http.request", "body": body, "more_body": False}
             return await receive()
 
-        async def text_send(message: dict[str, Any]):
+        async def text_send(message: Message) -> None:
             if message["type"] == "http.response.start":
                 out = []
                 for k, v in message.get("headers", ()):
@@ -92,7 +93,7 @@ def grpc_web_text(app: Callable, max_request_bytes: int) -> Callable:
     return wrapped
 
 
-async def _refuse(send, content_type: str, code: int, message: str) -> None:
+async def _refuse(send: Send, content_type: str, code: int, message: str) -> None:
     """A trailers-only gRPC-Web answer (status in the headers, empty body)."""
     await send({"type": "http.response.start", "status": 200,
                 "headers": [(b"content-type", content_type.encode()), (b"grpc-status", str(code).encode()),

@@ -52,6 +52,12 @@ def fdatasync(fd: int) -> None:
     metrics.JOURNAL_FSYNC_SECONDS.observe(time.perf_counter() - t0)
 
 
+def describe(e: OSError) -> str:
+    """The error as the journal reports it, e.g. "ENOSPC: No space left on device"."""
+    name = errno.errorcode.get(e.errno, e.errno) if e.errno is not None else None
+    return f"{name}: {e.strerror or e}"
+
+
 class JournalUnavailable(OSError):
     """The record could not be made durable; nothing was acknowledged and the file is cut back."""
 
@@ -135,7 +141,7 @@ class Journal:
             except OSError as e:
                 metrics.JOURNAL_ERRORS.inc()
                 self._torn = True
-                self.failed = f"{errno.errorcode.get(e.errno, e.errno)}: {e.strerror or e}"
+                self.failed = describe(e)
                 try:
                     self._cut_back()
                 except OSError:
@@ -186,7 +192,7 @@ class Journal:
                     fdatasync(self._fd)
                 except OSError as e:  # writes are refused until an fsync succeeds again
                     metrics.JOURNAL_ERRORS.inc()
-                    self.failed = f"fsync: {errno.errorcode.get(e.errno, e.errno)}: {e.strerror or e}"
+                    self.failed = f"fsync: {describe(e)}"
                     self._sync_failed = True
                     return
                 self._dirty = False

@@ -18,7 +18,7 @@ import os
 import pickle
 import struct
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,7 @@ _ALLOWED = ("builtins", "copyreg", "collections", "random", "_random", "engines"
 class _Old:
     """Stands in for the old release's server.store.GameRecord / LogEntry: only their fields are read."""
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
 
 
@@ -46,7 +46,7 @@ class _Opaque(_Old):
 
 
 class _Unpickler(pickle.Unpickler):
-    def find_class(self, module: str, name: str):
+    def find_class(self, module: str, name: str) -> Any:  # a class or a function (copyreg's)
         if module == "server.store" and name in ("GameRecord", "LogEntry"):
             return _Old
         if module.split(".")[0] not in _ALLOWED:
@@ -70,7 +70,7 @@ def present(data_dir: Path) -> list[Path]:
 class _Game:
     """One game as the old release's redo built it, minus the engine state."""
 
-    def __init__(self, rec):
+    def __init__(self, rec: Any):  # an unpickled old GameRecord (_Old)
         self.rec = rec
         self.seq = rec.seq
         self.version = rec.version
@@ -136,7 +136,7 @@ class _Game:
         return bytes(out)
 
 
-def _frames(path: Path, newest: bool):
+def _frames(path: Path, newest: bool) -> Iterator[Any]:
     data = path.read_bytes()
     pos = 0
     while pos + _HEADER.size <= len(data):

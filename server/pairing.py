@@ -67,6 +67,7 @@ def circle(entrants: Sequence[str]) -> list[list[tuple[str, str]]]:
 def round_robin_schedule(entrants: Sequence[str], seats: int, cycles: int = 1) -> list[tuple[int, tuple[str, ...]]]:
     """(round, seating) of every game, in schedule order, cycle after cycle. Two seats: the circle
     method's rounds; more: the cycle's games packed first-fit into rounds."""
+    ordered: list[tuple[int, Sequence[str]]]
     if seats == 2:
         ordered = [(r, seating) for r, rnd in enumerate(circle(entrants), start=1) for seating in rnd]
     else:
@@ -80,7 +81,7 @@ def default_swiss_rounds(entrants: int) -> int:
     return max(1, math.ceil(math.log2(max(entrants, 2))))
 
 
-def met_pairs(games: Iterable[Sequence[str]]) -> set[frozenset]:
+def met_pairs(games: Iterable[Sequence[str]]) -> set[frozenset[str]]:
     """Every pair of entrants who sat in one game together."""
     return {frozenset(pair) for seating in games for pair in combinations(set(seating), 2)}
 
@@ -98,7 +99,7 @@ class _OverBudget(Exception):
     pass
 
 
-def _group(players: list[str], seats: int, met: set[frozenset], allowed: int, budget: list[int]):
+def _group(players: list[str], seats: int, met: set[frozenset[str]], allowed: int, budget: list[int]) -> list[list[str]] | None:
     """Groups of `seats` covering `players` in order with at most `allowed` rematched pairs, or None."""
     if not players:
         return []
@@ -118,7 +119,7 @@ def _group(players: list[str], seats: int, met: set[frozenset], allowed: int, bu
     return None
 
 
-def swiss_groups(order: Sequence[str], seats: int, met: set[frozenset]) -> list[list[str]]:
+def swiss_groups(order: Sequence[str], seats: int, met: set[frozenset[str]]) -> list[list[str]]:
     """Group `order` (best standing first, a multiple of `seats` long) into games, neighbours in the
     standings together, with the fewest rematched pairs; none when a grouping without any exists and
     the search finds it within SEARCH_BUDGET."""

@@ -12,11 +12,19 @@ Plain tokens are never stored: players and seats are known by SHA-256 hashes (au
 """
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from engines.core import Event
 
 from . import auth
+
+if TYPE_CHECKING:
+    from gameengine.storage.v1 import storage_pb2 as spb
+
+    from .records import GameRecord
 
 EVENTS_KEPT = 1000  # per player; an older cursor is refused (PLAYER-4), never silently skipped
 OPEN = ""  # Seating.holders entry of a free seat
@@ -55,19 +63,19 @@ class SeatingChanged:
     FIELD: ClassVar[str] = "seating"  # a record kind of the one write path (server/records.py)
     seating: Seating
     token_hashes: dict[int, str] = field(default_factory=dict)
-    events: tuple = ()
+    events: tuple[Event, ...] = ()
 
-    def encode(self, game: str):
+    def encode(self, game: str) -> spb.SeatingSet:
         from . import records
         return records.encode_seating(self, game)
 
     @classmethod
-    def decode(cls, msg, game: str) -> SeatingChanged:
+    def decode(cls, msg: spb.SeatingSet, game: str) -> SeatingChanged:
         from . import records
         return records.decode_seating(msg, game)
 
-    def apply(self, rec, at: float) -> list:
-        apply_seating(None, rec, self)
+    def apply(self, rec: GameRecord, at: float) -> list[Event]:
+        apply_seating(rec, self)
         return list(self.events)
 
 
@@ -80,12 +88,12 @@ class PlayerRegistered:
     token_hash: str
     at: float
 
-    def encode(self, game: str):
+    def encode(self, game: str) -> spb.PlayerRegistered | spb.PlayerNotified:
         from . import records
         return records.encode_player(self)
 
     @classmethod
-    def decode(cls, msg, game: str):
+    def decode(cls, msg: spb.PlayerRegistered, game: str) -> PlayerRegistered | PlayerNotified:
         from . import records
         return records.decode_player(msg)
 
@@ -100,25 +108,25 @@ class PlayerNotified:
     game_id: str
     game: str
     seat: int
-    progress: tuple  # what this event settles, e.g. ("claim", 2) or ("turn", 17): see Player.progress
+    progress: tuple[str, int | bool]  # what this event settles, e.g. ("claim", 2) or ("turn", 17): see Player.progress
     status: dict[str, Any] | None = None  # your_turn: the status the seat saw
     outcome: dict[str, Any] | None = None  # game_over (None when the game expired before its start)
 
-    def encode(self, game: str):
+    def encode(self, game: str) -> spb.PlayerRegistered | spb.PlayerNotified:
         from . import records
         return records.encode_player(self)
 
     @classmethod
-    def decode(cls, msg, game: str):
+    def decode(cls, msg: spb.PlayerNotified, game: str) -> PlayerRegistered | PlayerNotified:
         from . import records
         return records.decode_player(msg)
 
 
-def seating_of(rec) -> Seating | None:
+def seating_of(rec: GameRecord) -> Seating | None:
     return rec.seating
 
 
-def apply_seating(store, rec, change: SeatingChanged) -> None:
+def apply_seating(rec: GameRecord, change: SeatingChanged) -> None:
     """Apply a "seating" record to its game (live and at recovery)."""
     rec.seating = dataclasses.replace(change.seating, holders=list(change.seating.holders),
                                                claims=list(change.seating.claims),
@@ -143,17 +151,17 @@ class Player:
 class Players:
     """Every registered player, by id, name and token hash."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.by_id: dict[str, Player] = {}
         self.by_name: dict[str, str] = {}
         self.by_hash: dict[str, str] = {}
-        self.signals: dict[str, Any] = {}  # player id -> asyncio.Event (not persisted)
+        self.signals: dict[str, asyncio.Event] = {}  # player id -> its stream's wake-up (not persisted)
         self.seated: dict[str, set[str]] = {}  # game id -> players with progress in it (derived)
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         return {"by_id": self.by_id, "by_name": self.by_name, "by_hash": self.by_hash}
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self.signals = {}
         self.seated = {}
@@ -172,7 +180,7 @@ class Players:
         pid = self.by_hash.get(auth.token_hash(token)) if token else None
         return self.by_id.get(pid) if pid else None
 
-    def redo(self, record) -> int:
+    def redo(self, record: object) -> int:
         """Apply a "player" record; 0 when it was applied already (it is in the snapshot)."""
         if isinstance(record, PlayerRegistered):
             if record.player_id in self.by_id:

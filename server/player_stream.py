@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
 from . import auth
 from .errors import Illegal, InvalidArgument
-from .participation import EVENTS_KEPT, OPEN, PlayerNotified, SeatingChanged, seating_of
+from .participation import EVENTS_KEPT, OPEN, Player, PlayerNotified, SeatingChanged, seating_of
+from .records import GameRecord
+
+if TYPE_CHECKING:
+    from .service import GameCore
 
 log = structlog.get_logger("gameengine.players")
 
@@ -29,14 +33,14 @@ def acts(status: dict[str, Any], seat: int) -> bool:
     return not status["over"] and seat in to_act and (status["to_move"] == seat or status["to_move"] not in to_act)
 
 
-def due(core, rec) -> list[dict[str, Any]]:
+def due(core: GameCore, rec: GameRecord) -> list[dict[str, Any]]:
     """The events the game's seated players should have had by now and have not."""
     seating = seating_of(rec)
     if seating is None:
         return []
     players = core.store.players
     over = seating.expired or core.is_over(rec)
-    out = []
+    out: list[dict[str, Any]] = []  # PlayerNotified's fields but the cursor
     for seat, pid in enumerate(seating.holders):
         player = players.by_id.get(pid) if pid != OPEN else None
         if player is None:
@@ -58,7 +62,7 @@ def due(core, rec) -> list[dict[str, Any]]:
     return out
 
 
-def sync(core, game_id: str) -> int:
+def sync(core: GameCore, game_id: str) -> int:
     """Journal the missing events of one game's players; wake their streams."""
     rec = core.store.games.get(game_id)
     if rec is None:
@@ -67,11 +71,11 @@ def sync(core, game_id: str) -> int:
     return _notify_all(core, due(core, rec))
 
 
-def sync_all(core) -> int:
+def sync_all(core: GameCore) -> int:
     return sum(_notify_all(core, due(core, rec)) for rec in list(core.store.games.values()))
 
 
-def _notify_all(core, events: list[dict[str, Any]]) -> int:
+def _notify_all(core: GameCore, events: list[dict[str, Any]]) -> int:
     store = core.store
     for e in events:
         player = store.players.by_id[e["player_id"]]
@@ -82,7 +86,7 @@ def _notify_all(core, events: list[dict[str, Any]]) -> int:
     return len(events)
 
 
-def listener(core):
+def listener(core: GameCore) -> Callable[[str], None]:
     """The store listener: sync after every change. A failure here must not fail the change
     (it is journaled already); what was not told is told on the next change or restart."""
     def on_change(game_id: str) -> None:
@@ -93,12 +97,12 @@ def listener(core):
     return on_change
 
 
-def first_delivery(core, event: PlayerNotified) -> str:
+def first_delivery(core: GameCore, event: PlayerNotified) -> str:
     """The seat token of a reserved seat, minted on the first delivery of its "seat assigned"
     (the plain token never reaches the journal); "" when it went out another way or before."""
     rec = core.store.games.get(event.game_id)
     seating = seating_of(rec) if rec is not None else None
-    if (seating is None or event.kind != "seat_assigned" or not seating.token_pending[event.seat]
+    if (rec is None or seating is None or event.kind != "seat_assigned" or not seating.token_pending[event.seat]
             or seating.holders[event.seat] != event.player_id or core.is_over(rec)):
         return ""
     token, digest = auth.mint()
@@ -108,7 +112,7 @@ def first_delivery(core, event: PlayerNotified) -> str:
     return token
 
 
-def check_cursor(player, cursor: int) -> None:
+def check_cursor(player: Player, cursor: int) -> None:
     if cursor > player.last_cursor:
         raise InvalidArgument(f"cursor {cursor} is beyond the player's last event ({player.last_cursor})",
                               rule="PLAYER-4")
@@ -118,7 +122,7 @@ def check_cursor(player, cursor: int) -> None:
                       f"{oldest}", rule="PLAYER-4")
 
 
-async def events(core, player, cursor: int) -> AsyncIterator[tuple[PlayerNotified, str]]:
+async def events(core: GameCore, player: Player, cursor: int) -> AsyncIterator[tuple[PlayerNotified, str]]:
     """(event, seat token or "") after `cursor` (checked), then live ones, until the caller goes away."""
     players = core.store.players
     while True:

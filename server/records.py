@@ -17,7 +17,7 @@ How to add a record kind (e.g. a seat join, a lobby or tournament record):
    `decode(msg, game)` (classmethod) and `apply(rec, at) -> list[Event]`. `apply` checks before
    it changes anything and raises to refuse; if it changes a GameRecord field that
    `GameRecord.savepoint` does not cover yet, add that field there (rollback restores it).
-   Add the class to KINDS.
+   Add the class to KINDS and to the `Write` union.
 3. GameCore (server/service.py): a method that builds the record and calls `store.commit`.
 The journal, snapshots, recovery, `python -m server.store verify|repair` and the old-format
 import handle every kind in KINDS with no further code. A kind that changes a game (a seat join,
@@ -29,11 +29,15 @@ clash), start with their own creation kind, and keep their own `seq`; the one ex
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
+
+from google.protobuf import any_pb2
+from google.protobuf.message import Message
 
 from engines import registry
-from engines.core import Event, Move
+from engines.core import Event, Game, Move
 from gameengine import codecs
 from gameengine.storage.v1 import storage_pb2 as spb
 from gameengine.v1 import common_pb2
@@ -46,7 +50,7 @@ class FormatError(ValueError):
     """A payload whose CRC holds but that is not a record this server can read."""
 
 
-def _unpack(codec: codecs.Codec, stored, cls):
+def _unpack(codec: codecs.Codec, stored: any_pb2.Any, cls: type[Message]) -> Message:
     """A game's own message kept as google.protobuf.Any; another type is a FormatError."""
     try:
         return codec.unpack(stored, cls)
@@ -120,15 +124,15 @@ class GameRecord:
     history: bytearray = field(default_factory=bytearray, repr=False)
 
     @property
-    def engine(self):
+    def engine(self) -> Game:
         return registry.game(self.game)
 
-    def savepoint(self) -> tuple:
+    def savepoint(self) -> Savepoint:
         """What `rollback` restores: every field a record's `apply` may change."""
         return (self.version, self.seq, len(self.log), len(self.events), len(self.history),
                 self.referee_state.copy(), self.seating, list(self.token_hashes))
 
-    def rollback(self, sp: tuple, state_touched: bool) -> None:
+    def rollback(self, sp: Savepoint, state_touched: bool) -> None:
         version, seq, n_log, n_events, n_history, referee_state, seating, token_hashes = sp
         for entry in self.log[n_log:]:
             self.idem.pop(entry.key, None)
@@ -137,6 +141,10 @@ class GameRecord:
         del self.log[n_log:], self.events[n_events:], self.history[n_history:]
         if state_touched:  # the engine state is rebuilt from the moves that stay
             self.state = rebuild_state(self)
+
+
+# (version, seq, log length, events length, history length, referee state, seating, token hashes)
+Savepoint = tuple[int, int, int, int, int, RefereeState, Seating | None, list[str]]
 
 
 def rebuild_state(rec: GameRecord) -> Any:
@@ -328,9 +336,9 @@ def decode_seating(msg: spb.SeatingSet, game: str) -> SeatingChanged:
     return SeatingChanged(_seating(msg.seating), dict(msg.token_hashes), tuple(events))
 
 
-def _kwargs(msg) -> dict[str, Any]:
+def _kwargs(msg: Message) -> dict[str, Any]:
     """A message's set fields as constructor keyword arguments (the inverse of Msg(**kwargs))."""
-    out = {}
+    out: dict[str, Any] = {}
     for f, value in msg.ListFields():
         if f.message_type is not None:
             out[f.name] = [_kwargs(v) for v in value] if f.is_repeated else _kwargs(value)
@@ -364,11 +372,11 @@ def _from_player_notified(m: spb.PlayerNotified) -> PlayerNotified:
                           _kwargs(m.outcome) if m.HasField("outcome") else None)
 
 
-def encode_player(r) -> spb.PlayerRegistered | spb.PlayerNotified:
+def encode_player(r: PlayerRegistered | PlayerNotified) -> spb.PlayerRegistered | spb.PlayerNotified:
     return _player_registered(r) if isinstance(r, PlayerRegistered) else _player_notified(r)
 
 
-def decode_player(m) -> PlayerRegistered | PlayerNotified:
+def decode_player(m: spb.PlayerRegistered | spb.PlayerNotified) -> PlayerRegistered | PlayerNotified:
     if isinstance(m, spb.PlayerRegistered):
         return PlayerRegistered(m.player_id, m.name, m.token_hash, m.at)
     return _from_player_notified(m)
@@ -389,7 +397,7 @@ def players_state(players: participation.Players) -> list[spb.PlayerState]:
     return out
 
 
-def load_players(states, players: participation.Players) -> None:
+def load_players(states: Iterable[spb.PlayerState], players: participation.Players) -> None:
     for st in states:
         r = st.player
         players.redo(PlayerRegistered(r.player_id, r.name, r.token_hash, r.at))
@@ -401,14 +409,24 @@ def load_players(states, players: participation.Players) -> None:
             players.seated.setdefault(pr.game_id, set()).add(p.player_id)
 
 
-KINDS: dict[str, type] = {k.FIELD: k for k in (Created, MoveMade, RefereeActed, ClockSet, SeatForfeited,
-                                               GameAdjudicated, SeatingChanged, PlayerRegistered,
-                                               PlayerNotified)}
+Write = MoveMade | RefereeActed | ClockSet | SeatForfeited | GameAdjudicated | SeatingChanged  # of one game
+Record = Created | Write | PlayerRegistered | PlayerNotified
+
+
+class RecordKind(Protocol):
+    """A record class, as KINDS holds it: it decodes its storage message."""
+
+    def decode(self, msg: Any, game: str) -> Record: ...
+
+
+KINDS: dict[str, RecordKind] = {k.FIELD: k for k in (Created, MoveMade, RefereeActed, ClockSet, SeatForfeited,
+                                                     GameAdjudicated, SeatingChanged, PlayerRegistered,
+                                                     PlayerNotified)}
 
 
 # ---- wire form ----------------------------------------------------------------------------
 
-def encode(game_id: str, seq: int, at: float, record, game: str) -> bytes:
+def encode(game_id: str, seq: int, at: float, record: Record, game: str) -> bytes:
     pb = spb.JournalRecord(game_id=game_id, seq=seq, at=at)
     getattr(pb, record.FIELD).CopyFrom(record.encode(game))
     return pb.SerializeToString()
@@ -425,8 +443,10 @@ def parse(payload: bytes) -> spb.JournalRecord:
     return pb
 
 
-def decode(pb: spb.JournalRecord, game: str):
+def decode(pb: spb.JournalRecord, game: str) -> Record:
     kind = pb.WhichOneof("write")
+    if kind is None:
+        raise FormatError(f"game {pb.game_id[:40]!r} seq {pb.seq}: a record with no write")
     return KINDS[kind].decode(getattr(pb, kind), game)
 
 
@@ -440,7 +460,7 @@ def history_entry(payload: bytes) -> bytes:
     return bytes(out) + payload
 
 
-def history_payloads(history: bytes):
+def history_payloads(history: bytes) -> Iterator[bytes]:
     """The record payloads of a GameHistory's wire form (the inverse of history_entry)."""
     pos, end = 0, len(history)
     while pos < end:

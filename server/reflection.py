@@ -93,8 +93,12 @@ def _declarations(file: descriptor_pb2.FileDescriptorProto) -> descriptor_pb2.Fi
     return bare
 
 
-class Reflection(ReflectionServicer):  # type: ignore[misc]
-    """grpcio-reflection's servicer, answering with the commented descriptors where it has them."""
+class Reflection(ReflectionServicer):
+    """grpcio-reflection's servicer, answering with the commented descriptors where it has them.
+
+    It overrides two private methods of the base (which its stubs do not declare, hence the ignores)."""
+
+    _pool: descriptor_pool.DescriptorPool  # set by the base's __init__
 
     def __init__(self, service_names: list[str], sources: dict[str, bytes]):
         add_v1_to_pool()
@@ -125,10 +129,10 @@ class Reflection(ReflectionServicer):  # type: ignore[misc]
         try:
             return self._respond(self._pool.FindFileByName(filename), request)
         except KeyError:
-            return super()._file_by_filename(request, filename)
+            return super()._file_by_filename(request, filename)  # type: ignore[misc]
 
     def _file_containing_symbol(self, request: Any, fully_qualified_name: str) -> Any:
         try:
             return self._respond(self._pool.FindFileContainingSymbol(fully_qualified_name), request)
         except KeyError:
-            return super()._file_containing_symbol(request, fully_qualified_name)
+            return super()._file_containing_symbol(request, fully_qualified_name)  # type: ignore[misc]

@@ -53,7 +53,7 @@ def _describe(pb: spb.JournalRecord) -> str:
              "move": lambda: f" seat {pb.move.seat}"
                              + (f" by referee ({pb.move.by_referee})" if pb.move.by_referee else ""),
              "referee_action": lambda: f" {pb.referee_action.event.action} seat {pb.referee_action.event.seat}",
-             "forfeit": lambda: f" seat {pb.forfeit.seat}"}.get(kind, lambda: "")()
+             "forfeit": lambda: f" seat {pb.forfeit.seat}"}.get(kind or "", lambda: "")()
     return f"game {pb.game_id} seq {pb.seq} {kind}{extra}"
 
 
@@ -111,8 +111,7 @@ def _items(data_dir: Path, start: int, report: Report | None, mend: bool
             if fix is not None:
                 candidate = not fix.repaired.startswith(("payload", "length"))
                 entries.append((d.offset, Item(seg, fix, _parse(fix.payload), candidate=candidate)))
-        for _, item in sorted(entries, key=lambda e: e[0]):
-            items.append(item)
+        items.extend(item for _, item in sorted(entries, key=lambda e: e[0]))
         if report:
             by_offset = {d.offset: (d, fix) for d, fix in fixes}
             for off, item in sorted([(i.frame.offset, i) for i in items if i.seg == seg] +
@@ -236,7 +235,7 @@ def repair(data_dir: Path) -> Report:
             frames = b"".join(journal.frame(i.frame.payload) for i in quarantine)
             _write(out, journal.file_header(JOURNAL_MAGIC) + frames)
             for gid, (last, nxt) in gaps.items():
-                n = sum(1 for i in quarantine if i.pb.game_id == gid)
+                n = sum(1 for i in quarantine if i.pb is not None and i.pb.game_id == gid)
                 lost = "its creation record is lost, so it is not restored" if last < 0 else \
                     f"its record after seq {last} is lost; it is restored up to seq {last}"
                 r.say(f"game {gid}: {lost}; its {n} later records (seq {nxt}..) are in {out}", problem=True)
@@ -288,7 +287,7 @@ def _repair_snapshots(data_dir: Path, damaged_dir: Path, stamp: str, r: Report) 
                   f"(original in {damaged_dir})", problem=True)
 
 
-def _header_records(s: journal.Scan) -> tuple[list, list, bool]:
+def _header_records(s: journal.Scan) -> tuple[list[spb.PlayerState], list[spb.JournalRecord], bool]:
     """The players and tournament records of a damaged snapshot's header, when the header frame
     itself is intact (it is the first frame, right after the file header); (.., .., True) if not."""
     first = s.frames[0] if s.frames else None

@@ -309,7 +309,7 @@ def add_service(service: ServiceDescriptor, pb: Any, servicer: Any, server: grpc
     request parsing that cannot fail outside our error mapping (`name`: serve it under another
     full name with the same messages, e.g. reflection v1 beside v1alpha)."""
     impls = handlers_of(servicer, service)
-    handlers = {}
+    handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
     for method in service.methods:
         cls = getattr(pb, method.input_type.name)
         impl = checked(method.name, impls[method.name], method.server_streaming, method.client_streaming)

@@ -26,14 +26,18 @@ from typing import Any
 import structlog
 
 from engines.core import Event, IllegalMove
+from gameengine.storage.v1 import storage_pb2 as spb
 
 from . import auth, datadir, journal, legacy, participation, records, snapshots, tournament_records
 from .datadir import StartupError
 from .errors import Stale, Unavailable
-from .records import Created, GameRecord, LogEntry, MoveMade  # noqa: F401  (GameRecord: imported from here)
+from .records import Created, GameRecord, LogEntry, MoveMade, Write
+from .tournament_records import TournamentRecord
+
+__all__ = ["GameRecord", "LogEntry", "Store", "last_activity"]  # GameRecord, LogEntry: imported from here too
 
 log = structlog.get_logger("gameengine.store")
-Followup = Callable[[GameRecord], Iterable[Any]]
+Followup = Callable[[GameRecord], Iterable[Write]]
 
 
 def last_activity(rec: GameRecord) -> float:
@@ -59,7 +63,7 @@ class Store:
         self.orphans = 0  # records of games no snapshot holds (recovery)
         self.players = participation.Players()  # the players subject (records.PLAYER_KINDS)
         self.tournaments = tournament_records.Tournaments()  # tournament subjects (records.TOURNAMENT_KINDS)
-        self.listeners: list = []  # fn(game_id) after every change to a game (player streams)
+        self.listeners: list[Callable[[str], None]] = []  # fn(game_id) after every change to a game (player streams)
         self.last_snapshot = {"save_s": 0.0, "games": 0, "at": 0.0}
 
     # ---- recovery -------------------------------------------------------
@@ -88,7 +92,7 @@ class Store:
             counts["modes_tightened"] = self.tightened
         return counts
 
-    def _load_snapshots(self, counts: dict) -> int:
+    def _load_snapshots(self, counts: dict[str, Any]) -> int:
         """Fold the newest snapshot that verifies; returns the first segment it does not cover."""
         have = snapshots.listed(self.data_dir)
         for seg in reversed(have):
@@ -131,7 +135,7 @@ class Store:
         except (records.FormatError, StartupError) as e:
             raise snapshots.SnapshotDamaged(f"{where}: {e}") from None
 
-    def _replay_segment(self, seg: int, newest: bool, counts: dict) -> int:
+    def _replay_segment(self, seg: int, newest: bool, counts: dict[str, Any]) -> int:
         path = journal.segment_path(self.data_dir, seg)
         s = journal.scan(path, journal.JOURNAL_MAGIC)
         if s.header_error:
@@ -165,7 +169,7 @@ class Store:
                                    f"Run `python -m server.store verify {self.data_dir}`") from None
         return n
 
-    def _redo(self, pb, payload: bytes, where: str) -> int:
+    def _redo(self, pb: spb.JournalRecord, payload: bytes, where: str) -> int:
         """Fold one record during recovery; a record already folded (seq not newer) is skipped."""
         kind = pb.WhichOneof("write")
         if kind in records.PLAYER_KINDS:  # idempotent: 0 when the snapshot holds it already
@@ -175,9 +179,9 @@ class Store:
         if kind == "created":
             if pb.game_id in self.games:
                 return 0
-            rec = Created.decode(pb.created, "").build(pb.game_id)
-            rec.history += records.history_entry(payload)
-            self.games[pb.game_id] = rec
+            created = Created.decode(pb.created, "").build(pb.game_id)
+            created.history += records.history_entry(payload)
+            self.games[pb.game_id] = created
             return 1
         rec = self.games.get(pb.game_id)
         if rec is None:
@@ -188,8 +192,10 @@ class Store:
         if pb.seq != rec.seq + 1:
             raise StartupError(f"{where}: game {pb.game_id} jumps from seq {rec.seq} to {pb.seq}: its records "
                                f"in between are missing. Run `python -m server.store verify {self.data_dir}`")
+        write = records.decode(pb, rec.game)
+        assert not isinstance(write, (Created, participation.PlayerRegistered, participation.PlayerNotified))  # above
         try:
-            records.decode(pb, rec.game).apply(rec, pb.at)
+            write.apply(rec, pb.at)
         except IllegalMove as e:
             raise StartupError(f"{where}: game {pb.game_id} seq {pb.seq}: the engine refuses the journaled move "
                                f"({e}); was the data dir written by another engine version?") from None
@@ -216,7 +222,13 @@ class Store:
         for listener in self.listeners:
             listener(game_id)
 
-    def commit(self, rec: GameRecord, writes: Iterable[Any], expected_version: int | None = None,
+    def _journal(self) -> journal.Journal:
+        """The journal recover() opened: every write comes after recovery."""
+        if self.journal is None:
+            raise RuntimeError("the store is written to before recover() opened its journal")
+        return self.journal
+
+    def commit(self, rec: GameRecord, writes: Iterable[Write], expected_version: int | None = None,
                followups: Followup | None = None) -> list[Event]:
         """The one write path. Checks `expected_version` (None: not a versioned write), applies
         `writes` and then whatever `followups(rec)` returns (e.g. the clock after a move), journals
@@ -236,7 +248,7 @@ class Store:
                 moved = moved or isinstance(w, MoveMade)
             for w in followups(rec) if followups else ():
                 events += self._apply(rec, w, at, frames)
-            self.journal.append(b"".join(frames))
+            self._journal().append(b"".join(frames))
         except IllegalMove:
             rec.rollback(sp, state_touched=moved)
             raise
@@ -252,7 +264,7 @@ class Store:
         return events
 
     @staticmethod
-    def _apply(rec: GameRecord, write, at: float, frames: list[bytes]) -> list[Event]:
+    def _apply(rec: GameRecord, write: Write, at: float, frames: list[bytes]) -> list[Event]:
         events = write.apply(rec, at)
         rec.seq += 1
         payload = records.encode(rec.game_id, rec.seq, at, write, rec.game)
@@ -260,7 +272,7 @@ class Store:
         frames.append(journal.frame(payload))
         return events
 
-    def create(self, game: str, seats: int, options: dict, seed: int | None, referee: dict,
+    def create(self, game: str, seats: int, options: dict[str, Any], seed: int | None, referee: dict[str, Any],
                seating: participation.Seating | None = None,
                followups: Followup | None = None) -> tuple[GameRecord, list[str]]:
         """Create, apply `followups` (e.g. the referee's clock) and journal them together. With a
@@ -279,7 +291,7 @@ class Store:
         for w in followups(rec) if followups else ():
             self._apply(rec, w, created.created, frames)
         try:
-            self.journal.append(b"".join(frames))
+            self._journal().append(b"".join(frames))
         except journal.JournalUnavailable as e:
             log.error("journal_write_failed", game_id=game_id, reason=str(e))
             raise Unavailable(f"the server cannot write its journal ({e.strerror}); no game was created: "
@@ -287,30 +299,30 @@ class Store:
         self.games[game_id] = rec
         return rec, [t for t, _ in pairs]
 
-    def write_player(self, record) -> None:
+    def write_player(self, record: participation.PlayerRegistered | participation.PlayerNotified) -> None:
         """Journal then apply a record of the players subject (participation.PlayerRegistered /
         PlayerNotified): the same journal and acknowledgement rule, no game, no version."""
         at = time.time()
         try:
-            self.journal.append(journal.frame(records.encode("", 0, at, record, "")))
+            self._journal().append(journal.frame(records.encode("", 0, at, record, "")))
         except journal.JournalUnavailable as e:
             log.error("journal_write_failed", subject="players", reason=str(e))
             raise Unavailable(f"the server cannot write its journal ({e.strerror}); nothing was changed: "
                               "retry later", retry_after_ms=1000) from None
         self.players.redo(record)
 
-    def _redo_tournament(self, pb) -> int:
+    def _redo_tournament(self, pb: spb.JournalRecord) -> int:
         n = self.tournaments.redo(tournament_records.from_journal(pb))
         if n:
             self.tournaments.history.append(pb)
         return n
 
-    def write_tournament(self, record) -> None:
+    def write_tournament(self, record: TournamentRecord) -> None:
         """Journal then apply a tournament record (server/tournament_records.py): the same journal
         and acknowledgement rule as a move; a record out of its tournament's sequence is a bug."""
         pb = tournament_records.to_journal(record, time.time())
         try:
-            self.journal.append(journal.frame(pb.SerializeToString()))
+            self._journal().append(journal.frame(pb.SerializeToString()))
         except journal.JournalUnavailable as e:
             log.error("journal_write_failed", subject="tournaments", reason=str(e))
             raise Unavailable(f"the server cannot write its journal ({e.strerror}); nothing was changed: "
@@ -319,7 +331,7 @@ class Store:
             raise ValueError(f"tournament record {type(record).__name__} out of sequence")
         self.tournaments.history.append(pb)
 
-    def evict_finished(self, older_than_s: float, is_over) -> int:
+    def evict_finished(self, older_than_s: float, is_over: Callable[[GameRecord], bool]) -> int:
         """Drop games that ended more than `older_than_s` ago from memory (and from the
         next snapshot): live memory is bounded by live games, not by history."""
         cutoff = time.time() - older_than_s
@@ -336,7 +348,7 @@ class Store:
         (under no await, so consistent), the file is written and verified off-loop. Then only
         this snapshot and the one before it are kept, with the segments the older one needs."""
         t0 = time.perf_counter()
-        segment = self.journal.rotate()  # everything after this point is in `segment`
+        segment = self._journal().rotate()  # everything after this point is in `segment`
         histories = []
         for i, rec in enumerate(list(self.games.values())):
             histories.append(bytes(rec.history))

@@ -15,9 +15,12 @@ Standings and the leaderboard (ratings per game and player over every tournament
 """
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from google.protobuf.message import Message
 from openskill.models import PlackettLuce
 
 from gameengine import codecs
@@ -120,7 +123,7 @@ class Tournament:
 
     def standings(self) -> list[dict[str, Any]]:
         """Best first: points, then wins, then mu; equal keys share a place."""
-        rows = []
+        rows: list[dict[str, Any]] = []
         for pid in self.entrants:
             line = self.table.get(pid, Line())
             rows.append({"player_id": pid, "games": line.games, "wins": line.wins,
@@ -217,6 +220,10 @@ class TournamentEnded:
     at: float
 
 
+TournamentRecord = (TournamentCreated | EntrantJoined | EntrantWithdrew | TournamentStarted | RoundPaired
+                    | GameScheduled | GameCounted | TournamentEnded)
+
+
 # ---- apply ------------------------------------------------------------------------------------
 def points_of(rank: int, points_per_rank: tuple[float, ...]) -> float:
     """A place's points; a shared place scores that place's points (ranks 1, 1, 3 -> p1, p1, p3)."""
@@ -226,21 +233,21 @@ def points_of(rank: int, points_per_rank: tuple[float, ...]) -> float:
 class Tournaments:
     """Every tournament by id, which game belongs to which slot, and the leaderboards."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.by_id: dict[str, Tournament] = {}
         self.by_game: dict[str, tuple[str, int]] = {}  # game id -> (tournament id, slot index)
         self.leaderboard: dict[str, dict[str, Rating]] = {}  # game -> player id -> rating
-        self.signals: dict[str, Any] = {}  # tournament id -> asyncio.Event (not persisted)
-        self.history: list = []  # every applied record as its JournalRecord, in order: what a snapshot keeps
+        self.signals: dict[str, asyncio.Event] = {}  # tournament id -> its streams' wake-up (not persisted)
+        self.history: list[spb.JournalRecord] = []  # every applied record as its JournalRecord, in order: what a snapshot keeps
 
-    def redo(self, record) -> int:
+    def redo(self, record: TournamentRecord) -> int:
         """Apply a "tournament" record; 0 when it was applied already (it is in the snapshot)."""
         if isinstance(record, TournamentCreated):
             if record.tournament_id in self.by_id:
                 return 0
-            t = _copy_created(record.tournament)
-            self.by_id[t.tournament_id] = t
-            t.seq = 1
+            created = _copy_created(record.tournament)
+            self.by_id[created.tournament_id] = created
+            created.seq = 1
             return 1
         t = self.by_id.get(record.tournament_id)
         if t is None or record.seq != t.seq + 1:
@@ -348,7 +355,8 @@ def _ended(ts: Tournaments, t: Tournament, r: TournamentEnded) -> None:
     t.emit("tournament_finished", {"state": r.state, "standings": t.standings()})
 
 
-APPLY = {EntrantJoined: _joined, EntrantWithdrew: _withdrew, TournamentStarted: _started, RoundPaired: _paired,
+# record kind -> its apply function (each takes a record of its own kind)
+APPLY: dict[type, Callable[[Tournaments, Tournament, Any], None]] = {EntrantJoined: _joined, EntrantWithdrew: _withdrew, TournamentStarted: _started, RoundPaired: _paired,
          GameScheduled: _scheduled, GameCounted: _counted, TournamentEnded: _ended}
 
 
@@ -361,11 +369,11 @@ SUBJECT = "tournament/"
 _OUTCOME_KEYS = ("scores", "ranks", "winners", "adjudicated", "confidence")
 
 
-def _slot_pb(round_: int, seats, seed: int) -> spb.TournamentSlot:
+def _slot_pb(round_: int, seats: Sequence[str], seed: int) -> spb.TournamentSlot:
     return spb.TournamentSlot(round=round_, seats=list(seats), seed=seed)
 
 
-def _encode(r) -> Any:
+def _encode(r: TournamentRecord) -> Message:
     if isinstance(r, TournamentCreated):
         t = r.tournament
         msg = spb.TournamentCreated(
@@ -387,24 +395,26 @@ def _encode(r) -> Any:
     if isinstance(r, GameScheduled):
         return spb.TournamentGameScheduled(index=r.index, game_id=r.game_id)
     if isinstance(r, GameCounted):
-        msg = spb.TournamentGameCounted(index=r.index, forfeited=list(r.forfeited), failure=r.failure)
+        counted = spb.TournamentGameCounted(index=r.index, forfeited=list(r.forfeited), failure=r.failure)
         if r.outcome is not None:
-            msg.outcome.CopyFrom(common_pb2.Outcome(**{k: r.outcome[k] for k in _OUTCOME_KEYS if k in r.outcome}))
-        return msg
+            counted.outcome.CopyFrom(common_pb2.Outcome(**{k: r.outcome[k] for k in _OUTCOME_KEYS if k in r.outcome}))
+        return counted
     if isinstance(r, TournamentEnded):
         return spb.TournamentEnded(state=r.state, reason=r.reason, at=r.at)
     raise ValueError(f"not a tournament record: {type(r).__name__}")
 
 
-def to_journal(record, at: float) -> spb.JournalRecord:
+def to_journal(record: TournamentRecord, at: float) -> spb.JournalRecord:
     pb = spb.JournalRecord(game_id=SUBJECT + record.tournament_id, seq=record.seq, at=at)
     getattr(pb, FIELDS[type(record)]).CopyFrom(_encode(record))
     return pb
 
 
-def from_journal(pb: spb.JournalRecord):
+def from_journal(pb: spb.JournalRecord) -> TournamentRecord:
     kind = pb.WhichOneof("write")
-    m = getattr(pb, kind)
+    if kind is None:
+        raise ValueError("not a tournament record kind: none")
+    m: Any = getattr(pb, kind)  # the kind's storage message
     tid, seq = pb.game_id.removeprefix(SUBJECT), pb.seq
     if kind == "tournament_created":
         c = m.clock
