@@ -36,9 +36,8 @@ def distinct_move_kinds(*kinds: type) -> None:
         return hash((type(self).__name__, tuple.__hash__(self)))
 
     for kind in kinds:  # setattr: replacing a class's dunders is what this function is for
-        setattr(kind, "__eq__", eq)
-        setattr(kind, "__ne__", ne)
-        setattr(kind, "__hash__", hash_)
+        for name, method in (("__eq__", eq), ("__ne__", ne), ("__hash__", hash_)):
+            setattr(kind, name, method)
 
 
 class RuleError(Exception):

@@ -99,7 +99,8 @@ class _OverBudget(Exception):
     pass
 
 
-def _group(players: list[str], seats: int, met: set[frozenset[str]], allowed: int, budget: list[int]) -> list[list[str]] | None:
+def _group(players: list[str], seats: int, met: set[frozenset[str]], allowed: int,
+           budget: list[int]) -> list[list[str]] | None:
     """Groups of `seats` covering `players` in order with at most `allowed` rematched pairs, or None."""
     if not players:
         return []

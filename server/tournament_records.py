@@ -238,7 +238,8 @@ class Tournaments:
         self.by_game: dict[str, tuple[str, int]] = {}  # game id -> (tournament id, slot index)
         self.leaderboard: dict[str, dict[str, Rating]] = {}  # game -> player id -> rating
         self.signals: dict[str, asyncio.Event] = {}  # tournament id -> its streams' wake-up (not persisted)
-        self.history: list[spb.JournalRecord] = []  # every applied record as its JournalRecord, in order: what a snapshot keeps
+        # every applied record as its JournalRecord, in order: what a snapshot keeps
+        self.history: list[spb.JournalRecord] = []
 
     def redo(self, record: TournamentRecord) -> int:
         """Apply a "tournament" record; 0 when it was applied already (it is in the snapshot)."""
@@ -356,8 +357,9 @@ def _ended(ts: Tournaments, t: Tournament, r: TournamentEnded) -> None:
 
 
 # record kind -> its apply function (each takes a record of its own kind)
-APPLY: dict[type, Callable[[Tournaments, Tournament, Any], None]] = {EntrantJoined: _joined, EntrantWithdrew: _withdrew, TournamentStarted: _started, RoundPaired: _paired,
-         GameScheduled: _scheduled, GameCounted: _counted, TournamentEnded: _ended}
+APPLY: dict[type, Callable[[Tournaments, Tournament, Any], None]] = {
+    EntrantJoined: _joined, EntrantWithdrew: _withdrew, TournamentStarted: _started, RoundPaired: _paired,
+    GameScheduled: _scheduled, GameCounted: _counted, TournamentEnded: _ended}
 
 
 # ---- wire form (gameengine/storage/v1/storage.proto) ------------------------------------------------

@@ -40,4 +40,5 @@ def fold(state: KuhnState, seat: int, move: Move, events: list[Event]) -> None:
     advance(FLOW, state, events, "pot")
 
 
-EFFECTS: dict[type, Callable[[KuhnState, int, Move, list[Event]], None]] = {Check: check, Bet: bet, Call: call, Fold: fold}
+Effect = Callable[[KuhnState, int, Move, list[Event]], None]
+EFFECTS: dict[type, Effect] = {Check: check, Bet: bet, Call: call, Fold: fold}

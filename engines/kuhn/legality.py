@@ -43,7 +43,8 @@ def check_answer(state: KuhnState, seat: int, move: Move) -> None:
         raise IllegalMove("KP-6", "There is no bet to answer.")
 
 
-CHECKS: dict[type, Callable[[KuhnState, int, Move], None]] = {Check: check_opening, Bet: check_opening, Call: check_answer, Fold: check_answer}
+Rule = Callable[[KuhnState, int, Move], None]
+CHECKS: dict[type, Rule] = {Check: check_opening, Bet: check_opening, Call: check_answer, Fold: check_answer}
 ALLOWED = {Check: may_open, Bet: may_open, Call: may_answer, Fold: may_answer}  # what the generator asks
 
 
