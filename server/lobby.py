@@ -13,7 +13,8 @@ import dataclasses
 import hmac
 import secrets
 import time
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
@@ -21,10 +22,17 @@ from engines.core import Event
 from gameengine.v1 import common_pb2, lobby_pb2, lobby_pb2_grpc
 
 from . import auth, limits, player_stream
+from .config import Config
 from .edge import note, rpc
 from .errors import Exhausted, Illegal, InvalidArgument, PermissionDenied, Unauthenticated
 from .limits import MAX_GAME_ID_BYTES, MAX_INVITE_CODE_BYTES, MAX_TOKEN_BYTES
-from .participation import OPEN, Seating, SeatingChanged, seating_of
+from .participation import OPEN, Player, Players, Seating, SeatingChanged, seating_of
+from .records import GameRecord
+from .store import Store
+
+if TYPE_CHECKING:
+    from .referee import Referee
+    from .service import GameCore
 
 log = structlog.get_logger("gameengine.lobby")
 
@@ -51,7 +59,7 @@ def bounded(value: str, limit: int, what: str) -> str:
     return limits.bounded(what, value, limit, rule="LOBBY-0")
 
 
-def player_of(players, token: str):
+def player_of(players: Players, token: str) -> Player:
     """The registered player a token belongs to; UNAUTHENTICATED otherwise (PLAYER-3)."""
     bounded(token, MAX_TOKEN, "player_token")
     player = players.authenticate(token)
@@ -60,17 +68,18 @@ def player_of(players, token: str):
     return player
 
 
-def waiting(rec) -> bool:
+def waiting(rec: GameRecord) -> bool:
     seating = seating_of(rec)
     return seating is not None and seating.waiting
 
 
-def status_fields(players, seating: Seating) -> dict[str, Any]:
+def status_fields(players: Players, seating: Seating) -> dict[str, Any]:
     return {"waiting": seating.waiting, "seat_holders": holders(players, seating)}
 
 
-def holders(players, seating: Seating) -> list[dict[str, Any]]:
-    out = []
+def holders(players: Players, seating: Seating) -> list[dict[str, Any]]:
+    """Each seat as a SeatHolder's fields (a GameStatus's and a game_started event's)."""
+    out: list[dict[str, Any]] = []
     for seat, pid in enumerate(seating.holders):
         if pid == OPEN:
             out.append({"seat": seat, "state": "open"})
@@ -81,17 +90,19 @@ def holders(players, seating: Seating) -> list[dict[str, Any]]:
     return out
 
 
-def _count(store, pred) -> int:
+def _count(store: Store, pred: Callable[[Seating], bool]) -> int:
     return sum(1 for rec in store.games.values() if (s := seating_of(rec)) is not None and s.waiting and pred(s))
 
 
 # ---- creation ---------------------------------------------------------------
-def plan(core, cfg, seats: int, open_seats, reserved, private: bool, player_token: str) -> tuple[Seating, str]:
+def plan(core: GameCore, cfg: Config, seats: int, open_seats: Iterable[int],
+         reservations: Iterable[common_pb2.SeatReservation], private: bool, player_token: str) -> tuple[Seating, str]:
     """The Seating of a game about to be created, and its invite code ("" for a public game)."""
     store = core.store
     creator = player_of(store.players, player_token)
-    reserved = [(r.seat, bounded(r.player_id, MAX_ID, "reserved_seats.player_id")) for r in reserved]
-    chosen = list(open_seats) + [s for s, _ in reserved]
+    reserved = [(r.seat, bounded(r.player_id, MAX_ID, "reserved_seats.player_id")) for r in reservations]
+    open_seats = list(open_seats)
+    chosen = open_seats + [s for s, _ in reserved]
     if len(set(chosen)) != len(chosen) or any(not 0 <= s < seats for s in chosen):
         raise InvalidArgument(f"open and reserved seats must be distinct seats of 0..{seats - 1}", rule="LOBBY-2")
     if private and not open_seats:
@@ -117,7 +128,7 @@ def plan(core, cfg, seats: int, open_seats, reserved, private: bool, player_toke
     return seating, code
 
 
-def created(core, referee, rec) -> None:
+def created(core: GameCore, referee: Referee, rec: GameRecord) -> None:
     """After a create: start the clocks unless the game waits; tell seated players."""
     if not waiting(rec):
         referee.on_create(rec)
@@ -126,11 +137,11 @@ def created(core, referee, rec) -> None:
 
 
 # ---- joining and leaving -------------------------------------------------------
-def _change(core, referee, rec, seating: Seating, hashes: dict[int, str]) -> None:
+def _change(core: GameCore, referee: Referee, rec: GameRecord, seating: Seating, hashes: dict[int, str]) -> None:
     """One journaled seating change; the start of the game when no seat is open any more."""
     store = core.store
     start = seating.waiting and not seating.open_seats()
-    events = ()
+    events: tuple[Event, ...] = ()
     if start:
         seating = dataclasses.replace(seating, started=True)
         events = (Event("game_started", {"seat_holders": holders(store.players, seating)}),)
@@ -140,8 +151,8 @@ def _change(core, referee, rec, seating: Seating, hashes: dict[int, str]) -> Non
         log.info("game_started", game_id=rec.game_id, game=rec.game)
 
 
-async def join(core, referee, cfg, game_id: str, player_token: str, seat: int | None,
-               invite_code: str) -> tuple[Any, int, str]:
+async def join(core: GameCore, referee: Referee, cfg: Config, game_id: str, player_token: str, seat: int | None,
+               invite_code: str) -> tuple[GameRecord, int, str]:
     """(record, seat, seat token) for JoinGame."""
     bounded(game_id, MAX_ID, "game_id")
     bounded(invite_code, MAX_CODE, "invite_code")
@@ -185,7 +196,7 @@ async def join(core, referee, cfg, game_id: str, player_token: str, seat: int | 
         return rec, seat, token
 
 
-async def leave(core, referee, game_id: str, player_token: str, seat: int | None):
+async def leave(core: GameCore, referee: Referee, game_id: str, player_token: str, seat: int | None) -> GameRecord:
     bounded(game_id, MAX_ID, "game_id")
     store = core.store
     player = player_of(store.players, player_token)
@@ -193,7 +204,7 @@ async def leave(core, referee, game_id: str, player_token: str, seat: int | None
     async with store.lock(rec.game_id):
         seating = seating_of(rec)
         mine = seating.seats_of(player.player_id) if seating is not None else []
-        if not mine or (seat is not None and seat not in mine):
+        if seating is None or not mine or (seat is not None and seat not in mine):
             raise Illegal(RULES["LOBBY-10"], rule="LOBBY-10")
         if not seating.waiting:
             raise Illegal(RULES["LOBBY-5"], rule="LOBBY-5")
@@ -210,7 +221,8 @@ def _page_key(seating: Seating, game_id: str) -> str:
     return f"{seating.created_at:.6f}/{game_id}"
 
 
-def list_open(core, game: str, page_size: int, page_token: str) -> tuple[list[tuple[Any, Seating]], str]:
+def list_open(core: GameCore, game: str, page_size: int,
+              page_token: str) -> tuple[list[tuple[GameRecord, Seating]], str]:
     bounded(game, MAX_ID, "game")
     bounded(page_token, 128, "page_token")
     size = page_size or PAGE_DEFAULT
@@ -222,7 +234,7 @@ def list_open(core, game: str, page_size: int, page_token: str) -> tuple[list[tu
             after = base64.urlsafe_b64decode(page_token.encode()).decode()
         except Exception:
             raise InvalidArgument("page_token is not one this server issued", rule="LOBBY-0") from None
-    found = []
+    found: list[tuple[str, GameRecord, Seating]] = []
     for rec in core.store.games.values():
         seating = seating_of(rec)
         if (seating is None or not seating.waiting or seating.private or (game and rec.game != game)
@@ -237,19 +249,19 @@ def list_open(core, game: str, page_size: int, page_token: str) -> tuple[list[tu
     return [(rec, seating) for _, rec, seating in page], token
 
 
-def expire(core, now: float) -> int:
+def expire(core: GameCore, now: float) -> int:
     """Expire waiting games past their time (LOBBY-9): journaled, seated players told, then forgotten."""
     store = core.store
-    due = [rec for rec in store.games.values()
+    due = [(rec, s) for rec in store.games.values()
            if (s := seating_of(rec)) is not None and s.waiting and s.expires_at <= now]
-    for rec in due:
-        store.commit(rec, [SeatingChanged(dataclasses.replace(seating_of(rec), expired=True))])
+    for rec, seating in due:
+        store.commit(rec, [SeatingChanged(dataclasses.replace(seating, expired=True))])
         log.info("waiting_game_expired", game_id=rec.game_id, game=rec.game, rule="LOBBY-9")
     forget_expired(store)  # after the write: its listener told the seated players
     return len(due)
 
 
-def restart_clocks(core, referee) -> None:
+def restart_clocks(core: GameCore, referee: Referee) -> None:
     """After recovery: a game whose start was journaled but whose clock was not (a crash between
     the two writes) gets its clock now."""
     for rec in list(core.store.games.values()):
@@ -259,14 +271,14 @@ def restart_clocks(core, referee) -> None:
             referee.on_create(rec)
 
 
-def forget_expired(store) -> None:
+def forget_expired(store: Store) -> None:
     for game_id in [g for g, rec in store.games.items() if (s := seating_of(rec)) is not None and s.expired]:
         del store.games[game_id]
         store.locks.pop(game_id, None)
         store.players.forget_game(game_id)
 
 
-async def expiry_loop(core, ttl_s: float) -> None:
+async def expiry_loop(core: GameCore, ttl_s: float) -> None:
     while True:
         await asyncio.sleep(min(30.0, max(ttl_s / 4, 0.2)))
         try:
@@ -277,14 +289,15 @@ async def expiry_loop(core, ttl_s: float) -> None:
 
 # ---- the service -------------------------------------------------------------------
 class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
-    def __init__(self, core: Any, referee: Any, cfg: Any) -> None:
+    def __init__(self, core: GameCore, referee: Referee, cfg: Config) -> None:
         self.core, self.referee, self.cfg = core, referee, cfg
 
-    def _status(self, rec, seat):
+    def _status(self, rec: GameRecord, seat: int | None) -> common_pb2.GameStatus:
         return common_pb2.GameStatus(**self.core.status(rec, seat))
 
     @rpc
-    async def ListOpenGames(self, request, context):
+    async def ListOpenGames(self, request: lobby_pb2.ListOpenGamesRequest,
+                            context: Any) -> lobby_pb2.ListOpenGamesResponse:
         note(game=request.game[:MAX_ID])
         page, token = list_open(self.core, request.game, request.page_size, request.page_token)
         players = self.core.store.players
@@ -293,12 +306,13 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
             creator = players.by_id.get(seating.creator)
             games.append(lobby_pb2.OpenGame(
                 game_id=rec.game_id, game=rec.game, seats=rec.seats, open_seats=seating.open_seats(),
-                seat_holders=holders(players, seating), creator_name=creator.name if creator else "",
+                seat_holders=[common_pb2.SeatHolder(**h) for h in holders(players, seating)],
+                creator_name=creator.name if creator else "",
                 expires_at=int(seating.expires_at)))
         return lobby_pb2.ListOpenGamesResponse(games=games, next_page_token=token)
 
     @rpc
-    async def JoinGame(self, request, context):
+    async def JoinGame(self, request: lobby_pb2.JoinGameRequest, context: Any) -> lobby_pb2.JoinGameResponse:
         note(game_id=request.game_id[:MAX_ID])
         seat = request.seat if request.HasField("seat") else None
         rec, seat, token = await join(self.core, self.referee, self.cfg, request.game_id,
@@ -308,7 +322,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
                                           status=self._status(rec, seat))
 
     @rpc
-    async def LeaveGame(self, request, context):
+    async def LeaveGame(self, request: lobby_pb2.LeaveGameRequest, context: Any) -> lobby_pb2.LeaveGameResponse:
         note(game_id=request.game_id[:MAX_ID])
         rec = await leave(self.core, self.referee, request.game_id, request.player_token,
                           request.seat if request.HasField("seat") else None)

@@ -5,6 +5,8 @@ import asyncio
 import gc
 import signal
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import grpc
 import structlog
@@ -33,6 +35,7 @@ from . import (
 )
 from .config import Config
 from .datadir import StartupError
+from .journal import Journal
 from .players import PlayerServicer
 from .referee import Referee
 from .service import GameCore
@@ -40,12 +43,16 @@ from .servicer import GameServicer, GameServiceServicer, add_service
 from .store import Store
 
 log = structlog.get_logger("gameengine")
+if TYPE_CHECKING:
+    Health = health.HealthServicer | health.aio.HealthServicer
 
 
 async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     store = Store(cfg.data_dir, cfg.fsync, cfg.fsync_interval_ms / 1000, shard=cfg.shard)
     t0 = time.perf_counter()
     counts = store.recover()
+    journal = store.journal
+    assert journal is not None  # recover() opened it
     metrics.RESTORE_SECONDS.set(time.perf_counter() - t0)
     log.info("recovered", data_dir=cfg.data_dir, restore_s=round(time.perf_counter() - t0, 3), **counts)
     # Small young generations keep each collection short: with (50000, 20, 100) a
@@ -92,12 +99,15 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     health_servicer = health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
     # health and reflection get the same request guard as ours: undecodable bytes are
     # INVALID_ARGUMENT there too, never UNKNOWN
-    add_service(health_pb2.DESCRIPTOR.services_by_name["Health"], health_pb2, health_servicer, server)
+    # types-grpcio-health-checking (and -reflection) type DESCRIPTOR as upb's class, protobuf's own
+    # stubs as descriptor.ServiceDescriptor: one class at run time
+    add_service(health_pb2.DESCRIPTOR.services_by_name["Health"], health_pb2,  # type: ignore[arg-type]
+                health_servicer, server)
     names.append(health_pb2.DESCRIPTOR.services_by_name["Health"].full_name)
     reflector = reflection.Reflection(names, reflection.load_sources())
     alpha = reflection_pb2.DESCRIPTOR.services_by_name["ServerReflection"]
     for name in (reflection.V1ALPHA, reflection.V1):  # the same messages under both names
-        add_service(alpha, reflection_pb2, reflector, server, name=name)
+        add_service(alpha, reflection_pb2, reflector, server, name=name)  # type: ignore[arg-type]
     credentials = transport.grpc_credentials(cfg)
     try:
         port = (server.add_secure_port(f"{cfg.host}:{cfg.port}", credentials) if credentials
@@ -112,9 +122,12 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
         await _set(health_servicer, name, health_pb2.HealthCheckResponse.SERVING)
     # The server's overall status also follows the referee's worker pool (NOT_SERVING only
     # while a dead worker cannot be replaced).
-    referee.on_health = lambda ok: asyncio.ensure_future(_set(health_servicer, "", (
-        health_pb2.HealthCheckResponse.SERVING if ok and store.journal.failed is None
-        else health_pb2.HealthCheckResponse.NOT_SERVING)))
+    def on_health(ok: bool) -> None:
+        asyncio.ensure_future(_set(health_servicer, "", (
+            health_pb2.HealthCheckResponse.SERVING if ok and journal.failed is None
+            else health_pb2.HealthCheckResponse.NOT_SERVING)))
+
+    referee.on_health = on_health
     log.info("serving", host=cfg.host, port=port, metrics_port=cfg.metrics_port, games=wanted,
              fsync=cfg.fsync, data_dir=cfg.data_dir, tls=credentials is not None)
 
@@ -128,7 +141,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
              asyncio.create_task(referee.run()),
              asyncio.create_task(_collect_and_freeze(1.0)),
              asyncio.create_task(lobby.expiry_loop(core, cfg.lobby_waiting_ttl_s)),
-             asyncio.create_task(_watch_storage(store, health_servicer, names + [""], lambda: referee.healthy)),
+             asyncio.create_task(_watch_storage(journal, health_servicer, names + [""], lambda: referee.healthy)),
              asyncio.create_task(drain.STATE.watch(lambda: counts_games()[0]))]
     store.listeners.append(tournaments.listener(core, referee))
     if ready is not None:
@@ -145,25 +158,26 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     for t in tasks:
         t.cancel()
     referee.close()
+    snap: dict[str, float | str]
     try:
-        snap = await store.snapshot()
+        snap = dict(await store.snapshot())
     except Exception as e:  # e.g. a full disk: the journal holds every acknowledged write
         snap = {"snapshot_failed": str(e)}
     store.close()
     log.info("stopped", **snap)
 
 
-async def _watch_storage(store: Store, health_servicer, names: list[str], referee_ok=lambda: True,
-                         interval_s: float = 0.5) -> None:
+async def _watch_storage(journal: Journal, health_servicer: Health, names: list[str],
+                         referee_ok: Callable[[], bool] = lambda: True, interval_s: float = 0.5) -> None:
     """NOT_SERVING while the journal cannot be written; SERVING again as soon as it can (the
     overall status "" only while the referee's workers are up too)."""
     serving = True
     while True:
         await asyncio.sleep(interval_s)
-        ok = store.journal.failed is None or await asyncio.to_thread(store.journal.probe)
+        ok = journal.failed is None or await asyncio.to_thread(journal.probe)
         if ok != serving:
             serving = ok
-            log.warning("storage_" + ("recovered" if ok else "failing"), reason=store.journal.failed)
+            log.warning("storage_" + ("recovered" if ok else "failing"), reason=journal.failed)
             for name in names:
                 await _set(health_servicer, name, health_pb2.HealthCheckResponse.SERVING
                            if ok and (name or referee_ok()) else health_pb2.HealthCheckResponse.NOT_SERVING)
@@ -180,7 +194,7 @@ async def _collect_and_freeze(interval_s: float) -> None:
         gc.freeze()
 
 
-async def _set(health_servicer, name, status):
+async def _set(health_servicer: Health, name: str, status: int) -> None:
     result = health_servicer.set(name, status)
     if asyncio.iscoroutine(result):
         await result

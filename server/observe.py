@@ -13,13 +13,21 @@ import re
 import shutil
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 import grpc
 import structlog
+from connectrpc.request import RequestContext
 
 from . import metrics
+
+if TYPE_CHECKING:  # annotations only (grpc's classes are not subscriptable at run time)
+    from .service import GameCore
+
+    Handler = grpc.RpcMethodHandler[Any, Any]
+    Unary = Callable[[Any, Any], Awaitable[Any]]  # (request, context) -> response: a grpc.aio or web behaviour
+    Stream = Callable[[Any, Any], Any]  # (request, context) -> an async iterator, or a coroutine that writes
 
 REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")  # a caller's id is logged only if it looks like one
 MAX_PEER = 128
@@ -67,7 +75,7 @@ def bind_log_fields(rid: str, peer: str, forwarded_for: str | None = None) -> No
 
 # ---- gRPC port -------------------------------------------------------------
 
-def _grpc_code(context, err: BaseException | None) -> str:
+def _grpc_code(context: Any, err: BaseException | None) -> str:
     if err is None:
         code = context.code() if hasattr(context, "code") else None
         return code.name if isinstance(code, grpc.StatusCode) else "OK"
@@ -78,7 +86,8 @@ def _grpc_code(context, err: BaseException | None) -> str:
 
 
 class RpcObserver(grpc.aio.ServerInterceptor):
-    async def intercept_service(self, continuation, details):
+    async def intercept_service(self, continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Handler | None]],
+                                details: grpc.HandlerCallDetails) -> Handler | None:
         handler = await continuation(details)
         if handler is None:
             return None
@@ -86,23 +95,25 @@ class RpcObserver(grpc.aio.ServerInterceptor):
         md = {k: v for k, v in (details.invocation_metadata or ()) if isinstance(v, str)}
         rid = request_id(md.get("x-request-id"))
         forwarded = md.get("x-forwarded-for")
+        codec = {"request_deserializer": handler.request_deserializer,
+                 "response_serializer": handler.response_serializer}
         if handler.unary_unary:
-            return handler._replace(unary_unary=self._unary(handler.unary_unary, "unary", service, method, rid,
-                                                            forwarded))
+            return grpc.unary_unary_rpc_method_handler(
+                self._unary(handler.unary_unary, "unary", service, method, rid, forwarded), **codec)
         if handler.stream_unary:
-            return handler._replace(stream_unary=self._unary(handler.stream_unary, "client_stream", service,
-                                                             method, rid, forwarded))
+            return grpc.stream_unary_rpc_method_handler(
+                self._unary(handler.stream_unary, "client_stream", service, method, rid, forwarded), **codec)
         if handler.unary_stream:
-            return handler._replace(unary_stream=self._stream(handler.unary_stream, "server_stream", service,
-                                                              method, rid, forwarded))
+            return grpc.unary_stream_rpc_method_handler(
+                self._stream(handler.unary_stream, "server_stream", service, method, rid, forwarded), **codec)
         if handler.stream_stream:
-            return handler._replace(stream_stream=self._stream(handler.stream_stream, "bidi_stream", service,
-                                                               method, rid, forwarded))
+            return grpc.stream_stream_rpc_method_handler(
+                self._stream(handler.stream_stream, "bidi_stream", service, method, rid, forwarded), **codec)
         return handler
 
     @staticmethod
-    def _unary(behavior, kind, service, method, rid, forwarded):
-        async def observed(request, context):
+    def _unary(behavior: Unary, kind: str, service: str, method: str, rid: str, forwarded: str | None) -> Unary:
+        async def observed(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
             call = Call(kind, service, method, "grpc")
             bind_log_fields(rid, context.peer(), forwarded)
             try:
@@ -116,8 +127,9 @@ class RpcObserver(grpc.aio.ServerInterceptor):
         return observed
 
     @staticmethod
-    def _stream(behavior, kind, service, method, rid, forwarded):
-        async def observed(request, context):
+    def _stream(behavior: Stream, kind: str, service: str, method: str, rid: str,
+                forwarded: str | None) -> Callable[[Any, Any], AsyncIterator[Any]]:
+        async def observed(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
             call = Call(kind, service, method, "grpc")
             bind_log_fields(rid, context.peer(), forwarded)
             try:
@@ -137,7 +149,7 @@ class RpcObserver(grpc.aio.ServerInterceptor):
 
 # ---- Connect / gRPC-Web port -------------------------------------------------
 
-def _web_fields(ctx) -> tuple[str, str, str | None]:
+def _web_fields(ctx: RequestContext[Any, Any]) -> tuple[str, str, str | None]:
     headers = ctx.request_headers
     return request_id(headers.get("x-request-id")), f"web:{ctx.client_address or 'unknown'}", \
         headers.get("x-forwarded-for")
@@ -146,12 +158,14 @@ def _web_fields(ctx) -> tuple[str, str, str | None]:
 def _web_code(err: BaseException) -> str:
     code = getattr(err, "code", None)
     if code is not None and hasattr(code, "name"):
-        return code.name
+        name: str = code.name  # a ConnectError's Code
+        return name
     return "CANCELLED" if isinstance(err, (asyncio.CancelledError, GeneratorExit)) else "UNKNOWN"
 
 
-def web_unary(fn: Callable, service: str, method: str) -> Callable:
-    async def observed(request, ctx):
+def web_unary(fn: Callable[[Any, RequestContext[Any, Any]], Awaitable[Any]], service: str,
+              method: str) -> Callable[[Any, RequestContext[Any, Any]], Awaitable[Any]]:
+    async def observed(request: Any, ctx: RequestContext[Any, Any]) -> Any:
         call = Call("unary", service, method, "web")
         rid, peer, forwarded = _web_fields(ctx)
         bind_log_fields(rid, peer, forwarded)
@@ -166,8 +180,9 @@ def web_unary(fn: Callable, service: str, method: str) -> Callable:
     return observed
 
 
-def web_stream(fn: Callable, service: str, method: str) -> Callable:
-    async def observed(request, ctx) -> AsyncIterator[Any]:
+def web_stream(fn: Callable[[Any, RequestContext[Any, Any]], AsyncIterator[Any]], service: str,
+               method: str) -> Callable[[Any, RequestContext[Any, Any]], AsyncIterator[Any]]:
+    async def observed(request: Any, ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:
         call = Call("server_stream", service, method, "web")
         rid, peer, forwarded = _web_fields(ctx)
         bind_log_fields(rid, peer, forwarded)
@@ -184,16 +199,17 @@ def web_stream(fn: Callable, service: str, method: str) -> Callable:
 
 # ---- games in memory --------------------------------------------------------------
 
-def game_counts(core, max_age_s: float = 0.5) -> Callable[[], tuple[int, int]]:
+def game_counts(core: GameCore, max_age_s: float = 0.5) -> Callable[[], tuple[int, int]]:
     """(running, finished) games in memory, counted when asked (a scrape; at most every
     max_age_s), and wired to ge_live_games{state} and ge_unfinished_games. Counted, not
     kept: no write path can forget to update it. Runs in the metrics server's thread:
     `list()` copies the dict atomically under the GIL and is_over only reads."""
-    cache: list[Any] = [float("-inf"), (0, 0)]
+    counted_at = [float("-inf")]
+    cache: list[tuple[int, int]] = [(0, 0)]
 
     def counts() -> tuple[int, int]:
         now = time.monotonic()
-        if now - cache[0] >= max_age_s:
+        if now - counted_at[0] >= max_age_s:
             games = list(core.store.games.values())
             finished = 0
             for rec in games:
@@ -201,8 +217,8 @@ def game_counts(core, max_age_s: float = 0.5) -> Callable[[], tuple[int, int]]:
                     finished += bool(core.is_over(rec))
                 except Exception:  # a game being changed right now counts as running
                     pass
-            cache[:] = [now, (len(games) - finished, finished)]
-        return cache[1]
+            counted_at[0], cache[0] = now, (len(games) - finished, finished)
+        return cache[0]
 
     metrics.LIVE_GAMES.labels("running").set_function(lambda: counts()[0])
     metrics.LIVE_GAMES.labels("finished").set_function(lambda: counts()[1])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -122,7 +122,7 @@ def check_cursor(player: Player, cursor: int) -> None:
                       f"{oldest}", rule="PLAYER-4")
 
 
-async def events(core: GameCore, player: Player, cursor: int) -> AsyncIterator[tuple[PlayerNotified, str]]:
+async def events(core: GameCore, player: Player, cursor: int) -> AsyncGenerator[tuple[PlayerNotified, str], None]:
     """(event, seat token or "") after `cursor` (checked), then live ones, until the caller goes away."""
     players = core.store.players
     while True:

@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 import secrets
 import time
-from typing import Any
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import structlog
 
@@ -23,13 +24,24 @@ from gameengine.v1 import common_pb2, player_pb2, player_pb2_grpc
 from . import access, auth, lobby, player_stream, quotas
 from .edge import note, rpc, rpc_stream
 from .errors import AlreadyExists, InvalidArgument, NotFound
-from .participation import PlayerNotified, PlayerRegistered, seating_of
+from .participation import Player, PlayerNotified, PlayerRegistered, seating_of
+from .store import Store
+
+if TYPE_CHECKING:
+    from .service import GameCore
 
 log = structlog.get_logger("gameengine.players")
 NAME = re.compile(r"[A-Za-z0-9_.\-]{1,32}")
 
 
-def register(store, name: str) -> tuple[PlayerRegistered, str]:
+class Where(TypedDict):
+    """The fields every player event message has."""
+    game_id: str
+    game: str
+    seat: int
+
+
+def register(store: Store, name: str) -> tuple[PlayerRegistered, str]:
     if not NAME.fullmatch(name):
         raise InvalidArgument("a player name is 1-32 characters from A-Z a-z 0-9 _ - .", rule="PLAYER-1")
     if name in store.players.by_name:
@@ -41,14 +53,15 @@ def register(store, name: str) -> tuple[PlayerRegistered, str]:
 
 
 def event_proto(event: PlayerNotified, seat_token: str) -> player_pb2.StreamPlayerEventsResponse:
-    where = {"game_id": event.game_id, "game": event.game, "seat": event.seat}
+    where = Where(game_id=event.game_id, game=event.game, seat=event.seat)
     msg = player_pb2.StreamPlayerEventsResponse(cursor=event.cursor)
     if event.kind == "seat_assigned":
         msg.seat_assigned.CopyFrom(player_pb2.PlayerSeatAssigned(seat_token=seat_token, **where))
     elif event.kind == "game_started":
         msg.game_started.CopyFrom(player_pb2.PlayerGameStarted(**where))
     elif event.kind == "your_turn":
-        msg.your_turn.CopyFrom(player_pb2.PlayerYourTurn(status=common_pb2.GameStatus(**event.status), **where))
+        msg.your_turn.CopyFrom(player_pb2.PlayerYourTurn(status=common_pb2.GameStatus(**(event.status or {})),
+                                                         **where))
     elif event.kind == "game_over":
         msg.game_over.CopyFrom(player_pb2.PlayerGameOver(outcome=common_pb2.Outcome(**(event.outcome or {})),
                                                          **where))
@@ -56,11 +69,12 @@ def event_proto(event: PlayerNotified, seat_token: str) -> player_pb2.StreamPlay
 
 
 class PlayerServicer(player_pb2_grpc.PlayerServiceServicer):
-    def __init__(self, core: Any) -> None:
+    def __init__(self, core: GameCore) -> None:
         self.core = core
 
     @rpc
-    async def RegisterPlayer(self, request, context):
+    async def RegisterPlayer(self, request: player_pb2.RegisterPlayerRequest,
+                             context: Any) -> player_pb2.RegisterPlayerResponse:
         note(name_chars=len(request.name))
         access.require_create_key(context.invocation_metadata())
         quotas.QUOTAS.may_register(quotas.client_identity(context.peer()))  # by address: a player is an identity
@@ -69,18 +83,19 @@ class PlayerServicer(player_pb2_grpc.PlayerServiceServicer):
             player=player_pb2.Player(player_id=record.player_id, name=record.name), player_token=token)
 
     @rpc
-    async def GetPlayer(self, request, context):
+    async def GetPlayer(self, request: player_pb2.GetPlayerRequest, context: Any) -> player_pb2.GetPlayerResponse:
         players = self.core.store.players
         which = request.WhichOneof("who")
         if which is None:
             raise InvalidArgument("name one of player_id, name or player_token", rule="PLAYER-5")
         value = lobby.bounded(getattr(request, which), lobby.MAX_TOKEN, which)
+        player: Player | None
         if which == "player_token":
             player = lobby.player_of(players, value)
         else:
             player = players.by_id.get(value if which == "player_id" else players.by_name.get(value, ""))
-            if player is None:
-                raise NotFound(f"no player with that {which.replace('_', ' ')}", rule="PLAYER-5")
+        if player is None:
+            raise NotFound(f"no player with that {which.replace('_', ' ')}", rule="PLAYER-5")
         resp = player_pb2.GetPlayerResponse(player=player_pb2.Player(player_id=player.player_id,
                                                                      name=player.name))
         if which == "player_token":
@@ -93,7 +108,8 @@ class PlayerServicer(player_pb2_grpc.PlayerServiceServicer):
         return resp
 
     @rpc_stream
-    async def StreamPlayerEvents(self, request, context):
+    async def StreamPlayerEvents(self, request: player_pb2.StreamPlayerEventsRequest,
+                                 context: Any) -> AsyncIterator[player_pb2.StreamPlayerEventsResponse]:
         note(cursor=request.cursor)
         player = lobby.player_of(self.core.store.players, request.player_token)
         player_stream.check_cursor(player, request.cursor)

@@ -14,7 +14,7 @@ import random
 import time
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, TypeVarTuple
 
 import structlog
 
@@ -23,21 +23,28 @@ from engines.core import Move, rank_by
 from gameengine import codecs
 
 from . import clock, metrics, quotas
+from .config import Config
 from .errors import Exhausted, Illegal, PermissionDenied, Unavailable
 from .records import Adjudication, Clock, ClockSet, GameAdjudicated, RefereeActed, SeatForfeited
 from .store import GameRecord
 
+if TYPE_CHECKING:
+    from .service import GameCore
+
 log = structlog.get_logger("gameengine.referee")
+Result = TypeVar("Result")
+Args = TypeVarTuple("Args")
+Hint = tuple[Move, list[tuple[Move, float, int]]]  # the best move, and (move, value, visits) of each
 
 
-def round_trip_view(game: str, view: dict) -> dict:
+def round_trip_view(game: str, view: dict[str, Any]) -> dict[str, Any]:
     """The view exactly as a remote bot would see it (lists, proto defaults)."""
     c = codecs.codec(game)
     return c.view_from_proto(c.view_to_proto(view))
 
 
-def hint_job(game: str, view: dict, seat: int, seats: int, seed: int, budget_ms: int,
-             iterations: int | None = None) -> tuple[Move, list[tuple[Move, float, int]]]:
+def hint_job(game: str, view: dict[str, Any], seat: int, seats: int, seed: int, budget_ms: int,
+             iterations: int | None = None) -> Hint:
     """Runs in a worker process: ISMCTS from the seat's view only, with the mcts bot's settings."""
     from engines import registry
     result = mcts.search(registry.game(game), view, seat, seats, random.Random(seed),
@@ -83,7 +90,7 @@ SEARCH_NICENESS = 10
 
 
 class Referee:
-    def __init__(self, core, cfg):
+    def __init__(self, core: GameCore, cfg: Config) -> None:
         self.core = core
         self.cfg = cfg
         self.pool = self._new_pool()
@@ -95,7 +102,7 @@ class Referee:
         self.busy = 0
         self.hints_running = 0
         self._acting: set[str] = set()
-        self._tasks: set[asyncio.Task] = set()  # strong references: the loop keeps only weak ones
+        self._tasks: set[asyncio.Task[None]] = set()  # strong references: the loop keeps only weak ones
         # Only games with a clock or a forfeited seat need watching; scanning every game
         # each tick would stall the event loop in proportion to the number of games.
         self.watched: set[str] = set()
@@ -149,21 +156,22 @@ class Referee:
         return bool(cap) and rec.version >= cap and not self.core.is_over(rec)
 
     def remaining_ms(self, rec: GameRecord, now: float) -> float:
-        return clock.remaining_ms(rec.referee_state.clock, now)
+        c = rec.referee_state.clock
+        return math.inf if c is None else clock.remaining_ms(c, now)  # no clock: never out of time
 
     async def run(self) -> None:
         """Resume clocks after a restart (downtime is not charged), then watch them."""
         now = time.time()
         games = self.core.games
-        for rec in list(games.values()):
-            ref = rec.referee_state
-            if (ref.clock is not None or ref.forfeited or self.at_cap(rec)) and not self.core.is_over(rec):
-                self.watched.add(rec.game_id)
+        for resumed in list(games.values()):
+            ref = resumed.referee_state
+            if (ref.clock is not None or ref.forfeited or self.at_cap(resumed)) and not self.core.is_over(resumed):
+                self.watched.add(resumed.game_id)
                 if ref.clock is not None:
                     try:
-                        self.core.write(rec, ClockSet(Clock(ref.clock.bank_ms, ref.clock.turn, now)))
+                        self.core.write(resumed, ClockSet(Clock(ref.clock.bank_ms, ref.clock.turn, now)))
                     except Unavailable as e:  # the clock resumes from its old start; no move is at risk
-                        log.warning("clock_resume_not_written", game_id=rec.game_id, reason=str(e))
+                        log.warning("clock_resume_not_written", game_id=resumed.game_id, reason=str(e))
         probe_at = 0.0
         while True:
             await asyncio.sleep(self.cfg.referee_tick_s)
@@ -213,7 +221,7 @@ class Referee:
         except Exception:
             log.exception("cap_adjudication_failed", game_id=rec.game_id)
 
-    def _keep(self, task: asyncio.Task) -> asyncio.Task:
+    def _keep(self, task: asyncio.Task[None]) -> asyncio.Task[None]:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
@@ -256,7 +264,7 @@ class Referee:
         log.info("referee", game_id=rec.game_id, seat=seat, action=action, reason=reason)
 
     # ---- hints ------------------------------------------------------------
-    async def _in_pool(self, fn, *args):
+    async def _in_pool(self, fn: Callable[[*Args], Result], *args: *Args) -> Result:
         if self.slots.locked():
             metrics.LIMIT_REFUSALS.labels("hint_queue").inc()
             raise Exhausted("the referee's hint workers are all busy; retry shortly", retry_after_ms=500)
@@ -267,7 +275,7 @@ class Referee:
             finally:
                 metrics.HINT_QUEUE_DEPTH.dec()
 
-    async def _run_in_pool(self, fn, *args):
+    async def _run_in_pool(self, fn: Callable[[*Args], Result], *args: *Args) -> Result:
         """Run a job in the worker pool. A pool whose worker died (killed, e.g. by the OOM
         killer: BrokenProcessPool) or that cannot start one is replaced and the job tried
         once more; only when that fails too is the referee unhealthy (health NOT_SERVING)
@@ -308,7 +316,7 @@ class Referee:
         except Unavailable:
             pass
 
-    async def hint(self, rec: GameRecord, seat: int, budget_ms: int):
+    async def hint(self, rec: GameRecord, seat: int, budget_ms: int) -> Hint:
         if self.core.is_over(rec):
             raise Illegal("the game is over", rule="GAME-OVER")
         if not self.core.legal_moves(rec, seat):

@@ -29,8 +29,8 @@ import math
 import random
 import secrets
 import time
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
@@ -40,9 +40,10 @@ from gameengine import codecs
 from gameengine.v1 import common_pb2, tournament_pb2, tournament_pb2_grpc
 
 from . import auth, lobby, metrics, pairing
+from .config import Config
 from .edge import note, rpc, rpc_stream
 from .errors import AlreadyExists, Exhausted, Illegal, InvalidArgument, NotFound, PermissionDenied, Unavailable
-from .participation import Seating
+from .participation import Seating, seating_of
 from .tournament_records import (
     CANCELLED,
     FINISHED,
@@ -54,12 +55,18 @@ from .tournament_records import (
     EntrantWithdrew,
     GameCounted,
     GameScheduled,
+    Rating,
     RoundPaired,
     Tournament,
     TournamentCreated,
     TournamentEnded,
+    TournamentEvent,
     TournamentStarted,
 )
+
+if TYPE_CHECKING:
+    from .referee import Referee
+    from .service import GameCore
 
 log = structlog.get_logger("gameengine.tournaments")
 
@@ -94,7 +101,8 @@ FORMATS = {tournament_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN: ROUND_ROBIN, tournament
 STATES = {REGISTERING: tournament_pb2.TOURNAMENT_STATE_REGISTERING, RUNNING: tournament_pb2.TOURNAMENT_STATE_RUNNING,
           FINISHED: tournament_pb2.TOURNAMENT_STATE_FINISHED, CANCELLED: tournament_pb2.TOURNAMENT_STATE_CANCELLED}
 POLICIES = {0: "autoplay", 1: "autoplay", 2: "random", 3: "forfeit"}
-POLICY_ENUM = {"autoplay": 1, "random": 2, "forfeit": 3}
+POLICY_ENUM = {"autoplay": common_pb2.TIMEOUT_POLICY_AUTOPLAY, "random": common_pb2.TIMEOUT_POLICY_RANDOM,
+               "forfeit": common_pb2.TIMEOUT_POLICY_FORFEIT}
 
 
 def bounded(value: str, limit: int, what: str) -> str:
@@ -109,7 +117,7 @@ def game_seed(seed: int, index: int) -> int:
 
 
 # ---- creation ----------------------------------------------------------------------------
-def clock_of(msg, tick_s: float) -> dict[str, Any]:
+def clock_of(msg: tournament_pb2.TournamentClock, tick_s: float) -> dict[str, Any]:
     """RefereeOptions of every game, from TournamentClock; refused unless the referee can enforce it."""
     floor = max(MIN_BANK_MS, int(2 * tick_s * 1000))
     if not floor <= msg.time_bank_ms <= MAX_BANK_MS:
@@ -125,7 +133,7 @@ def clock_of(msg, tick_s: float) -> dict[str, Any]:
             "timeout_policy": POLICIES[msg.timeout_policy], "max_moves": msg.max_moves}
 
 
-def options_of(request, games: list[str]) -> dict[str, Any]:
+def options_of(request: tournament_pb2.CreateTournamentRequest, games: list[str]) -> dict[str, Any]:
     game = bounded(request.game, MAX_ID, "game")
     if game not in games:
         raise InvalidArgument(f"unknown game {game!r}; this server hosts {', '.join(games)}", rule="TOUR-1")
@@ -147,7 +155,7 @@ def options_of(request, games: list[str]) -> dict[str, Any]:
     return options
 
 
-def points_of_request(values, k: int) -> tuple[float, ...]:
+def points_of_request(values: Iterable[float], k: int) -> tuple[float, ...]:
     if not values:
         return tuple(float(k - r) for r in range(1, k + 1))
     pts = tuple(float(v) for v in values)
@@ -158,7 +166,8 @@ def points_of_request(values, k: int) -> tuple[float, ...]:
     return pts
 
 
-def create(core, cfg, games: list[str], request, shard: str = "") -> tuple[Tournament, str]:
+def create(core: GameCore, cfg: Config, games: list[str], request: tournament_pb2.CreateTournamentRequest,
+           shard: str = "") -> tuple[Tournament, str]:
     """Check everything, then one TournamentCreated record; returns it and the creator token."""
     store = core.store
     name = bounded(request.name, MAX_NAME, "name")
@@ -201,7 +210,7 @@ def create(core, cfg, games: list[str], request, shard: str = "") -> tuple[Tourn
     return store.tournaments.by_id[tid], token
 
 
-def find(core, tournament_id: str) -> Tournament:
+def find(core: GameCore, tournament_id: str) -> Tournament:
     bounded(tournament_id, MAX_ID, "tournament_id")
     if not tournament_id:
         raise InvalidArgument("tournament_id is required", rule="TOUR-0")
@@ -216,7 +225,7 @@ def find(core, tournament_id: str) -> Tournament:
 
 
 # ---- entry --------------------------------------------------------------------------------
-def join(core, tournament_id: str, player_token: str) -> Tournament:
+def join(core: GameCore, tournament_id: str, player_token: str) -> Tournament:
     player = lobby.player_of(core.store.players, bounded(player_token, MAX_TOKEN, "player_token"))
     t = find(core, tournament_id)
     if not t.open_registration:
@@ -231,7 +240,7 @@ def join(core, tournament_id: str, player_token: str) -> Tournament:
     return t
 
 
-def withdraw(core, tournament_id: str, player_token: str) -> Tournament:
+def withdraw(core: GameCore, tournament_id: str, player_token: str) -> Tournament:
     player = lobby.player_of(core.store.players, bounded(player_token, MAX_TOKEN, "player_token"))
     t = find(core, tournament_id)
     if player.player_id not in t.entrants:
@@ -277,7 +286,7 @@ def plan_start(t: Tournament) -> TournamentStarted:
     return TournamentStarted(t.tournament_id, t.seq + 1, tuple(order), total_rounds, slots, tuple(byes), time.time())
 
 
-def start(core, referee, tournament_id: str, token: str, admin_token: str) -> Tournament:
+def start(core: GameCore, referee: Referee, tournament_id: str, token: str, admin_token: str) -> Tournament:
     t = find(core, tournament_id)
     authorize(t, token, admin_token)
     if t.state != REGISTERING:
@@ -288,7 +297,7 @@ def start(core, referee, tournament_id: str, token: str, admin_token: str) -> To
     return t
 
 
-def cancel(core, tournament_id: str, token: str, admin_token: str) -> Tournament:
+def cancel(core: GameCore, tournament_id: str, token: str, admin_token: str) -> Tournament:
     t = find(core, tournament_id)
     authorize(t, token, admin_token)
     if t.state in (FINISHED, CANCELLED):
@@ -304,7 +313,7 @@ _advancing: set[str] = set()
 _again: set[str] = set()
 
 
-def advance(core, referee, t: Tournament) -> None:
+def advance(core: GameCore, referee: Referee, t: Tournament) -> None:
     """Count finished games, pair the next Swiss round, create the games that may start, finish.
     Idempotent; re-entered (a write it makes notifies the store listeners) it runs once more after."""
     if t.tournament_id in _advancing:
@@ -321,7 +330,7 @@ def advance(core, referee, t: Tournament) -> None:
         _advancing.discard(t.tournament_id)
 
 
-def _advance_once(core, referee, t: Tournament) -> None:
+def _advance_once(core: GameCore, referee: Referee, t: Tournament) -> None:
     store = core.store
     if t.state != RUNNING:
         return
@@ -367,7 +376,7 @@ def _advance_once(core, referee, t: Tournament) -> None:
         log.info("tournament_finished", tournament_id=t.tournament_id, games=len(t.slots))
 
 
-def _create_game(core, referee, t: Tournament, index: int) -> None:
+def _create_game(core: GameCore, referee: Referee, t: Tournament, index: int) -> None:
     """A game with every seat reserved for its entrants (told on their player streams), then its
     GameScheduled record. The seating's tournament mark finds it again if a crash comes in between."""
     slot = t.slots[index]
@@ -383,7 +392,7 @@ def _create_game(core, referee, t: Tournament, index: int) -> None:
     log.info("tournament_game_created", tournament_id=t.tournament_id, index=index, game_id=rec.game_id)
 
 
-def listener(core, referee):
+def listener(core: GameCore, referee: Referee) -> Callable[[str], None]:
     """The store listener: a tournament game changed; when it is over, the tournament moves on.
     A failure here must not fail the change (journaled already): start-up runs `advance` again."""
     def on_change(game_id: str) -> None:
@@ -400,12 +409,12 @@ def listener(core, referee):
     return on_change
 
 
-def resume_all(core, referee) -> int:
+def resume_all(core: GameCore, referee: Referee) -> int:
     """At start-up: link games created just before a crash, then advance every running tournament."""
     store = core.store
     ts = store.tournaments
     for rec in list(store.games.values()):
-        seating = lobby.seating_of(rec)
+        seating = seating_of(rec)
         mark = getattr(seating, "tournament", "") if seating is not None else ""
         if not mark or rec.game_id in ts.by_game:
             continue
@@ -438,14 +447,15 @@ def _page(keys_items: list[tuple[str, Any]], page_size: int, page_token: str) ->
     return [v for _, v in page], token
 
 
-def list_tournaments(core, game: str, page_size: int, page_token: str) -> tuple[list[Tournament], str]:
+def list_tournaments(core: GameCore, game: str, page_size: int, page_token: str) -> tuple[list[Tournament], str]:
     bounded(game, MAX_ID, "game")
     items = [(f"{1e11 - t.created_at:017.6f}/{t.tournament_id}", t) for t in core.store.tournaments.by_id.values()
              if not game or t.game == game]  # newest first
     return _page(items, page_size, page_token)
 
 
-def leaderboard(core, games: list[str], game: str, page_size: int, page_token: str):
+def leaderboard(core: GameCore, games: list[str], game: str, page_size: int,
+                page_token: str) -> tuple[list[tuple[str, Rating]], str]:
     if bounded(game, MAX_ID, "game") not in games:
         raise InvalidArgument(f"unknown game {game!r}; this server hosts {', '.join(games)}", rule="TOUR-1")
     board = core.store.tournaments.leaderboard.get(game, {})
@@ -459,7 +469,7 @@ def check_cursor(t: Tournament, cursor: int) -> None:
                               rule="TOUR-11")
 
 
-async def events(core, t: Tournament, cursor: int) -> AsyncIterator[Any]:
+async def events(core: GameCore, t: Tournament, cursor: int) -> AsyncGenerator[TournamentEvent, None]:
     """Events after `cursor`, then live ones; ends after tournament_finished."""
     signals = core.store.tournaments.signals
     while True:
@@ -479,12 +489,12 @@ async def events(core, t: Tournament, cursor: int) -> AsyncIterator[Any]:
 
 
 # ---- protobuf edge ---------------------------------------------------------------------------------
-def _name(core, pid: str) -> str:
+def _name(core: GameCore, pid: str) -> str:
     player = core.store.players.by_id.get(pid)
     return player.name if player else ""
 
 
-def standings_proto(core, rows: list[dict[str, Any]]) -> list[tournament_pb2.Standing]:
+def standings_proto(core: GameCore, rows: list[dict[str, Any]]) -> list[tournament_pb2.Standing]:
     return [tournament_pb2.Standing(player_name=_name(core, r["player_id"]), **r) for r in rows]
 
 
@@ -500,7 +510,7 @@ def slot_proto(t: Tournament, index: int, with_result: bool = True) -> tournamen
     return msg
 
 
-def tournament_proto(core, t: Tournament, full: bool = True) -> tournament_pb2.Tournament:
+def tournament_proto(core: GameCore, t: Tournament, full: bool = True) -> tournament_pb2.Tournament:
     c = t.clock
     msg = tournament_pb2.Tournament(
         tournament_id=t.tournament_id, name=t.name, game=t.game, seats_per_game=t.seats,
@@ -522,7 +532,7 @@ def tournament_proto(core, t: Tournament, full: bool = True) -> tournament_pb2.T
     return msg
 
 
-def event_proto(core, t: Tournament, event) -> tournament_pb2.StreamTournamentEventsResponse:
+def event_proto(core: GameCore, t: Tournament, event: TournamentEvent) -> tournament_pb2.StreamTournamentEventsResponse:
     msg = tournament_pb2.StreamTournamentEventsResponse(cursor=event.cursor)
     d = event.data
     if event.kind == "game_scheduled":
@@ -541,54 +551,62 @@ def event_proto(core, t: Tournament, event) -> tournament_pb2.StreamTournamentEv
 
 
 class TournamentServicer(tournament_pb2_grpc.TournamentServiceServicer):
-    def __init__(self, core, referee, cfg, games: list[str]):
+    def __init__(self, core: GameCore, referee: Referee, cfg: Config, games: list[str]) -> None:
         self.core, self.referee, self.cfg, self.games = core, referee, cfg, games
 
     @rpc
-    async def CreateTournament(self, request, context):
+    async def CreateTournament(self, request: tournament_pb2.CreateTournamentRequest,
+                               context: Any) -> tournament_pb2.CreateTournamentResponse:
         note(game=request.game[:MAX_ID], seats=request.seats_per_game)
         t, token = create(self.core, self.cfg, self.games, request, self.core.store.shard)
         return tournament_pb2.CreateTournamentResponse(tournament=tournament_proto(self.core, t),
                                                        creator_token=token)
 
     @rpc
-    async def JoinTournament(self, request, context):
+    async def JoinTournament(self, request: tournament_pb2.JoinTournamentRequest,
+                             context: Any) -> tournament_pb2.JoinTournamentResponse:
         note(tournament_id=request.tournament_id[:MAX_ID])
         t = join(self.core, request.tournament_id, request.player_token)
         return tournament_pb2.JoinTournamentResponse(tournament=tournament_proto(self.core, t))
 
     @rpc
-    async def WithdrawFromTournament(self, request, context):
+    async def WithdrawFromTournament(self, request: tournament_pb2.WithdrawFromTournamentRequest,
+                                     context: Any) -> tournament_pb2.WithdrawFromTournamentResponse:
         note(tournament_id=request.tournament_id[:MAX_ID])
         t = withdraw(self.core, request.tournament_id, request.player_token)
         return tournament_pb2.WithdrawFromTournamentResponse(tournament=tournament_proto(self.core, t))
 
     @rpc
-    async def StartTournament(self, request, context):
+    async def StartTournament(self, request: tournament_pb2.StartTournamentRequest,
+                              context: Any) -> tournament_pb2.StartTournamentResponse:
         note(tournament_id=request.tournament_id[:MAX_ID])
         t = start(self.core, self.referee, request.tournament_id, request.creator_token, self.cfg.admin_token)
         return tournament_pb2.StartTournamentResponse(tournament=tournament_proto(self.core, t))
 
     @rpc
-    async def CancelTournament(self, request, context):
+    async def CancelTournament(self, request: tournament_pb2.CancelTournamentRequest,
+                               context: Any) -> tournament_pb2.CancelTournamentResponse:
         note(tournament_id=request.tournament_id[:MAX_ID])
         t = cancel(self.core, request.tournament_id, request.creator_token, self.cfg.admin_token)
         return tournament_pb2.CancelTournamentResponse(tournament=tournament_proto(self.core, t))
 
     @rpc
-    async def GetTournament(self, request, context):
+    async def GetTournament(self, request: tournament_pb2.GetTournamentRequest,
+                            context: Any) -> tournament_pb2.GetTournamentResponse:
         note(tournament_id=request.tournament_id[:MAX_ID])
         return tournament_pb2.GetTournamentResponse(
             tournament=tournament_proto(self.core, find(self.core, request.tournament_id)))
 
     @rpc
-    async def ListTournaments(self, request, context):
+    async def ListTournaments(self, request: tournament_pb2.ListTournamentsRequest,
+                              context: Any) -> tournament_pb2.ListTournamentsResponse:
         page, token = list_tournaments(self.core, request.game, request.page_size, request.page_token)
         return tournament_pb2.ListTournamentsResponse(
             tournaments=[tournament_proto(self.core, t, full=False) for t in page], next_page_token=token)
 
     @rpc
-    async def GetLeaderboard(self, request, context):
+    async def GetLeaderboard(self, request: tournament_pb2.GetLeaderboardRequest,
+                             context: Any) -> tournament_pb2.GetLeaderboardResponse:
         note(game=request.game[:MAX_ID])
         page, token = leaderboard(self.core, self.games, request.game, request.page_size, request.page_token)
         return tournament_pb2.GetLeaderboardResponse(entries=[
@@ -599,7 +617,8 @@ class TournamentServicer(tournament_pb2_grpc.TournamentServiceServicer):
             for pid, r in page], next_page_token=token)
 
     @rpc_stream
-    async def StreamTournamentEvents(self, request, context):
+    async def StreamTournamentEvents(self, request: tournament_pb2.StreamTournamentEventsRequest,
+                                     context: Any) -> AsyncIterator[tournament_pb2.StreamTournamentEventsResponse]:
         note(tournament_id=request.tournament_id[:MAX_ID], cursor=request.cursor)
         t = find(self.core, request.tournament_id)
         check_cursor(t, request.cursor)
