@@ -24,6 +24,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "protos")]
@@ -43,26 +44,27 @@ class Conn:
 
     def __init__(self, port: int, source: str):
         self.port, self.source = port, source
-        self.reader = self.writer = None
+        self.streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None  # while open
 
-    async def open(self) -> None:
-        self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port, local_addr=(self.source, 0))
+    async def open(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        if self.streams is None:
+            self.streams = await asyncio.open_connection("127.0.0.1", self.port, local_addr=(self.source, 0))
+        return self.streams
 
     async def post(self, path: str, body: bytes, ctype: str = "application/json") -> int:
-        if self.writer is None:
-            await self.open()
-        self.writer.write(b"POST %s HTTP/1.1\r\nHost: bench\r\nContent-Type: %s\r\nConnect-Protocol-Version: 1\r\n"
+        reader, writer = await self.open()
+        writer.write(b"POST %s HTTP/1.1\r\nHost: bench\r\nContent-Type: %s\r\nConnect-Protocol-Version: 1\r\n"
                           b"Content-Length: %d\r\n\r\n" % (path.encode(), ctype.encode(), len(body)) + body)
-        await self.writer.drain()
-        status, head, _ = await read_response(self.reader)
+        await writer.drain()
+        status, head, _ = await read_response(reader)
         if b"connection: close" in head.lower():
             self.close()
         return status
 
     def close(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
-        self.reader = self.writer = None
+        if self.streams is not None:
+            self.streams[1].close()
+        self.streams = None
 
 
 async def read_response(reader) -> tuple[int, bytes, bytes]:
@@ -89,12 +91,14 @@ def rpc(service: str, method: str) -> str:
     return f"/gameengine.v1.{service}/{method}"
 
 
-async def hammer(port: int, sources: list[str], workers: int, until: float, make_body, path, counts: dict) -> None:
+async def hammer(port: int, sources: list[str], workers: int, until: float, make_body, path,
+                 counts: dict[int | str, int]) -> None:
     """`workers` loops, each on its own connection, posting make_body() until the deadline."""
     async def loop(i: int) -> None:
         conn = Conn(port, sources[i % len(sources)])
         while time.time() < until:
             path_i, body = (path, make_body()) if isinstance(path, str) else path()
+            status: int | str  # an HTTP status, or "conn_error"
             try:
                 status = await asyncio.wait_for(conn.post(path_i, body), timeout=max(0.1, until - time.time()))
             except (TimeoutError, OSError, asyncio.IncompleteReadError, ValueError, IndexError):
@@ -230,7 +234,9 @@ class Player(threading.Thread):
                     t0 = time.perf_counter()
                     seats[actor].move(rng.choice(legal), expected_version=status.version)
                     self.latencies.append(time.perf_counter() - t0)
-                    status = seats[actor].last
+                    last = seats[actor].last
+                    assert last is not None  # move() set it
+                    status = last
                     if time.time() - last_hint > 2 and not status.over:
                         last_hint = time.time()
                         actor = next(s for s in status.seats_to_act if status.acts(s))
@@ -271,7 +277,7 @@ def phase(name: str, seconds: float, player: Player, clocked, server, ports) -> 
     while time.time() - t0 < seconds:
         rss.append(R.rss_bytes(server.pid) / 2**20)
         time.sleep(0.5)
-    attacks = {}
+    attacks: dict[str, Any] = {}
     if attacker is not None:
         out, _ = attacker.communicate(timeout=seconds + 60)
         attacks = json.loads(out.decode().strip().splitlines()[-1]) if out.strip() else {}

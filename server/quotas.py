@@ -21,19 +21,21 @@ import hashlib
 import ipaddress
 import math
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from . import metrics
 from .errors import Exhausted as _Exhausted
+from .errors import ServiceError
 
 
 class Exhausted(_Exhausted):
     """A quota's refusal, as opposed to a busy worker pool (both are paced by `Quotas.pace`)."""
     client_quota = True
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+    def __init__(self, message: str, rule: str | None = None, retry_after_ms: int | None = None,
+                 metadata: dict[str, str] | None = None) -> None:
+        super().__init__(message, rule, retry_after_ms, metadata)
         metrics.LIMIT_REFUSALS.labels("quota").inc()  # every quota refusal, counted where it is made
 
 PACE_MIN_S, PACE_MAX_S = 0.25, 1.0  # a paced refusal is held for its retry delay, within these
@@ -123,7 +125,7 @@ class Settings:
         return min(self.creates_burst or self.creates_per_min, self.creates_per_min)
 
     @classmethod
-    def of(cls, cfg) -> Settings:
+    def of(cls, cfg: object) -> Settings:  # a Config, or any object with some of the fields
         return cls(**{f: getattr(cfg, f) for f in cls.__dataclass_fields__ if hasattr(cfg, f)})
 
 
@@ -142,7 +144,7 @@ class Quotas:
     jobs: dict[str, int] = field(default_factory=dict)  # owner -> referee pool jobs running
     paced: dict[str, int] = field(default_factory=dict)  # client -> refusals being held
     running: dict[str, int] = field(default_factory=dict)  # client -> handlers running
-    waiting: dict[str, collections.deque] = field(default_factory=dict)  # client -> futures in line
+    waiting: dict[str, collections.deque[asyncio.Future[None]]] = field(default_factory=dict)  # client -> its line
     _logged: dict[str, float] = field(default_factory=dict)
 
     # ---- rates -------------------------------------------------------------
@@ -197,7 +199,7 @@ class Quotas:
         self.waiting.pop(client, None)
         _dec(self.running, client)
 
-    async def pace(self, client: str, failure, time_left_s: float | None = None) -> None:
+    async def pace(self, client: str, failure: ServiceError, time_left_s: float | None = None) -> None:
         """Hold a refusal the client could repeat at once (a quota, a busy pool, an oversized value)
         for its retry delay, between PACE_MIN_S and PACE_MAX_S and within the call's deadline,
         before answering it: a client that ignores RetryInfo then gets about one refusal per call
@@ -344,10 +346,10 @@ class Quotas:
         return True
 
 
-def player_token_of(metadata) -> str:
+def player_token_of(metadata: Iterable[tuple[str, str | bytes]] | None) -> str:
     for key, value in metadata or ():
         if key == PLAYER_TOKEN_HEADER:
-            return value
+            return value if isinstance(value, str) else ""  # a -bin header is no token
     return ""
 
 

@@ -10,12 +10,17 @@ from __future__ import annotations
 import resource
 import ssl
 from pathlib import Path
+from typing import Any
 
 import grpc
 
+from .config import Config
 
-def grpc_options(cfg) -> list[tuple[str, int]]:
-    ms = lambda s: int(s * 1000)  # noqa: E731
+
+def grpc_options(cfg: Config) -> list[tuple[str, int]]:
+    def ms(s: float) -> int:
+        return int(s * 1000)
+
     options = [
         ("grpc.max_receive_message_length", cfg.max_message_bytes),
         ("grpc.max_send_message_length", max(8 << 20, 8 * cfg.max_message_bytes)),  # whole game logs
@@ -33,7 +38,7 @@ def grpc_options(cfg) -> list[tuple[str, int]]:
     return [(k, v) for k, v in options if v > 0]  # 0 = the setting is off (gRPC's own default)
 
 
-def tls_on(cfg) -> bool:
+def tls_on(cfg: Config) -> bool:
     if bool(cfg.tls_cert) != bool(cfg.tls_key):
         raise SystemExit("GE_TLS_CERT and GE_TLS_KEY go together: set both or neither")
     if cfg.tls_client_ca and not cfg.tls_cert:
@@ -41,7 +46,7 @@ def tls_on(cfg) -> bool:
     return bool(cfg.tls_cert)
 
 
-def grpc_credentials(cfg) -> grpc.ServerCredentials | None:
+def grpc_credentials(cfg: Config) -> grpc.ServerCredentials | None:
     if not tls_on(cfg):
         return None
     ca = Path(cfg.tls_client_ca).read_bytes() if cfg.tls_client_ca else None
@@ -49,11 +54,11 @@ def grpc_credentials(cfg) -> grpc.ServerCredentials | None:
                                        root_certificates=ca, require_client_auth=ca is not None)
 
 
-def web_ssl(cfg) -> dict:
+def web_ssl(cfg: Config) -> dict[str, Any]:
     """uvicorn's TLS arguments for the web port (empty when TLS is off)."""
     if not tls_on(cfg):
         return {}
-    args = {"ssl_certfile": cfg.tls_cert, "ssl_keyfile": cfg.tls_key}
+    args: dict[str, Any] = {"ssl_certfile": cfg.tls_cert, "ssl_keyfile": cfg.tls_key}
     if cfg.tls_client_ca:
         args.update(ssl_ca_certs=cfg.tls_client_ca, ssl_cert_reqs=ssl.CERT_REQUIRED)
     return args

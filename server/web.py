@@ -182,11 +182,10 @@ def build_app(core: GameCore, referee: Any, cfg: Any) -> ASGIApp:
             await _files(static, scope, receive, send)
 
     origins = [o.strip() for o in cfg_value(cfg, "web_cors_origins", "").split(",") if o.strip()]
-    guarded = webguard.with_body_limit(app, cfg.max_message_bytes)
-    app = webguard.with_security_headers(guarded)  # type: ignore[no-untyped-call]
+    guarded = webguard.with_security_headers(webguard.with_body_limit(app, cfg.max_message_bytes))
     if not origins:
-        return app
-    return CORSMiddleware(app, allow_origins=origins, allow_methods=["GET", "POST", "OPTIONS"],
+        return guarded
+    return CORSMiddleware(guarded, allow_origins=origins, allow_methods=["GET", "POST", "OPTIONS"],
                           allow_headers=ALLOW_HEADERS, expose_headers=EXPOSE_HEADERS, max_age=7200)
 
 

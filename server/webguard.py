@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
-from uvicorn.protocols.http.h11_impl import H11Protocol
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from uvicorn.protocols.http.h11_impl import H11Protocol, RequestResponseCycle
 
 from . import metrics, quotas
 from .errors import Exhausted
@@ -23,9 +25,9 @@ SECURITY_HEADERS = [(b"content-security-policy", CSP.encode()), (b"x-frame-optio
                     (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer")]
 
 
-def with_security_headers(app):
-    async def guarded_app(scope, receive, send):
-        async def send_with_headers(message):
+def with_security_headers(app: ASGIApp) -> ASGIApp:
+    async def guarded_app(scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 names = {k.lower() for k, _ in message.get("headers", [])}
                 message = dict(message, headers=list(message.get("headers", []))
@@ -35,13 +37,13 @@ def with_security_headers(app):
     return guarded_app
 
 
-def with_body_limit(app, max_bytes: int):
+def with_body_limit(app: ASGIApp, max_bytes: int) -> ASGIApp:
     """Refuse a request whose declared body is over `max_bytes` (GE_MAX_MESSAGE_BYTES, plus the 5-byte
     envelope) before reading any of it, paced like other refusals and closing the connection, so an
     oversized body costs the server one header parse instead of reading and decoding it."""
     limit = max_bytes + 5
 
-    async def limited_app(scope, receive, send):
+    async def limited_app(scope: Scope, receive: Receive, send: Send) -> None:
         size = _content_length(scope) if scope["type"] == "http" else None
         if size is None or size <= limit:
             await app(scope, receive, send)
@@ -65,7 +67,7 @@ def with_body_limit(app, max_bytes: int):
     return limited_app
 
 
-def _content_length(scope) -> int | None:
+def _content_length(scope: Scope) -> int | None:
     for name, value in scope.get("headers", ()):
         if name == b"content-length":
             try:
@@ -75,7 +77,7 @@ def _content_length(scope) -> int | None:
     return None
 
 
-def protocol(max_connections: int, per_client: int, header_timeout_s: float):
+def protocol(max_connections: int, per_client: int, header_timeout_s: float) -> type[H11Protocol]:
     """An H11Protocol class enforcing the connection caps and the request-head timeout."""
     open_by_client: dict[str, int] = {}
 
@@ -83,7 +85,8 @@ def protocol(max_connections: int, per_client: int, header_timeout_s: float):
         _client_key = ""
         _head_timer: asyncio.TimerHandle | None = None
 
-        def connection_made(self, transport) -> None:
+        # asyncio.Protocol's is typed with BaseTransport; uvicorn's own override narrows it the same way
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             self._client_key = quotas.peer_address("web:" + _host_port(self.client))
             n = open_by_client.get(self._client_key, 0) + 1
@@ -93,7 +96,7 @@ def protocol(max_connections: int, per_client: int, header_timeout_s: float):
                 return
             self._arm_head_timer()
 
-        def connection_lost(self, exc) -> None:
+        def connection_lost(self, exc: Exception | None) -> None:
             n = open_by_client.get(self._client_key, 0) - 1
             if n > 0:
                 open_by_client[self._client_key] = n
@@ -113,7 +116,7 @@ def protocol(max_connections: int, per_client: int, header_timeout_s: float):
             if header_timeout_s > 0:
                 self._head_timer = self.loop.call_later(header_timeout_s, self._head_deadline, self.cycle)
 
-        def _head_deadline(self, cycle_then) -> None:
+        def _head_deadline(self, cycle_then: RequestResponseCycle | None) -> None:
             # Still no new request since the timer was armed: the head never came (or never completed).
             if self.cycle is cycle_then and not self.transport.is_closing():
                 self.transport.close()
@@ -121,7 +124,7 @@ def protocol(max_connections: int, per_client: int, header_timeout_s: float):
     return GuardedH11
 
 
-def _host_port(client) -> str:
+def _host_port(client: Any) -> str:  # uvicorn's (host, port) or ASGI's [host, port], or None
     if not client:
         return "unknown"
     host, port = client[0], client[1]
