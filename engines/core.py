@@ -293,6 +293,8 @@ class Engine(Generic[S]):
     def current_player(self, state: S) -> int | None:
         return self.to_move(state)
 
+    # S is unbounded: the engines' state classes keep their fields in __slots__ (no annotations a
+    # protocol bound could match), so these two read what every state has without a declared type.
     def clone(self, state: S) -> S:
         return state.clone()  # type: ignore[attr-defined, no-any-return]
 
