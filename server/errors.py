@@ -5,6 +5,7 @@ from __future__ import annotations
 class ServiceError(Exception):
     code_name = "INTERNAL"
     paced = False  # held before it is answered (quotas.Quotas.pace): the caller could repeat it at once
+    pace_max_s: float | None = None  # the longest it is held, when not the default (quotas.PACE_MAX_S)
 
     def __init__(self, message: str, rule: str | None = None, retry_after_ms: int | None = None,
                  metadata: dict[str, str] | None = None):

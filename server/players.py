@@ -113,9 +113,10 @@ class PlayerServicer(player_pb2_grpc.PlayerServiceServicer):
         note(cursor=request.cursor)
         player = lobby.player_of(self.core.store.players, request.player_token)
         player_stream.check_cursor(player, request.cursor)
-        stream = player_stream.events(self.core, player, request.cursor)
-        try:
-            async for event, token in stream:
-                yield event_proto(event, token)  # the seat token goes out here only, and is never logged
-        finally:
-            await stream.aclose()
+        with quotas.QUOTAS.stream(quotas.caller(), "", spectator=False):
+            stream = player_stream.events(self.core, player, request.cursor)
+            try:
+                async for event, token in stream:
+                    yield event_proto(event, token)  # the seat token goes out here only, and is never logged
+            finally:
+                await stream.aclose()

@@ -39,6 +39,7 @@ class Exhausted(_Exhausted):
         metrics.LIMIT_REFUSALS.labels("quota").inc()  # every quota refusal, counted where it is made
 
 PACE_MIN_S, PACE_MAX_S = 0.25, 1.0  # a paced refusal is held for its retry delay, within these
+STREAM_PACE_MAX_S = 5.0  # a refused stream has no deadline to keep: held for its whole retry delay
 PACED_PER_CLIENT = 256
 CALLER: contextvars.ContextVar[str] = contextvars.ContextVar("caller", default="")
 PLAYER_TOKEN_HEADER = "x-player-token"
@@ -74,6 +75,12 @@ def peer_address(peer: str) -> str:
             return str(ip.ipv4_mapped)
         return str(ipaddress.ip_network(f"{ip}/64", strict=False))
     return str(ip)
+
+
+def _stream_refusal(message: str) -> Exhausted:
+    refusal = Exhausted(message, retry_after_ms=5_000)
+    refusal.pace_max_s = STREAM_PACE_MAX_S
+    return refusal
 
 
 def caller() -> str:
@@ -201,15 +208,16 @@ class Quotas:
 
     async def pace(self, client: str, failure: ServiceError, time_left_s: float | None = None) -> None:
         """Hold a refusal the client could repeat at once (a quota, a busy pool, an oversized value)
-        for its retry delay, between PACE_MIN_S and PACE_MAX_S and within the call's deadline,
+        for its retry delay, between PACE_MIN_S and PACE_MAX_S (or the refusal's own pace_max_s) and
+        within half the time left before the call's deadline,
         before answering it: a client that ignores RetryInfo then gets about one refusal per call
         in flight per second, not one per few microseconds of server time. Holding is an asyncio
         timer; at most PACED_PER_CLIENT are held per client (beyond: answered at once)."""
         if not getattr(failure, "paced", False) or self.paced.get(client, 0) >= PACED_PER_CLIENT:
             return
-        delay = min(PACE_MAX_S, max(PACE_MIN_S, (failure.retry_after_ms or 0) / 1000))
+        delay = min(failure.pace_max_s or PACE_MAX_S, max(PACE_MIN_S, (failure.retry_after_ms or 0) / 1000))
         if time_left_s is not None:
-            delay = min(delay, time_left_s - 0.2)  # the caller sees the refusal, not its own deadline
+            delay = min(delay, time_left_s / 2)  # the caller sees the refusal, not its own deadline
         if delay <= 0:
             return
         _inc(self.paced, client)
@@ -285,11 +293,11 @@ class Quotas:
     def stream(self, client: str, game_id: str, spectator: bool) -> Iterator[None]:
         s = self.settings
         if s.streams_per_client and self.streams.get(client, 0) >= s.streams_per_client:
-            raise Exhausted(f"this client has {s.streams_per_client} streams open, the maximum "
-                            "(GE_STREAMS_PER_CLIENT); close one first", retry_after_ms=5_000)
+            raise _stream_refusal(f"this client has {s.streams_per_client} streams open, the maximum "
+                                  "(GE_STREAMS_PER_CLIENT); close one first")
         if spectator and s.spectators_per_game and self.spectators.get(game_id, 0) >= s.spectators_per_game:
-            raise Exhausted(f"this game has {s.spectators_per_game} spectator streams, the maximum "
-                            "(GE_SPECTATORS_PER_GAME); seats are not affected", retry_after_ms=5_000)
+            raise _stream_refusal(f"this game has {s.spectators_per_game} spectator streams, the maximum "
+                                  "(GE_SPECTATORS_PER_GAME); seats are not affected")
         _inc(self.streams, client)
         if spectator:
             _inc(self.spectators, game_id)

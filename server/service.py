@@ -226,14 +226,16 @@ class GameCore:
         """An unversioned write (the referee's clock, forfeits, adjudication, announcements)."""
         return self.store.commit(rec, writes)
 
-    async def stream(self, rec: GameRecord, seat: int | None, from_version: int) -> AsyncIterator[tuple[int, Event]]:
-        """Events after `from_version` visible to `seat`, then live ones until the game ends."""
+    async def stream(self, rec: GameRecord, seat: int | None,
+                     from_version: int) -> AsyncIterator[tuple[int, int, Event]]:
+        """(index, version, event) for events after `from_version` visible to `seat`, then live ones
+        until the game ends."""
         index = 0
         while True:
             signal = self.store.signal(rec.game_id)  # set by any change made after this line
             end = len(rec.events)
-            for _, version, event in self.visible_events(rec, seat, from_version, index, end):
-                yield version, event
+            for i, version, event in self.visible_events(rec, seat, from_version, index, end):
+                yield i, version, event
             index = end
             if index < len(rec.events):
                 continue

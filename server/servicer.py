@@ -24,7 +24,7 @@ from engines.core import Move
 from gameengine.codecs import Codec, MalformedMove
 from gameengine.v1 import common_pb2, common_pb2_grpc
 
-from . import access, drain, limits, lobby, metrics, quotas
+from . import access, drain, fanout, limits, lobby, metrics, quotas
 from .edge import guarded, note, rpc, rpc_stream
 from .errors import InvalidArgument
 from .service import GameCore
@@ -138,8 +138,9 @@ class GameServicer:
         with quotas.QUOTAS.stream(quotas.caller(), rec.game_id, spectator=seat is None):
             metrics.STREAMS.labels(self.game).inc()
             try:
-                async for version, event in self.core.stream(rec, seat, request.from_version):
-                    yield self.out["stream_events"](version=version, event=self.codec.event_to_proto(event))
+                async for index, version, event in self.core.stream(rec, seat, request.from_version):
+                    yield fanout.SHARED.message((rec.game_id, index), event, lambda: self.out["stream_events"](
+                        version=version, event=self.codec.event_to_proto(event)))  # noqa: B023 - called at once
             finally:
                 metrics.STREAMS.labels(self.game).dec()
 
@@ -149,15 +150,16 @@ class GameServicer:
         note(game_id=request.game_id)
         rec = self.core.record(request.game_id, self.game)
         seat = self.core.seat(rec, request.token)
-        metrics.STREAMS.labels(self.game).inc()
-        try:
-            async for _ in self.core.changes(rec):
-                yield self.out["stream_state"](
-                    status=status_proto(self.core.status(rec, seat)),
-                    view=self.codec.view_to_proto(self.core.view(rec, seat)),
-                    legal_moves=self._moves_out(self.core.legal_moves(rec, seat)))
-        finally:
-            metrics.STREAMS.labels(self.game).dec()
+        with quotas.QUOTAS.stream(quotas.caller(), rec.game_id, spectator=seat is None):
+            metrics.STREAMS.labels(self.game).inc()
+            try:
+                async for _ in self.core.changes(rec):
+                    yield self.out["stream_state"](
+                        status=status_proto(self.core.status(rec, seat)),
+                        view=self.codec.view_to_proto(self.core.view(rec, seat)),
+                        legal_moves=self._moves_out(self.core.legal_moves(rec, seat)))
+            finally:
+                metrics.STREAMS.labels(self.game).dec()
 
     @rpc
     async def get_log(self, request: Any, context: Any) -> Message:
@@ -315,5 +317,5 @@ def add_service(service: ServiceDescriptor, pb: Any, servicer: Any, server: grpc
         impl = checked(method.name, impls[method.name], method.server_streaming, method.client_streaming)
         make = HANDLERS[method.client_streaming, method.server_streaming]
         handlers[method.name] = make(impl, request_deserializer=safe_parser(cls),
-                                     response_serializer=lambda m: m.SerializeToString())
+                                     response_serializer=fanout.serialize)
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(name or service.full_name, handlers),))

@@ -45,7 +45,7 @@ from engines import registry
 from gameengine import codecs
 from gameengine.v1 import common_pb2, lobby_pb2, player_pb2, tournament_pb2
 
-from . import transport, webguard
+from . import fanout, transport, webguard
 from .grpcweb_text import grpc_web_text
 from .lobby import LobbyServicer
 from .observe import web_stream, web_unary
@@ -152,7 +152,7 @@ def build_app(core: GameCore, referee: Any, cfg: Any) -> ASGIApp:
         servicers.append((codec.service, GameServicer(codec, core, referee)))
     routes = endpoints(servicers)
     rpc = grpc_web_text(_App(service=None, endpoints=lambda _: routes,  # type: ignore[arg-type, return-value]
-                             codecs=google_protobuf_codecs(),
+                             codecs=[fanout.SharedCodec(c) for c in google_protobuf_codecs()],
                              read_max_bytes=cfg.max_message_bytes), cfg.max_message_bytes)
     static = StaticFiles(directory=STATIC, html=True)
 

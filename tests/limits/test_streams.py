@@ -1,0 +1,119 @@
+"""Streams (issue 19 item 2, "streams per game and per client"): every kind of stream counts
+against GE_STREAMS_PER_CLIENT, spectators of either game stream against GE_SPECTATORS_PER_GAME; a
+refused stream is held for its retry delay; and a game's events are built and encoded once however
+many streams carry them (server/fanout.py)."""
+from __future__ import annotations
+
+import time
+
+import grpc
+import pytest
+
+from clients.sdk import Client, PlayerClient, retry_delay_s
+from gameengine.v1 import pompeii_pb2
+from server.fanout import SharedCodec, SharedMessages
+
+GAME = "pompeii"
+
+
+def first(call):
+    """The first response of a stream, or its refusal (grpc.RpcError)."""
+    return next(call)
+
+
+def test_state_streams_count_against_spectators_per_game(fresh_server):
+    server = fresh_server(GE_SPECTATORS_PER_GAME="2", GE_STREAMS_PER_CLIENT="50").start()
+    client = Client(server.target, GAME)
+    game_id, _ = client.create(2, seed=3)
+    state = client.rpcs["stream_state"]
+    held = [state(client.request("stream_state", game_id=game_id), timeout=20) for _ in range(2)]
+    for call in held:
+        first(call)  # a state stream answers at once with the current state
+    with pytest.raises(grpc.RpcError) as e:
+        first(state(client.request("stream_state", game_id=game_id), timeout=3))
+    assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "GE_SPECTATORS_PER_GAME" in e.value.details()
+    with pytest.raises(grpc.RpcError) as e:  # an events stream is a spectator of the same game
+        first(client.rpcs["stream_events"](client.request("stream_events", game_id=game_id), timeout=3))
+    assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    for call in held:
+        call.cancel()
+
+
+def test_player_streams_count_against_streams_per_client(fresh_server):
+    server = fresh_server(GE_STREAMS_PER_CLIENT="2").start()
+    player = PlayerClient.register(server.target, "ada")
+    held = [player.events(timeout=20, reconnect=False) for _ in range(2)]
+    for stream in held:  # nothing to yield yet: make each call reach the server
+        with pytest.raises(TimeoutError):
+            _poll(stream, 0.5)
+    time.sleep(0.3)
+    refused = player.events(timeout=6, reconnect=False)
+    with pytest.raises(Exception) as e:
+        next(refused)
+    assert e.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED and "GE_STREAMS_PER_CLIENT" in str(e.value)
+
+
+def _poll(stream, seconds: float):
+    """Advance a blocking generator for a short while in a thread; raises TimeoutError if it yields nothing."""
+    import concurrent.futures
+    pool = concurrent.futures.ThreadPoolExecutor(1)
+    future = pool.submit(next, stream)
+    pool.shutdown(wait=False)
+    try:
+        return future.result(timeout=seconds)
+    except concurrent.futures.TimeoutError as e:
+        raise TimeoutError from e
+
+
+def test_a_refused_stream_is_held_for_its_retry_delay(fresh_server):
+    server = fresh_server(GE_SPECTATORS_PER_GAME="1").start()
+    client = Client(server.target, GAME)
+    game_id, _ = client.create(2, seed=4)
+    held = client.rpcs["stream_state"](client.request("stream_state", game_id=game_id), timeout=30)
+    first(held)
+    t0 = time.monotonic()
+    with pytest.raises(grpc.RpcError) as e:
+        first(client.rpcs["stream_state"](client.request("stream_state", game_id=game_id), timeout=30))
+    waited = time.monotonic() - t0
+    assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert retry_delay_s(e.value) == pytest.approx(5.0)
+    assert 4.5 <= waited < 10, waited  # not the 1 s of a unary refusal: a reconnecting spectator waits it out
+    held.cancel()
+
+
+def test_a_shared_event_message_is_built_and_encoded_once():
+    shared = SharedMessages(size=2)
+    event = object()
+    built, encoded = [], []
+
+    def build():
+        built.append(1)
+        return pompeii_pb2.StreamPompeiiEventsResponse(version=7)
+
+    def encode(m):
+        encoded.append(1)
+        return m.SerializeToString()
+
+    messages = [shared.message(("g", 0), event, build) for _ in range(32)]
+    assert len(built) == 1 and all(m is messages[0] for m in messages)
+    wire = {shared.encode(m, "proto", encode) for m in messages}
+    assert len(encoded) == 1 and wire == {messages[0].SerializeToString()}
+    other = pompeii_pb2.StreamPompeiiEventsResponse(version=7)  # equal but not shared: encoded each time
+    shared.encode(other, "proto", encode), shared.encode(other, "proto", encode)
+    assert len(encoded) == 3
+    assert shared.message(("g", 0), object(), build) is not messages[0]  # another event under that key
+    shared.message(("g", 1), event, build), shared.message(("g", 2), event, build)  # bounded: the oldest goes
+    assert len(shared._messages) == 2 and len(shared._encoded) == 2
+
+
+def test_the_web_codec_encodes_a_shared_message_once_per_format():
+    from connectrpc.compat import google_protobuf_codecs
+    shared = SharedMessages()
+    codecs = [SharedCodec(c) for c in google_protobuf_codecs()]
+    for c in codecs:
+        c.SHARED = shared
+    message = shared.message(("g", 0), object(), lambda: pompeii_pb2.StreamPompeiiEventsResponse(version=3))
+    out = {c.name(): c.encode(message) for c in codecs}
+    assert out["proto"] == message.SerializeToString() and b'"version": 3' in out["json"]
+    assert set(shared._encoded[id(message)][1]) == {"web-proto", "web-json"}
+    assert [c.decode(out["proto"], type(message)) for c in codecs[:1]] == [message]
