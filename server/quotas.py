@@ -114,6 +114,8 @@ class Settings:
     requests_per_s: float = 0  # per client (GE_RATE_LIMIT_PER_S)
     creates_per_min: float = 0  # per client
     creates_burst: float = 0  # per client, at once (0: creates_per_min)
+    creates_total_per_s: float = 0  # all heavy creators together (a client's light share is not counted)
+    creates_light_per_min: float = 0  # per client: creates never held to creates_total_per_s
     live_games: int = 0  # unfinished games in memory, all clients
     live_games_per_client: int = 0
     demo_games_per_client: int = 0  # unfinished games on a bank under demo_bank_ms
@@ -155,16 +157,19 @@ class Quotas:
     _logged: dict[str, float] = field(default_factory=dict)
 
     # ---- rates -------------------------------------------------------------
-    def _take(self, kind: str, client: str, rate: float, burst: float, cost: float, what: str) -> None:
-        if rate <= 0:
-            return
+    def _bucket(self, kind: str, client: str, burst: float) -> Bucket:
         key = (kind, client)
         bucket = self.buckets.get(key)
         if bucket is None:
             if len(self.buckets) >= self.max_clients:
                 self.buckets.clear()
             bucket = self.buckets[key] = Bucket(burst)
-        wait_s = bucket.take(rate, burst, cost)
+        return bucket
+
+    def _take(self, kind: str, client: str, rate: float, burst: float, cost: float, what: str) -> None:
+        if rate <= 0:
+            return
+        wait_s = self._bucket(kind, client, burst).take(rate, burst, cost)
         if wait_s:
             raise Exhausted(what, retry_after_ms=max(1, math.ceil(wait_s * 1000)))
 
@@ -255,6 +260,28 @@ class Quotas:
         self._take("create", client, rate / 60, burst, 1,
                    f"this client creates at most {rate:g} games a minute, {burst:g} at once "
                    "(GE_CREATES_PER_MIN, GE_CREATES_BURST)")
+        try:
+            self._take_from_total(client)
+        except Exhausted:
+            if rate > 0:
+                self.buckets[("create", client)].tokens += 1  # nothing was created: its own quota is given back
+            raise
+
+    def _take_from_total(self, client: str) -> None:
+        """Many addresses each within their own quota can still add up to more creates than the server
+        should take: beyond a client's light share (GE_CREATES_LIGHT_PER_MIN), its creates come from one
+        bucket all heavy creators share (GE_CREATES_TOTAL_PER_S), so a light user is never refused
+        because of them."""
+        s = self.settings
+        if s.creates_total_per_s <= 0:
+            return
+        light = s.creates_light_per_min
+        if light > 0 and self._bucket("create_light", client, light).take(light / 60, light) == 0.0:
+            return
+        total = s.creates_total_per_s
+        self._take("create_total", "", total, 2 * total, 1,
+                   f"the server takes at most {total:g} games a second from clients that create more than "
+                   f"{light:g} a minute (GE_CREATES_TOTAL_PER_S, GE_CREATES_LIGHT_PER_MIN)")
 
     def may_register(self, address: str) -> None:
         """Registering players counts against the address's creates per minute: each player is a new client."""

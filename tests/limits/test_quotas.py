@@ -221,3 +221,23 @@ def test_an_oversized_web_body_is_refused_before_it_is_read(web):
     assert head.startswith(b"HTTP/1.1 429") and b"connection: close" in head.lower()
     assert json.loads(body)["code"] == "resource_exhausted" and b"GE_MAX_MESSAGE_BYTES" in body
     assert time.perf_counter() - t0 < 2.5
+
+
+def test_heavy_creators_share_GE_CREATES_TOTAL_PER_S_and_a_light_user_is_not_refused(web):
+    """A botnet: many addresses, each within its own quota. Beyond each one's light share (2 a minute)
+    their creates come from one bucket (0.5/s, 1 at once); a light user's first creates pass while that
+    bucket is empty."""
+    server = web(GE_CREATES_TOTAL_PER_S="0.5", GE_CREATES_LIGHT_PER_MIN="2")
+
+    def create_from(source):
+        status, body = web_call(server.web_port, SERVICE, "CreatePompeiiGame", {"seats": 2}, source=source)
+        return ("OK" if status == 200 else body["code"]), body
+
+    heavy = [create_from("127.0.5.1")[0] for _ in range(4)]
+    assert heavy == ["OK", "OK", "OK", "resource_exhausted"], heavy  # light, light, the shared one, none left
+    assert [create_from("127.0.5.3")[0] for _ in range(2)] == ["OK", "OK"]  # a light user is not refused
+    code, err = create_from("127.0.5.3")  # past its light share, the shared bucket is still empty
+    assert code == "resource_exhausted" and "GE_CREATES_TOTAL_PER_S" in err["message"], err
+    assert 0 < web_retry_s(err) <= 2
+    time.sleep(2.1)
+    assert create_from("127.0.5.1")[0] == "OK"  # the shared bucket refills
