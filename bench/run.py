@@ -103,7 +103,8 @@ def speedups(now: dict, before: dict | None) -> dict:
 # ---- rpc ------------------------------------------------------------------------
 def start(module: str, port: int, data_dir: str, **env) -> subprocess.Popen:
     e = dict(os.environ, GE_PORT=str(port), GE_DATA_DIR=data_dir, GE_METRICS_PORT="0", GE_LOG_LEVEL="warning",
-             GE_RATE_LIMIT_PER_S="0", GE_CREATES_PER_MIN="0", GE_CREATES_TOTAL_PER_S="0", GE_LIVE_GAMES="0", GE_LIVE_GAMES_PER_CLIENT="0",
+             GE_RATE_LIMIT_PER_S="0", GE_CREATES_PER_MIN="0", GE_CREATES_TOTAL_PER_S="0", GE_LIVE_GAMES="0",
+             GE_LIVE_GAMES_PER_CLIENT="0",
              PYTHONPATH=f"{ROOT}:{ROOT / 'protos'}", **env)
     return subprocess.Popen([sys.executable, "-m", module], cwd=ROOT, env=e)
 

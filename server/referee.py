@@ -25,6 +25,7 @@ from gameengine import codecs
 from . import clock, metrics, quotas
 from .config import Config
 from .errors import Exhausted, Illegal, PermissionDenied, Unavailable
+from .fairshare import FairShare
 from .records import Adjudication, Clock, ClockSet, GameAdjudicated, RefereeActed, SeatForfeited
 from .store import GameRecord
 
@@ -98,6 +99,7 @@ class Referee:
         self.on_health: Callable[[bool], None] | None = None
         self.healthy = True
         self.slots = asyncio.Semaphore(cfg.hint_workers + cfg.hint_queue)
+        self.fair = FairShare(cfg.hint_workers)  # which waiting job a freed worker takes
         metrics.HINT_QUEUE_CAPACITY.set(cfg.hint_workers + cfg.hint_queue)
         self.busy = 0
         self.hints_running = 0
@@ -242,7 +244,7 @@ class Referee:
             if action == "autoplay":
                 view = round_trip_view(rec.game, self.core.view(rec, seat))
                 with quotas.QUOTAS.pool_job(rec.game_id):
-                    move, _ = await self._in_pool(hint_job, rec.game, view, seat, rec.seats,
+                    move, _ = await self._in_pool(self._owner(rec), hint_job, rec.game, view, seat, rec.seats,
                                                   rec.seed ^ version, self.cfg.autoplay_ms, None)
             else:
                 move = random.Random(rec.seed ^ version).choice(legal)
@@ -263,15 +265,23 @@ class Referee:
         metrics.REFEREE_ACTIONS.labels(rec.game, action).inc()
         log.info("referee", game_id=rec.game_id, seat=seat, action=action, reason=reason)
 
+    @staticmethod
+    def _owner(rec: GameRecord) -> str:
+        """Whose share of the pool the referee's work in a game uses: its creator's."""
+        return quotas.QUOTAS.owner_of(rec.game_id) or "referee"
+
     # ---- hints ------------------------------------------------------------
-    async def _in_pool(self, fn: Callable[[*Args], Result], *args: *Args) -> Result:
+    async def _in_pool(self, client: str, fn: Callable[[*Args], Result], *args: *Args) -> Result:
+        """Run a search job for `client` (a hint's caller, or the creator of a game the referee
+        plays) in its fair turn at the workers."""
         if self.slots.locked():
             metrics.LIMIT_REFUSALS.labels("hint_queue").inc()
             raise Exhausted("the referee's hint workers are all busy; retry shortly", retry_after_ms=500)
         async with self.slots:
             metrics.HINT_QUEUE_DEPTH.inc()
             try:
-                return await self._run_in_pool(fn, *args)
+                async with self.fair.turn(client):
+                    return await self._run_in_pool(fn, *args)
             finally:
                 metrics.HINT_QUEUE_DEPTH.dec()
 
@@ -329,7 +339,7 @@ class Referee:
         with quotas.QUOTAS.hint(quotas.caller(), rec.game_id, budget):
             self.hints_running += 1
             try:
-                best, stats = await self._in_pool(hint_job, rec.game, view, seat, rec.seats,
+                best, stats = await self._in_pool(quotas.caller(), hint_job, rec.game, view, seat, rec.seats,
                                                   rec.seed ^ rec.version ^ seat, budget, None)
             finally:
                 self.hints_running -= 1
@@ -347,7 +357,8 @@ class Referee:
             running[rec.game_id] = running.get(rec.game_id, 0) + 1
         try:
             with quotas.QUOTAS.pool_job(rec.game_id):
-                rows = await self._in_pool(rollout_job, rec.game, state, rec.seats, rec.seed ^ rec.version,
+                rows = await self._in_pool(self._owner(rec), rollout_job, rec.game, state, rec.seats,
+                                           rec.seed ^ rec.version,
                                            min(rollouts or 200, 2000), 10_000)
             if not self.core.is_over(rec):
                 adjudication = score_rollouts(rows, rec.seats, reason)

@@ -28,18 +28,18 @@ def test_item6_not_serving_only_while_the_pool_cannot_be_replaced():
         told: list[bool] = []
         referee.on_health = told.append
         try:
-            assert await referee._in_pool(os.getpid) in referee.pool._processes
+            assert await referee._in_pool("test", os.getpid) in referee.pool._processes
             working = referee._new_pool
             referee._new_pool = dying_pool
             for pid in list(referee.pool._processes):
                 os.kill(pid, signal.SIGKILL)
             with pytest.raises(Unavailable):
-                await referee._in_pool(os.getpid)
+                await referee._in_pool("test", os.getpid)
             assert told == [False] and not referee.healthy
             referee._new_pool = working
             await referee._probe()  # what the referee's tick runs every second while unhealthy
             assert told == [False, True] and referee.healthy
-            assert await referee._in_pool(os.getpid) in referee.pool._processes
+            assert await referee._in_pool("test", os.getpid) in referee.pool._processes
         finally:
             referee.close()
     asyncio.run(scenario())
@@ -53,7 +53,7 @@ def test_searches_run_at_a_lower_cpu_priority_than_the_server():
     async def scenario():
         referee = Referee(core=types.SimpleNamespace(), cfg=Config())
         try:
-            return await referee._in_pool(os.nice, 0)
+            return await referee._in_pool("test", os.nice, 0)
         finally:
             referee.close()
 

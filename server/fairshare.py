@@ -1,0 +1,69 @@
+"""Fair turns at the referee's worker pool (issue 19: "a fair share of the referee pool").
+
+The pool's executor runs jobs first come, first served, so a client that keeps its hints queued
+makes everybody else's hint, and other creators' clocked games, wait behind all of them. Jobs
+instead wait here, one line per client, and a freed worker goes to the waiting client that has
+used the least worker time lately (usage halves every minute): a light client waits for at most
+the job that is running, however many a heavy one has queued.
+"""
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import time
+from collections.abc import AsyncIterator
+
+
+class FairShare:
+    def __init__(self, places: int, half_life_s: float = 60.0) -> None:
+        self.free = places
+        self.half_life_s = half_life_s
+        self.waiting: dict[str, collections.deque[asyncio.Future[None]]] = {}
+        self._used: dict[str, tuple[float, float]] = {}  # client -> (worker seconds, when counted)
+
+    def usage(self, client: str, now: float | None = None) -> float:
+        """Worker seconds the client used, each halved per half-life since."""
+        used, at = self._used.get(client, (0.0, 0.0))
+        now = time.monotonic() if now is None else now
+        return float(used * 0.5 ** ((now - at) / self.half_life_s))
+
+    @contextlib.asynccontextmanager
+    async def turn(self, client: str) -> AsyncIterator[None]:
+        if self.free > 0 and not self.waiting:
+            self.free -= 1
+        else:
+            ticket: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            line = self.waiting.setdefault(client, collections.deque())
+            line.append(ticket)
+            try:
+                await ticket
+            except asyncio.CancelledError:
+                if ticket.done() and not ticket.cancelled():
+                    self._hand_over()  # the place was given just as the caller left: pass it on
+                else:
+                    line.remove(ticket)
+                    if not line:
+                        self.waiting.pop(client, None)
+                raise
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            now = time.monotonic()
+            self._used[client] = (self.usage(client, now) + now - started, now)
+            self._hand_over()
+
+    def _hand_over(self) -> None:
+        if not self.waiting:
+            self.free += 1
+            return
+        now = time.monotonic()
+        client = min(self.waiting, key=lambda c: self.usage(c, now))
+        line = self.waiting[client]
+        ticket = line.popleft()
+        if not line:
+            del self.waiting[client]
+        ticket.set_result(None)
+        if len(self._used) > 10_000:  # bounded: forgetting a client only forgets its past usage
+            self._used = {c: u for c, u in self._used.items() if self.usage(c, now) > 0.01}
