@@ -16,10 +16,21 @@ BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 
 
 def engine_table(r: dict) -> list[str]:
-    rows = ["| game | random games/s (one core) by seats | ISMCTS iterations/s |", "|---|---|---|"]
+    """Random decisions/s and ISMCTS iterations/s per game; "× baseline" is the figure's ratio to the
+    reference loop (bench/reference.py) in this run over the same ratio in bench/baseline.json."""
+    rows = ["| game | random decisions/s (one core) by seats | × baseline | ISMCTS iterations/s | × baseline |",
+            "|---|---|---|---|---|"]
     for game, e in r["engine"].items():
-        seats = ", ".join(f"{n}p {v['games_per_s']:.0f}" for n, v in e["by_seats"].items())
-        rows.append(f"| {game} | {seats} | {e['mcts_sims_per_s']:.0f} ({e['mcts_seats']} seats, opening) |")
+        seats = ", ".join(f"{n}p {v['moves_per_s'] / 1000:.1f}k" for n, v in e["by_seats"].items())
+        speedup = e.get("speedup", {})
+        by_seat = ", ".join(f"{k} {v:.2f}" for k, v in speedup.items() if k != "mcts") or "—"
+        mcts = f"{speedup['mcts']:.2f}" if "mcts" in speedup else "—"
+        rows.append(f"| {game} | {seats} | {by_seat} | {e['mcts_sims_per_s']:.0f} ({e['mcts_seats']} seats, "
+                    f"opening) | {mcts} |")
+    reference = next(iter(r["engine"].values())).get("reference_per_s")
+    if reference:
+        rows += ["", f"Reference loop (random tic-tac-toe, `bench/reference.py`) in that run: "
+                     f"{reference / 1000:.0f}k decisions/s; baseline: `bench/baseline.json`."]
     return rows
 
 

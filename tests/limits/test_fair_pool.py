@@ -67,11 +67,12 @@ def test_a_light_clients_hint_does_not_wait_behind_a_heavy_clients_queue(fresh_s
                                                          budget_ms=budget), timeout=30)[0]
         return code, time.monotonic() - t0
 
-    assert light_hint(50)[0] == "OK"  # the worker process is up
     status, game = web_call(web_port, SERVICE, "CreatePompeiiGame", {"seats": 2}, source="127.0.6.1")
     assert status == 200
-    heavy_body = {"gameId": game["gameId"], "budgetMs": 1500,
+    heavy_body = {"gameId": game["gameId"], "budgetMs": 2000,
                   "token": game["seatTokens"][game["status"].get("toMove", 0)]["token"]}
+    # The worker process is started by a third client, so that neither is charged for its start.
+    assert web_call(web_port, SERVICE, "GetPompeiiHint", dict(heavy_body, budgetMs=50), "127.0.6.9")[0] == 200
     with concurrent.futures.ThreadPoolExecutor(3) as pool:
         heavy = [pool.submit(web_call, web_port, SERVICE, "GetPompeiiHint", heavy_body, "127.0.6.1")
                  for _ in range(3)]
@@ -79,5 +80,5 @@ def test_a_light_clients_hint_does_not_wait_behind_a_heavy_clients_queue(fresh_s
         code, waited = light_hint(100)
         assert [f.result()[0] for f in heavy] == [200, 200, 200]
     assert code == "OK"
-    # First come, first served it would wait for all three (about 4.5 s); its fair turn is next.
-    assert waited < 3.2, waited
+    # First come, first served it would wait for all three (over 5 s); its fair turn is next.
+    assert waited < 3.6, waited
