@@ -121,3 +121,16 @@ DAMAGE = DATA["damage"]
 ERUPTION_HEAT = DATA["eruption_tiles"]["heat_to_each_other_player"]
 HAND_LIMIT = DATA["hand"]["limit_at_end_of_turn"]
 STARTING_CARDS = DATA["hand"]["starting_cards"]
+
+# Per playable space, its playable neighbours as (edge bit, neighbour, facing edge), and the spaces
+# lava on each mask reaches as (neighbour, bit of the neighbour's edge facing it): the scans of
+# geometry.py and derived.py walk these instead of testing every edge (ERU-19, ERU-23).
+NEIGHBOUR_LINKS = {
+    _s: tuple((1 << e, n, OPP[e]) for e, n in enumerate(NEIGHBOUR_SPACE[_s]) if n is not None) for _s in PLAYABLE
+}
+LAVA_REACH = {
+    _s: tuple(tuple((NEIGHBOUR_SPACE[_s][e], 1 << OPP[e]) for e in EDGES_OF_MASK[m] if NEIGHBOUR_SPACE[_s][e] is not None)
+              for m in range(64))
+    for _s in PLAYABLE
+}
+EXIT_ENDS = tuple((space, 1 << OPP[e]) for _, e, space in EXITS)  # ERU-14: an exit's open end

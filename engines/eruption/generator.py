@@ -2,6 +2,10 @@
 of legality.py (the same ones the checks use)."""
 from __future__ import annotations
 
+from functools import cache, lru_cache
+
+from . import board as B
+from . import derived
 from .legality import (
     aftershock_turns,
     eruption_spaces,
@@ -17,7 +21,6 @@ from .legality import (
     supply_has,
     tile_pairs,
     tile_placements,
-    wall_positions,
 )
 from .moves import (
     BuildWall,
@@ -40,20 +43,56 @@ from .moves import (
     PlayVolcanicBomb,
     QuakeReplace,
 )
-from .relocation import relocations
+from .relocation import relocation_key, relocations_of
 from .state import CARDS, ERUPTION, EXTRA_PLACEMENT, OVER, PLACEMENT, QUAKE, WALLS
+
+_new = tuple.__new__  # a move built without its NamedTuple's Python-level __new__: the same value, sooner
 
 
 def _wall_moves(state, seat, kind):
-    materials = stockpile_materials(state, seat)
+    """A wall of each stockpile material on each free position, in `wall_positions`' order; the moves
+    on each position are made once per board (open ends) or once for all (entry positions)."""
+    materials = tuple(stockpile_materials(state, seat))
     if not materials:
         return []
-    return [kind(m, space, e) for space, e in wall_positions(state, seat) for m in materials]
+    walls = state.walls
+    out = []
+    for position, moves in _open_end_walls(state, kind, materials):
+        if position not in walls:
+            out += moves
+    for position, moves in _entry_walls(kind, state.villages[seat], materials):
+        if position not in walls:
+            out += moves
+    return out
+
+
+def _open_end_walls(state, kind, materials):
+    by_kind = derived.of(state).wall_moves
+    moves = by_kind.get((kind, materials))
+    if moves is None:
+        moves = by_kind[kind, materials] = [(position, [kind(m, *position) for m in materials])
+                                            for position in derived.of(state).end_positions]
+    return moves
+
+
+@cache
+def _entry_walls(kind, village, materials):
+    return tuple((position, [kind(m, *position) for m in materials]) for position in B.ENTRIES[village])
+
+
+def _relocate_moves(state, seat):
+    key = relocation_key(state, seat)
+    return [] if key is None else list(_relocate_plays(*key))
+
+
+@lru_cache(maxsize=4096)
+def _relocate_plays(entries, start):
+    return tuple(_new(PlayRelocate, (steps,)) for steps in relocations_of(entries, start))
 
 
 def placement_moves(state, seat):
-    return [PlaceTile(state.drawn_tile, space, r)
-            for space, r in tile_placements(state, state.drawn_tile, state.excluded)]
+    tile = state.drawn_tile
+    return [_new(PlaceTile, (tile, space, r)) for space, r in tile_placements(state, tile, state.excluded)]
 
 
 def eruption_moves(state, seat):
@@ -76,7 +115,7 @@ def walls_moves(state, seat):
 CARD_PLAYS = {
     "lava_flow": lambda state, seat: [PlayLavaFlow()] if lava_flow_has_effect(state) else [],
     "reinforce": lambda state, seat: _wall_moves(state, seat, PlayReinforce),
-    "relocate": lambda state, seat: [PlayRelocate(steps) for steps in relocations(state, seat)],
+    "relocate": lambda state, seat: _relocate_moves(state, seat),
     "aftershock": lambda state, seat: [PlayAftershock(cell, r) for cell, r in aftershock_turns(state)],
     "rain": lambda state, seat: [PlayRain()],
     "sinkhole": lambda state, seat: [PlaySinkhole(cell) for cell in sinkhole_targets(state)],

@@ -7,6 +7,7 @@ from __future__ import annotations
 from functools import cache
 
 from . import board as B
+from . import derived
 
 
 def constraints(state, space):
@@ -14,30 +15,18 @@ def constraints(state, space):
     lava_in = B.VOLCANO_LAVA_IN[space]
     constrained = B.VOLCANO_CONSTRAINED[space]
     lava = state.lava
-    for e, neighbour in enumerate(B.NEIGHBOUR_SPACE[space]):
-        if neighbour is not None:
-            mask = lava.get(neighbour)
-            if mask is not None:
-                constrained |= 1 << e
-                if mask >> B.OPP[e] & 1:
-                    lava_in |= 1 << e
+    for bit, neighbour, facing in B.NEIGHBOUR_LINKS[space]:
+        mask = lava.get(neighbour)
+        if mask is not None:
+            constrained |= bit
+            if mask >> facing & 1:
+                lava_in |= bit
     return lava_in, constrained
 
 
 def open_ends(state):
     """ERU-23: empty space -> mask of its edges facing lava."""
-    ends = {}
-    board = state.board
-    for _, e, space in B.EXITS:
-        if space not in board:
-            ends[space] = ends.get(space, 0) | 1 << B.OPP[e]
-    for cell, mask in state.lava.items():
-        neighbours = B.NEIGHBOUR_SPACE[cell]
-        for e in B.EDGES_OF_MASK[mask]:
-            neighbour = neighbours[e]
-            if neighbour is not None and neighbour not in board:
-                ends[neighbour] = ends.get(neighbour, 0) | 1 << B.OPP[e]
-    return ends
+    return dict(derived.of(state).ends)
 
 
 def eruption_cells(state):
@@ -48,9 +37,21 @@ def eruption_cells(state):
 def card_tiles(state):
     """ERU-66: the tiles Quake, Aftershock and Sinkhole may act on. Seed 002 names lava tiles (岩漿板塊),
     not eruption tiles (爆發板塊); `cards_act_on_eruption_tiles` lets them act on both."""
-    if state.options["cards_act_on_eruption_tiles"]:
-        return sorted(state.board)
-    return sorted(cell for cell, (tile, _) in state.board.items() if tile < B.ERUPTION_IDS[0])
+    return list(board_card_tiles(state))
+
+
+def board_card_tiles(state):
+    """`card_tiles`, as the board's cached list (not to be changed)."""
+    d = derived.of(state)
+    flag = state.options["cards_act_on_eruption_tiles"]
+    tiles = d.card_tiles.get(flag)
+    if tiles is None:
+        if flag:
+            tiles = sorted(state.board)
+        else:
+            tiles = sorted(cell for cell, (tile, _) in state.board.items() if tile < B.ERUPTION_IDS[0])
+        d.card_tiles[flag] = tiles
+    return tiles
 
 
 def all_linked(lava, sources):
@@ -79,58 +80,48 @@ def all_linked(lava, sources):
     return len(seen) == len(lava)
 
 
-def _lava_links(lava):
-    """Cell -> the cells its lava links to (both tiles show lava on the shared edge)."""
-    links = {}
-    for cell, mask in lava.items():
-        neighbours = B.NEIGHBOUR_SPACE[cell]
-        out = []
-        for e in B.EDGES_OF_MASK[mask]:
-            neighbour = neighbours[e]
-            if neighbour is not None and lava.get(neighbour, 0) >> B.OPP[e] & 1:
-                out.append(neighbour)
-        links[cell] = out
-    return links
-
-
 def cut_tiles(state):
-    """ERU-21: the tiles whose removal would cut another tile off from every source.
+    """ERU-21: the tiles whose removal would cut another tile off from every source (cached per board)."""
+    d = derived.of(state)
+    if d.cut is None:
+        d.cut = _cut_tiles(state)
+    return d.cut
 
-    Lava links form an undirected graph; join every source tile (exit tile or eruption
-    tile) to one virtual root. The cut tiles are that graph's articulation points
-    (Tarjan's low-link, iterative).
-    """
+
+def _cut_tiles(state):
+    """`cut_tiles` worked out. Lava links form an undirected graph; join every source tile (exit
+    tile or eruption tile) to one virtual root. The cut tiles are that graph's articulation points
+    (Tarjan's low-link, by depth-first search from the root; the graph has at most 43 tiles)."""
     lava = state.lava
-    root = None
-    adj = {root: []}
-    adj.update(_lava_links(lava))
-    sources = {space for _, e, space in B.EXITS if lava.get(space, 0) >> B.OPP[e] & 1} | eruption_cells(state)
-    for cell in sources:
-        adj[root].append(cell)
-        adj[cell].append(root)
-    disc = {root: 0}
-    low = {root: 0}
+    reach = B.LAVA_REACH
+    links = {cell: [n for n, bit in reach[cell][mask] if lava.get(n, 0) & bit] for cell, mask in lava.items()}
+    sources = [space for space, bit in B.EXIT_ENDS if lava.get(space, 0) & bit]
+    sources += eruption_cells(state)
+    linked_to_root = set(sources)
+    disc = {None: 0}  # the root is None
     cut = set()
-    todo = [(root, None, iter(adj[root]))]
-    while todo:
-        u, parent, it = todo[-1]
-        for v in it:
+
+    def visit(u, parent):
+        disc[u] = here = low = len(disc)
+        if parent is not None and u in linked_to_root:
+            low = 0  # a back edge to the root
+        for v in links[u]:
             if v == parent:
                 continue
-            if v in disc:
-                if disc[v] < low[u]:
-                    low[u] = disc[v]
-            else:
-                disc[v] = low[v] = len(disc)
-                todo.append((v, u, iter(adj[v])))
-                break
-        else:
-            todo.pop()
-            if parent is not None or todo:
-                if low[u] < low[parent]:
-                    low[parent] = low[u]
-                if parent is not None and low[u] >= disc[parent]:
-                    cut.add(parent)
+            seen = disc.get(v)
+            if seen is None:
+                below = visit(v, u)
+                if below >= here:
+                    cut.add(u)
+                if below < low:
+                    low = below
+            elif seen < low:
+                low = seen
+        return low
+
+    for cell in sources:
+        if cell not in disc:
+            visit(cell, None)
     return cut
 
 

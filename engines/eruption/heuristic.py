@@ -13,7 +13,8 @@ from functools import cache
 
 from . import board as B
 from .generator import legal_moves
-from .geometry import flow_mask, flows_into, open_ends
+from . import derived
+from .geometry import flow_mask, flows_into
 from .moves import (
     BuildWall,
     DiscardForWall,
@@ -329,7 +330,7 @@ def evaluate(state, seat):
     if state.phase == OVER:
         ranks, winners = outcome_keys(state)
         return 1.0 / len(winners) if seat in winners else 0.0
-    ends = open_ends(state)
+    ends = derived.of(state).ends
     hands = _hand_estimates(state, seat)
     mine = _standing(state, seat, ends, *hands[seat])
     others = [_standing(state, s, ends, *hands[s]) for s in range(state.seats) if s != seat]

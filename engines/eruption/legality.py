@@ -11,7 +11,8 @@ from functools import cache
 from engines.core import IllegalMove
 
 from . import board as B
-from .geometry import all_linked, card_tiles, constraints, cut_tiles, eruption_cells, open_ends
+from . import derived
+from .geometry import all_linked, board_card_tiles, card_tiles, constraints, cut_tiles, eruption_cells
 from .moves import (
     BuildWall,
     DiscardForTile,
@@ -47,23 +48,38 @@ def fitting_rotations(masks, lava_in, constrained):
     return tuple(r for r in range(6) if masks[r] & constrained == lava_in)
 
 
+# tile id -> {lava_in << 6 | constrained: fitting rotations}, one table per tile type (filled as asked)
+_FITS_BY_TYPE: dict[str, dict[int, tuple[int, ...]]] = {t: {} for t in B.TILE_TYPES}
+FITS_OF_TILE = [_FITS_BY_TYPE[t] for t in B.TILE_TYPE_OF]
+
+
+def _fits(tile, fits, lava_in, constrained, key):
+    rotations = fits.get(key)
+    if rotations is None:
+        rotations = fits[key] = fitting_rotations(B.MASK_OF_TILE[tile], lava_in, constrained)
+    return rotations
+
+
 def tile_placements(state, tile, excluded=()):
     """ERU-72: every legal (space, rotation) for lava tile `tile`, skipping excluded spaces; an open
     end has a lava edge, so a tile matching it also forms a link (rule 3)."""
-    masks = B.MASK_OF_TILE[tile]
+    fits = FITS_OF_TILE[tile]
     out = []
-    for space in sorted(open_ends(state)):
+    for space, lava_in, constrained, key in derived.of(state).spots:
         if space not in excluded:
-            lava_in, constrained = constraints(state, space)
-            out += [(space, r) for r in fitting_rotations(masks, lava_in, constrained)]
+            rotations = fits.get(key)
+            if rotations is None:
+                rotations = _fits(tile, fits, lava_in, constrained, key)
+            out += [(space, r) for r in rotations]
     return out
 
 
 def is_placeable(state, tile):
     """ERU-71: at least one legal placement on a space not excluded (ERU-75)."""
-    masks = B.MASK_OF_TILE[tile]
-    for space in open_ends(state):
-        if space not in state.excluded and fitting_rotations(masks, *constraints(state, space)):
+    fits = FITS_OF_TILE[tile]
+    excluded = state.excluded
+    for space, lava_in, constrained, key in derived.of(state).spots:
+        if space not in excluded and _fits(tile, fits, lava_in, constrained, key):
             return True
     return False
 
@@ -75,9 +91,13 @@ def erupts_on(state, space):
 
 
 def eruption_spaces(state):
-    """ERU-63: empty playable spaces where an eruption tile may go."""
-    board = state.board
-    return [space for space in B.PLAYABLE if space not in board and erupts_on(state, space)]
+    """ERU-63: empty playable spaces where an eruption tile may go (cached per board)."""
+    d = derived.of(state)
+    if d.eruption_spaces is None:
+        board, ends, constrained = state.board, d.ends, d.constrained
+        d.eruption_spaces = [space for space in B.PLAYABLE if space not in board and (
+            ends[space] == constrained[space] if space in ends else erupts_on(state, space))]
+    return list(d.eruption_spaces)
 
 
 def pending_eruption(state):
@@ -91,17 +111,26 @@ def pending_eruption(state):
 def aftershock_rotations(state, cell):
     """ERU-119: the new orientations of the tile on `cell` that keep rule 2 on every constrained edge."""
     tile, current = state.board[cell]
-    return [r for r in fitting_rotations(B.MASK_OF_TILE[tile], *constraints(state, cell)) if r != current]
+    lava_in, constrained = constraints(state, cell)
+    rotations = _fits(tile, FITS_OF_TILE[tile], lava_in, constrained, lava_in << 6 | constrained)
+    return [r for r in rotations if r != current]
 
 
 def aftershock_turns(state):
-    return [(cell, r) for cell in card_tiles(state) for r in aftershock_rotations(state, cell)]
+    """ERU-119: every (cell, new orientation) of the card tiles (cached per board)."""
+    d = derived.of(state)
+    flag = state.options["cards_act_on_eruption_tiles"]
+    turns = d.aftershock.get(flag)
+    if turns is None:
+        turns = d.aftershock[flag] = [(cell, r) for cell in board_card_tiles(state)
+                                      for r in aftershock_rotations(state, cell)]
+    return list(turns)
 
 
 def sinkhole_targets(state):
     """ERU-121: tiles whose removal keeps every other tile linked to a source."""
     cut = cut_tiles(state)
-    return [cell for cell in card_tiles(state) if cell not in cut]
+    return [cell for cell in board_card_tiles(state) if cell not in cut]
 
 
 def sinkhole_targets_slow(state):
@@ -156,15 +185,15 @@ def is_free(state, position):
 
 def open_end_edges(state, space):
     """ERU-23: the edges of empty `space` that face lava (a wall may stand there, ERU-90)."""
-    return constraints(state, space)[0]
+    return derived.of(state).ends.get(space, 0)
 
 
 def wall_positions(state, seat):
     """ERU-90/91: free legal wall positions for `seat`: open ends (all of them at once, as
     `open_end_edges` finds them one space at a time), then its own entry positions."""
-    out = [(space, e) for space, lava_in in sorted(open_ends(state).items())
-           for e in B.EDGES_OF_MASK[lava_in] if is_free(state, (space, e))]
-    return out + [position for position in B.ENTRIES[state.villages[seat]] if is_free(state, position)]
+    walls = state.walls
+    out = [position for position in derived.of(state).end_positions if position not in walls]
+    return out + [position for position in B.ENTRIES[state.villages[seat]] if position not in walls]
 
 
 def wall_position_error(state, seat, cell, edge):
@@ -219,7 +248,7 @@ def lava_flow_has_effect(state):
 
 def quake_has_effect(state):
     """ERU-115: Quake needs a tile in the stack and a lava tile on the board."""
-    return bool(state.stack) and bool(card_tiles(state))
+    return bool(state.stack) and bool(board_card_tiles(state))
 
 
 def tile_pairs(hand):
@@ -233,7 +262,7 @@ def tile_pairs(hand):
 
 
 def _is_cell(cell):
-    return isinstance(cell, tuple) and len(cell) == 2 and all(isinstance(v, int) for v in cell)
+    return isinstance(cell, tuple) and len(cell) == 2 and isinstance(cell[0], int) and isinstance(cell[1], int)
 
 
 def _need_card(state, seat, card, count=1):
@@ -242,7 +271,7 @@ def _need_card(state, seat, card, count=1):
 
 
 def _need_card_tile(state, cell, card):
-    if cell not in card_tiles(state):
+    if cell not in board_card_tiles(state):
         raise IllegalMove("ERU-66", f"{card} acts on lava tiles, not on an eruption tile")
 
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from itertools import permutations
 
 from engines.core import IllegalMove
 
@@ -38,29 +37,62 @@ def check_steps(state, seat, steps):
 def relocations(state, seat):
     """ERU-118: one step list per arrangement of the village's walls reachable by Relocate (the same
     walls on other entry positions), so that every distinct outcome is listed once."""
+    key = relocation_key(state, seat)
+    return [] if key is None else relocations_of(*key)
+
+
+def relocation_key(state, seat):
+    """(sorted entry positions, the wall on each or None) of `seat`'s village, or None when Relocate
+    has nothing to do: every step needs a wall to move and an empty position to move it to."""
     entries = tuple(sorted(own_entries(state, seat)))
     start = tuple(state.walls.get(p) for p in entries)
     if None not in start or all(m is None for m in start):
-        return []  # every step needs a wall to move and an empty position to move it to
-    return _relocation_plans(entries, start)
+        return None
+    return entries, start
 
 
 @lru_cache(maxsize=4096)
-def _relocation_plans(entries, start):
-    """`relocations` for one village's walls: cached, since up to 5040 permutations are
-    sorted out each time a seat holding Relocate lists its moves."""
-    return [_relocation_steps(entries, start, goal) for goal in sorted(set(permutations(start)) - {start},
-                                                                        key=lambda t: [m or "" for m in t])]
+def relocations_of(entries, start):
+    """`relocations` for one village's walls: cached, since a seat holding Relocate lists its moves
+    once per cards step. Arrangements in the order of their materials, no wall first."""
+    return [tuple((*entries[a], *entries[b]) for a, b in plan) for plan in _index_plans(start)]
 
 
-def _relocation_steps(entries, start, goal):
+@lru_cache(maxsize=4096)
+def _index_plans(start):
+    """The plans of `_relocation_plans` as steps between indices of the entry positions: the same
+    for every village with walls arranged as `start`."""
+    return [_relocation_steps(start, goal) for goal in _arrangements(start) if goal != start]
+
+
+def _arrangements(start):
+    """Every distinct ordering of `start`'s walls (None for no wall), in ascending order of
+    `[m or "" for m in t]`: the multiset permutations by the next-permutation step, so each
+    one is made once (`set(permutations(start))` makes up to 5040 to keep a few hundred)."""
+    keys = sorted(m or "" for m in start)
+    out = []
+    while True:
+        out.append(tuple(k or None for k in keys))
+        i = len(keys) - 2
+        while i >= 0 and keys[i] >= keys[i + 1]:
+            i -= 1
+        if i < 0:
+            return out
+        j = len(keys) - 1
+        while keys[j] <= keys[i]:
+            j -= 1
+        keys[i], keys[j] = keys[j], keys[i]
+        keys[i + 1:] = reversed(keys[i + 1:])
+
+
+def _relocation_steps(start, goal):
     """Steps from occupied to empty positions that turn `start` into `goal` (same walls, other places):
     fill an empty position the goal wants filled with a misplaced wall of that material; when none is
     left, move a misplaced wall aside to a free position to break the cycle."""
     cur, steps = list(start), []
 
     def step(a, b):
-        steps.append((*entries[a], *entries[b]))
+        steps.append((a, b))
         cur[b], cur[a] = cur[a], None
 
     while cur != list(goal):

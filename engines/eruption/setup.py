@@ -76,5 +76,6 @@ def new_state(seats, options, seed):
     state.trigger_seat = state.turns_left = -1
     state.removed_tiles, state.burnout_removed = [], []
     state.removed_walls = [0, 0, 0]
+    state.derived = None
     advance(FLOW, state, [], "turn_start")
     return state

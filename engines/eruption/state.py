@@ -54,7 +54,19 @@ class EruptionState:
         "removed_tiles",    # tiles removed from the game, in order
         "burnout_removed",  # the stack removed at a burnout (hidden, ERU-151)
         "removed_walls",    # [straw, wood, stone] walls removed from the game (ERU-94)
+        "derived",          # what the board implies, cached for that board (derived.py), or None
     )
+
+    def __getstate__(self) -> tuple[None, dict[str, object]]:
+        """The game's fields without `derived`: a cache is no part of the state (pickles and
+        bit-for-bit comparisons see the same state whatever was asked of it)."""
+        return None, {name: getattr(self, name) for name in self.__slots__
+                      if name != "derived" and hasattr(self, name)}
+
+    def __setstate__(self, state: tuple[None, dict[str, object]]) -> None:
+        for name, value in state[1].items():
+            setattr(self, name, value)
+        self.derived = None
 
     def clone(self) -> EruptionState:
         state = EruptionState.__new__(EruptionState)
@@ -91,4 +103,5 @@ class EruptionState:
         state.removed_tiles = self.removed_tiles[:]
         state.burnout_removed = self.burnout_removed[:]
         state.removed_walls = self.removed_walls[:]
+        state.derived = self.derived  # shared: it is checked against the board before each use
         return state

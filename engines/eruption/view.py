@@ -141,4 +141,5 @@ def determinize(v, seat, rng: random.Random) -> EruptionState:
     _lay_board(state, v)
     _turn_state(state, v)
     _shuffle_stack(state, v, rng)
+    state.derived = None
     return state

@@ -1,0 +1,100 @@
+"""What the board implies, worked out once per board: the open ends with their constraints (ERU-19,
+ERU-23), the spaces an eruption tile may go (ERU-63), the tiles the cards act on (ERU-66) and the cut
+tiles (ERU-21).
+
+Most moves leave the board as it is (walls, cards, the steps of a turn), yet the move generator, the
+checks and the heuristic all ask these questions of it. A state keeps the last answer in
+`state.derived`; it holds while the board and lava equal the copies it was made from (a dict comparison
+in C, far cheaper than the scans), so clones share it and a board edited by hand is never misread.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from . import board as B
+
+Cell = tuple[int, int]
+Position = tuple[Cell, int]
+
+
+class Derived:
+    """The answers for one board; the lazily filled ones are pure functions of that board too."""
+
+    __slots__ = ("board", "lava", "ends", "constrained", "spots", "end_positions", "eruption_spaces",
+                 "card_tiles", "cut", "aftershock", "wall_moves")
+
+    def __init__(self, board: dict[Cell, tuple[int, int]], lava: dict[Cell, int],
+                 ends: dict[Cell, int], constrained: dict[Cell, int]):
+        self.board = dict(board)
+        self.lava = dict(lava)
+        self.ends = ends  # open end -> its edges facing lava (ERU-23)
+        self.constrained = constrained  # open end -> its edges facing a tile or the volcano (ERU-19)
+        # (space, lava_in, constrained, lava_in << 6 | constrained) of every open end, by space
+        self.spots = [(space, ends[space], constrained[space], ends[space] << 6 | constrained[space])
+                      for space in sorted(ends)]
+        edges = B.EDGES_OF_MASK
+        self.end_positions = [(space, e) for space, lava_in, _, _ in self.spots for e in edges[lava_in]]
+        # filled when first asked (legality.py, geometry.py); card answers by `cards_act_on_eruption_tiles`
+        self.eruption_spaces: list[Cell] | None = None
+        self.card_tiles: dict[bool, list[Cell]] = {}
+        self.cut: set[Cell] | None = None
+        self.aftershock: dict[bool, list[tuple[Cell, int]]] = {}
+        self.wall_moves: dict[tuple[type, tuple[str, ...]], list[tuple[Position, list[Any]]]] = {}
+
+
+def of(state: Any) -> Derived:
+    """The state's board answers, made anew when its board changed since they were made."""
+    d: Derived | None = state.derived
+    if d is None or d.board != state.board or d.lava != state.lava:
+        d = state.derived = made(state.board, state.lava)
+    return d
+
+
+def made(board: dict[Cell, tuple[int, int]], lava: dict[Cell, int]) -> Derived:
+    ends = open_ends(board, lava)
+    return Derived(board, lava, ends, {space: constrained_edges(lava, space) for space in ends})
+
+
+def is_current(state: Any) -> bool:
+    d = state.derived
+    return d is not None and d.board == state.board and d.lava == state.lava
+
+
+def after_placing(state: Any, before: Derived, space: Cell) -> Derived:
+    """The answers once a tile went onto open end `space` of the board `before` was made for: only
+    the spaces around it change (ERU-23: it closes one open end and opens those its lava faces)."""
+    board, lava = state.board, state.lava
+    ends, constrained = dict(before.ends), dict(before.constrained)
+    ends.pop(space, None)
+    constrained.pop(space, None)
+    for neighbour, bit in B.LAVA_REACH[space][lava[space]]:
+        if neighbour not in board:
+            ends[neighbour] = ends.get(neighbour, 0) | bit
+    for _, neighbour, facing in B.NEIGHBOUR_LINKS[space]:
+        if neighbour in ends:
+            c = constrained.get(neighbour)
+            constrained[neighbour] = constrained_edges(lava, neighbour) if c is None else c | 1 << facing
+    return Derived(board, lava, ends, constrained)
+
+
+def open_ends(board: dict[Cell, tuple[int, int]], lava: dict[Cell, int]) -> dict[Cell, int]:
+    """ERU-23: empty space -> mask of its edges facing lava."""
+    ends: dict[Cell, int] = {}
+    for space, bit in B.EXIT_ENDS:
+        if space not in board:
+            ends[space] = ends.get(space, 0) | bit
+    reach = B.LAVA_REACH
+    for cell, mask in lava.items():
+        for neighbour, bit in reach[cell][mask]:
+            if neighbour not in board:
+                ends[neighbour] = ends.get(neighbour, 0) | bit
+    return ends
+
+
+def constrained_edges(lava: dict[Cell, int], space: Cell) -> int:
+    """ERU-19: the edges of `space` facing the volcano or a tile."""
+    constrained = B.VOLCANO_CONSTRAINED[space]
+    for bit, neighbour, _ in B.NEIGHBOUR_LINKS[space]:
+        if neighbour in lava:
+            constrained |= bit
+    return constrained
