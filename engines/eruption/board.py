@@ -129,8 +129,8 @@ NEIGHBOUR_LINKS = {
     _s: tuple((1 << e, n, OPP[e]) for e, n in enumerate(NEIGHBOUR_SPACE[_s]) if n is not None) for _s in PLAYABLE
 }
 LAVA_REACH = {
-    _s: tuple(tuple((NEIGHBOUR_SPACE[_s][e], 1 << OPP[e]) for e in EDGES_OF_MASK[m] if NEIGHBOUR_SPACE[_s][e] is not None)
-              for m in range(64))
+    _s: tuple(tuple((NEIGHBOUR_SPACE[_s][e], 1 << OPP[e]) for e in EDGES_OF_MASK[m]
+                    if NEIGHBOUR_SPACE[_s][e] is not None) for m in range(64))
     for _s in PLAYABLE
 }
 EXIT_ENDS = tuple((space, 1 << OPP[e]) for _, e, space in EXITS)  # ERU-14: an exit's open end

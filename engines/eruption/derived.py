@@ -21,7 +21,7 @@ class Derived:
     """The answers for one board; the lazily filled ones are pure functions of that board too."""
 
     __slots__ = ("board", "lava", "ends", "constrained", "spots", "end_positions", "eruption_spaces",
-                 "card_tiles", "cut", "aftershock", "wall_moves")
+                 "card_tiles", "cut", "aftershock", "wall_moves", "threats")
 
     def __init__(self, board: dict[Cell, tuple[int, int]], lava: dict[Cell, int],
                  ends: dict[Cell, int], constrained: dict[Cell, int]):
@@ -39,14 +39,19 @@ class Derived:
         self.card_tiles: dict[bool, list[Cell]] = {}
         self.cut: set[Cell] | None = None
         self.aftershock: dict[bool, list[tuple[Cell, int]]] = {}
+        self.threats: dict[int, int] | None = None  # village -> open ends on its entries (heuristic.py)
         self.wall_moves: dict[tuple[type, tuple[str, ...]], list[tuple[Position, list[Any]]]] = {}
 
 
 def of(state: Any) -> Derived:
-    """The state's board answers, made anew when its board changed since they were made."""
+    """The state's board answers, made anew when its board changed since they were made: around the
+    changed cells when they are few (a tile placed, turned, replaced or removed), else from scratch."""
     d: Derived | None = state.derived
-    if d is None or d.board != state.board or d.lava != state.lava:
+    if d is None:
         d = state.derived = made(state.board, state.lava)
+    elif d.board != state.board or d.lava != state.lava:
+        changed = {cell for cell, _ in d.lava.items() ^ state.lava.items()}
+        d = state.derived = around(d, state, changed) if len(changed) <= 3 else made(state.board, state.lava)
     return d
 
 
@@ -55,26 +60,32 @@ def made(board: dict[Cell, tuple[int, int]], lava: dict[Cell, int]) -> Derived:
     return Derived(board, lava, ends, {space: constrained_edges(lava, space) for space in ends})
 
 
-def is_current(state: Any) -> bool:
-    d = state.derived
-    return d is not None and d.board == state.board and d.lava == state.lava
-
-
-def after_placing(state: Any, before: Derived, space: Cell) -> Derived:
-    """The answers once a tile went onto open end `space` of the board `before` was made for: only
-    the spaces around it change (ERU-23: it closes one open end and opens those its lava faces)."""
+def around(before: Derived, state: Any, changed: set[Cell]) -> Derived:
+    """The answers for the state's board from those for a board that differs from it only in the lava
+    on `changed`: open ends and constraints change only on those cells and their neighbours."""
     board, lava = state.board, state.lava
     ends, constrained = dict(before.ends), dict(before.constrained)
-    ends.pop(space, None)
-    constrained.pop(space, None)
-    for neighbour, bit in B.LAVA_REACH[space][lava[space]]:
-        if neighbour not in board:
-            ends[neighbour] = ends.get(neighbour, 0) | bit
-    for _, neighbour, facing in B.NEIGHBOUR_LINKS[space]:
-        if neighbour in ends:
-            c = constrained.get(neighbour)
-            constrained[neighbour] = constrained_edges(lava, neighbour) if c is None else c | 1 << facing
+    near = set(changed)
+    for cell in changed:
+        near.update(n for _, n, _ in B.NEIGHBOUR_LINKS[cell])
+    for space in near:
+        lava_in = 0 if space in board else _lava_in(lava, space)
+        if lava_in:
+            ends[space] = lava_in
+            constrained[space] = constrained_edges(lava, space)
+        else:
+            ends.pop(space, None)
+            constrained.pop(space, None)
     return Derived(board, lava, ends, constrained)
+
+
+def _lava_in(lava: dict[Cell, int], space: Cell) -> int:
+    """ERU-19: the edges of `space` facing lava (an exit or a neighbour's lava edge)."""
+    lava_in = B.VOLCANO_LAVA_IN[space]
+    for bit, neighbour, facing in B.NEIGHBOUR_LINKS[space]:
+        if lava.get(neighbour, 0) >> facing & 1:
+            lava_in |= bit
+    return lava_in
 
 
 def open_ends(board: dict[Cell, tuple[int, int]], lava: dict[Cell, int]) -> dict[Cell, int]:

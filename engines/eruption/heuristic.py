@@ -9,11 +9,13 @@ wall one's own flows (ERU-50), cool down with Rain (ERU-120).
 from __future__ import annotations
 
 import math
+from collections import Counter
 from functools import cache
+from itertools import groupby
 
 from . import board as B
-from .generator import legal_moves
 from . import derived
+from .generator import legal_moves
 from .geometry import flow_mask, flows_into
 from .moves import (
     BuildWall,
@@ -56,7 +58,27 @@ def _pull_table(villages, seat):
 
 
 def _lava_score(state, seat, space, mask):
-    """Value for `seat` of lava mask `mask` standing on `space`."""
+    """Value for `seat` of lava mask `mask` standing on `space`: what it flows into (a table per
+    seating, since that part never depends on the board), then where it can spread."""
+    static = _static_scores(state.villages, seat, state.options["cards_for_unoccupied_villages"])
+    score = static.get((space, mask))
+    if score is None:
+        score = static[space, mask] = _static_score(state, seat, space, mask)
+    pull = _pull_table(state.villages, seat)
+    board = state.board
+    for neighbour, _ in B.LAVA_REACH[space][mask]:
+        if neighbour not in board:
+            score += 0.4 * pull[neighbour]
+    return score
+
+
+@cache
+def _static_scores(villages, seat, count_unoccupied):
+    """(space, mask) -> `_static_score`, filled as asked."""
+    return {}
+
+
+def _static_score(state, seat, space, mask):
     score = 0.0
     own_v = state.villages[seat]
     occupied = set(state.villages)
@@ -66,15 +88,7 @@ def _lava_score(state, seat, space, mask):
             score -= 8 * k
         elif v in occupied:
             score += 4 * k
-    score += B.POPCOUNT[mask & flow_mask(state, space)] * 0.5  # cards drawn
-    neighbours = B.NEIGHBOUR_SPACE[space]
-    pull = _pull_table(state.villages, seat)
-    board = state.board
-    for e in B.EDGES_OF_MASK[mask]:
-        neighbour = neighbours[e]
-        if neighbour is not None and neighbour not in board:
-            score += 0.4 * pull[neighbour]
-    return score
+    return score + B.POPCOUNT[mask & flow_mask(state, space)] * 0.5  # cards drawn
 
 
 def _own_flow_positions(state, seat):
@@ -170,8 +184,8 @@ def _choose_wall(state, seat, moves, rng):
 def _by_kind(moves):
     """Move kind -> its moves, in order (the policy looks moves up by kind, never dispatches)."""
     by_kind = {}
-    for m in moves:
-        by_kind.setdefault(type(m), []).append(m)
+    for kind, run in groupby(moves, type):  # the generator lists each kind's moves together
+        by_kind.setdefault(kind, []).extend(run)
     return by_kind
 
 
@@ -275,29 +289,35 @@ def _expected_damage(state, seat):
     """Heat the seat's village expects at its next damage step from the current flows (ERU-50)."""
     hold = _HOLD[state.options["dice_tie_goes_to"]]
     heat = 0.0
-    for pos in flows_into(state, state.villages[seat]):
-        mat = state.walls.get(pos)
-        heat += 20 if mat is None else 10 * (36 - hold[mat]) / 36
+    lava, walls = state.lava, state.walls
+    for pos in B.ENTRIES[state.villages[seat]]:
+        mask = lava.get(pos[0])
+        if mask is not None and mask >> pos[1] & 1:  # a flow (ERU-22)
+            mat = walls.get(pos)
+            heat += 20 if mat is None else 10 * (36 - hold[mat]) / 36
     return heat
 
 
-def _threats(ends, village):
-    """Empty spaces next to `village` that lava already reaches: flows one placement away."""
-    return sum(1 for c in ends if village in B.ENTRY_MASK_BY_VILLAGE[c])
+def _threats(state, village):
+    """Empty spaces next to `village` that lava already reaches: flows one placement away (per board)."""
+    d = derived.of(state)
+    if d.threats is None:
+        d.threats = Counter(v for c in d.ends for v in B.ENTRY_MASK_BY_VILLAGE[c])
+    return d.threats[village]
 
 
-def _standing(state, seat, ends, rain, cards):
+def _standing(state, seat, rain, cards):
     """A seat's temperature once its `rain` cards are played, expected damage, threats, and
     tie-break potential: the tie-break value plus what `cards` more walls would add."""
     return (max(state.temperatures[seat] - 30 * rain, 0), _expected_damage(state, seat),
-            _threats(ends, state.villages[seat]), tiebreak_value(state, seat) + cards)
+            _threats(state, state.villages[seat]), tiebreak_value(state, seat) + cards)
 
 
 def _hand_estimates(state, seat):
     """(Rain cards, tie-break value of the others as walls) for every seat, as `seat` sees them:
     its own hand exactly, the others' hand sizes times the unseen cards' averages."""
     own = state.hands[seat]
-    unseen = len(deck_for(state.options)) - len(own) - len(state.discard)
+    unseen = _deck_size(state.options["exclude_rain_cards"]) - len(own) - len(state.discard)
     unseen_rain = (0 if state.options["exclude_rain_cards"] else B.CARD_COUNT["rain"]) \
         - own.count("rain") - state.discard.count("rain")
     p_rain = unseen_rain / unseen if unseen > 0 else 0.0
@@ -311,6 +331,11 @@ def _hand_estimates(state, seat):
             walls = _MEAN_CARD_TIEBREAK * (len(state.hands[s]) - rain)
         out.append((rain, walls))
     return out
+
+
+@cache
+def _deck_size(exclude_rain_cards):
+    return len(deck_for({"exclude_rain_cards": exclude_rain_cards}))
 
 
 def _edge_logit(mine, other):
@@ -330,10 +355,9 @@ def evaluate(state, seat):
     if state.phase == OVER:
         ranks, winners = outcome_keys(state)
         return 1.0 / len(winners) if seat in winners else 0.0
-    ends = derived.of(state).ends
     hands = _hand_estimates(state, seat)
-    mine = _standing(state, seat, ends, *hands[seat])
-    others = [_standing(state, s, ends, *hands[s]) for s in range(state.seats) if s != seat]
+    mine = _standing(state, seat, *hands[seat])
+    others = [_standing(state, s, *hands[s]) for s in range(state.seats) if s != seat]
     p = 1.0
     for o in others:
         p *= 1.0 / (1.0 + math.exp(-_edge_logit(mine, o)))

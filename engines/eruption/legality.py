@@ -329,7 +329,7 @@ def check_place_tile(state, seat, move):
     _need_rotation(rotation)
     lava_in, constrained = constraints(state, cell)
     mask = B.MASK_OF_TILE[tile][rotation]
-    if rotation not in fitting_rotations(B.MASK_OF_TILE[tile], lava_in, constrained):
+    if rotation not in _fits(tile, FITS_OF_TILE[tile], lava_in, constrained, lava_in << 6 | constrained):
         bad = [B.EDGE_NAMES[e] for e in range(6) if constrained >> e & 1 and (mask ^ lava_in) >> e & 1]
         raise IllegalMove("ERU-72", f"edges {', '.join(bad)} do not match their neighbours")
     if not mask & lava_in:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from engines.core import Event
 
 from . import board as B
-from . import derived
 from .geometry import flow_mask
 from .scoring import thresholds
 from .state import HELD, REMOVED, UNCLAIMED
@@ -100,11 +99,8 @@ def award_eruptions(state, seats_in_order, events):
 
 def put_tile(state, seat, cell, tile, rotation, events):
     """A lava tile onto the board in `rotation` (ERU-12)."""
-    before = state.derived if derived.is_current(state) else None
     state.board[cell] = (tile, rotation)
     state.lava[cell] = B.MASK_OF_TILE[tile][rotation]
-    if before is not None:
-        state.derived = derived.after_placing(state, before, cell)
     events.append(Event("tile_placed", {"seat": seat, "tile": tile, "tile_type": B.TILE_TYPE_OF[tile],
                                         "x": cell[0], "y": cell[1], "rotation": rotation}))
 

@@ -1,10 +1,11 @@
 """Temperatures, burn zones and the final ranking (ERU-7, ERU-140, ERU-154..156)."""
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from engines.core import Outcome, rank_by
 
 from . import board as B
-from .geometry import flows_into
 
 
 def thresholds(state):
@@ -14,12 +15,7 @@ def thresholds(state):
 
 def zone(state, seat):
     """ERU-140: the burn zone (0..3) of `seat`'s temperature."""
-    temperature = state.temperatures[seat]
-    reached = 0
-    for k, threshold in enumerate(thresholds(state)):
-        if temperature >= threshold:
-            reached = k + 1
-    return reached
+    return bisect_right(B.ZONE_THRESHOLDS[state.options["zone_thresholds"]], state.temperatures[seat])
 
 
 def wall_allowance(state, seat):
@@ -27,15 +23,22 @@ def wall_allowance(state, seat):
     return 2 if zone(state, seat) else 1
 
 
+_STRAW, _WOOD, _STONE = (B.TIEBREAK[m] for m in B.MATERIALS)
+
+
 def tiebreak_value(state, seat):
     """ERU-155: stockpile and entry walls by material, less the flows into the village."""
-    village = state.villages[seat]
-    value = sum(B.TIEBREAK[m] * k for m, k in zip(B.MATERIALS, state.stockpiles[seat], strict=True))
-    for position in B.ENTRIES[village]:
-        material = state.walls.get(position)
+    straw, wood, stone = state.stockpiles[seat]
+    value = _STRAW * straw + _WOOD * wood + _STONE * stone
+    walls, lava = state.walls, state.lava
+    for position in B.ENTRIES[state.villages[seat]]:
+        material = walls.get(position)
         if material is not None:
             value += B.TIEBREAK[material]
-    return value - len(flows_into(state, village))
+        mask = lava.get(position[0])
+        if mask is not None and mask >> position[1] & 1:  # a flow (ERU-22)
+            value -= 1
+    return value
 
 
 def tiebreaks(state):

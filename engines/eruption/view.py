@@ -8,6 +8,7 @@ import random
 from collections import Counter
 
 from . import board as B
+from . import derived
 from .scoring import tiebreaks, wall_allowance, zone
 from .setup import FLAGS, check_options, deck_for
 from .state import EruptionState
@@ -141,5 +142,16 @@ def determinize(v, seat, rng: random.Random) -> EruptionState:
     _lay_board(state, v)
     _turn_state(state, v)
     _shuffle_stack(state, v, rng)
-    state.derived = None
+    state.derived = _root_answers(state)
     return state
+
+
+_LAST_ROOT: list[derived.Derived | None] = [None]
+
+
+def _root_answers(state):
+    """A search determinizes one view again and again: the board answers made for the last
+    determinized board serve the next one when it is the same board (`derived.of` checks)."""
+    state.derived = _LAST_ROOT[0]
+    _LAST_ROOT[0] = d = derived.of(state)
+    return d
