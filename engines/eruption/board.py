@@ -8,6 +8,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+Cell = tuple[int, int]  # a space, (x, y)
+Position = tuple[Cell, int]  # an edge of a space: a wall position (ERU-24)
+
 DATA = json.loads((Path(__file__).parent / "data" / "board.json").read_text())
 
 EDGE_NAMES = tuple(e["name"] for e in DATA["coordinates"]["edges"])
@@ -88,9 +91,9 @@ POPCOUNT = [bin(m).count("1") for m in range(64)]
 
 # Per playable space: the playable neighbour on each edge (or None), and the
 # static constraint from the volcano (ERU-19): exits show lava, other volcano edges grass.
-NEIGHBOUR_SPACE = {}
-VOLCANO_LAVA_IN = {}
-VOLCANO_CONSTRAINED = {}
+NEIGHBOUR_SPACE: dict[Cell, tuple[Cell | None, ...]] = {}
+VOLCANO_LAVA_IN: dict[Cell, int] = {}
+VOLCANO_CONSTRAINED: dict[Cell, int] = {}
 _exit_set = {(x[2], OPP[x[1]]) for x in EXITS}
 for _s in PLAYABLE:
     NEIGHBOUR_SPACE[_s] = tuple(
@@ -106,7 +109,7 @@ for _s in PLAYABLE:
     VOLCANO_CONSTRAINED[_s] = constrained
 
 # Entry edges of each space, as masks: any village, and per village (ERU-76, ERU-124)
-ENTRY_MASK_BY_VILLAGE = {s: {} for s in PLAYABLE}
+ENTRY_MASK_BY_VILLAGE: dict[Cell, dict[int, int]] = {s: {} for s in PLAYABLE}
 for (_s, _e), _v in ENTRY_VILLAGE.items():
     ENTRY_MASK_BY_VILLAGE[_s][_v] = ENTRY_MASK_BY_VILLAGE[_s].get(_v, 0) | (1 << _e)
 
@@ -125,12 +128,13 @@ STARTING_CARDS = DATA["hand"]["starting_cards"]
 # Per playable space, its playable neighbours as (edge bit, neighbour, facing edge), and the spaces
 # lava on each mask reaches as (neighbour, bit of the neighbour's edge facing it): the scans of
 # geometry.py and derived.py walk these instead of testing every edge (ERU-19, ERU-23).
-NEIGHBOUR_LINKS = {
+NEIGHBOUR_LINKS: dict[Cell, tuple[tuple[int, Cell, int], ...]] = {
     _s: tuple((1 << e, n, OPP[e]) for e, n in enumerate(NEIGHBOUR_SPACE[_s]) if n is not None) for _s in PLAYABLE
 }
-LAVA_REACH = {
-    _s: tuple(tuple((NEIGHBOUR_SPACE[_s][e], 1 << OPP[e]) for e in EDGES_OF_MASK[m]
-                    if NEIGHBOUR_SPACE[_s][e] is not None) for m in range(64))
-    for _s in PLAYABLE
-}
+def _reach(space: Cell, mask: int) -> tuple[tuple[Cell, int], ...]:
+    neighbours = NEIGHBOUR_SPACE[space]
+    return tuple((n, 1 << OPP[e]) for e, n in ((e, neighbours[e]) for e in EDGES_OF_MASK[mask]) if n is not None)
+
+
+LAVA_REACH = {_s: tuple(_reach(_s, m) for m in range(64)) for _s in PLAYABLE}
 EXIT_ENDS = tuple((space, 1 << OPP[e]) for _, e, space in EXITS)  # ERU-14: an exit's open end

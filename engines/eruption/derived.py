@@ -12,9 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import board as B
-
-Cell = tuple[int, int]
-Position = tuple[Cell, int]
+from .board import Cell, Position
 
 
 class Derived:

@@ -284,7 +284,7 @@ def _need_rotation(rotation):
 _PLACE_ERUPTION = (ERUPTION, "ERU-62", "placing an eruption tile")
 _EXTRA = (EXTRA_PLACEMENT, "ERU-42", "the zone-3 extra placement")
 _CARDS = (CARDS, "ERU-112", "using cards")
-STEP_OF = {
+STEP_OF: dict[type, tuple[str, str, str]] = {
     PlaceEruption: _PLACE_ERUPTION, PlaceTile: (PLACEMENT, "ERU-73", "placing a lava tile"),
     DrawExtraTile: _EXTRA, EndPlacement: _EXTRA, QuakeReplace: (QUAKE, "ERU-123", "a quake replacement"),
     BuildWall: (WALLS, "ERU-44", "building walls"), EndTurn: (WALLS, "ERU-44", "ending the turn"),

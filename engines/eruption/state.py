@@ -6,6 +6,12 @@ and the rng. Cells are (x, y) tuples; a lava mask has bit e set for lava on edge
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING, Any
+
+from .board import Cell, Position
+
+if TYPE_CHECKING:
+    from .derived import Derived
 
 # The steps of a turn (ERU-40) as `state.phase` names them; OVER once the game has ended (ERU-150).
 ERUPTION, PLACEMENT, EXTRA_PLACEMENT, CARDS, QUAKE, WALLS, OVER = PHASES = (
@@ -21,41 +27,40 @@ UNCLAIMED, HELD, ON_BOARD, REMOVED = "unclaimed", "held", "board", "removed"
 class EruptionState:
     """The whole game; `clone` copies the mutable parts by hand (search speed depends on it)."""
 
-    __slots__ = (
-        "seats",            # player count (ERU-1)
-        "options",          # the game's options, every flag present (spec.py)
-        "rng",              # all chance: shuffles and dice
-        "villages",         # seat -> village number (ERU-16)
-        "temperatures",     # seat -> 0..290 (ERU-7)
-        "stockpiles",       # seat -> [straw, wood, stone] walls (ERU-31.4)
-        "hands",            # seat -> sorted card kinds (ERU-110)
-        "draw_pile",        # card kinds, top last (ERU-111)
-        "discard",          # card kinds, in the order used (ERU-113)
-        "stack",            # lava tile ids, top last (ERU-31.1)
-        "board",            # cell -> (tile id, rotation)
-        "lava",             # cell -> lava mask of the tile there (ERU-12)
-        "walls",            # (cell, edge) -> material (ERU-24)
-        "supply",           # [straw, wood, stone] walls left in the supply (ERU-97)
-        "eruption_holder",  # eruption tile -> seat holding it, or -1
-        "eruption_status",  # eruption tile -> UNCLAIMED / HELD / ON_BOARD / REMOVED
-        "active",           # the seat whose turn it is (ERU-40)
-        "first_player",     # ERU-32
-        "turn",             # turns started so far
-        "phase",            # one of PHASES
-        "drawn_tile",       # the lava tile being placed, or -1 (ERU-70)
-        "quake_tile",       # the tile a Quake drew, or -1 (ERU-123)
-        "placement_origin",  # REGULAR / EXTRA / CARD during a placement, else ""
-        "excluded",         # spaces closed to the drawn tile after a failed attempt (ERU-75)
-        "eruptions_placed",  # eruption tiles placed this turn (ERU-62)
-        "walls_built",      # walls built in this walls step (ERU-92)
-        "end_trigger",      # "", "burnout" or "exhaustion" (ERU-150..152)
-        "trigger_seat",     # the seat that triggered the end, or -1
-        "turns_left",       # turns left once the end is triggered, or -1
-        "removed_tiles",    # tiles removed from the game, in order
-        "burnout_removed",  # the stack removed at a burnout (hidden, ERU-151)
-        "removed_walls",    # [straw, wood, stone] walls removed from the game (ERU-94)
-        "derived",          # what the board implies, cached for that board (derived.py), or None
-    )
+    seats: int  # player count (ERU-1)
+    options: dict[str, Any]  # the game's options, every flag present (spec.py)
+    rng: random.Random  # all chance: shuffles and dice
+    villages: tuple[int, ...]  # seat -> village number (ERU-16)
+    temperatures: list[int]  # seat -> 0..290 (ERU-7)
+    stockpiles: list[list[int]]  # seat -> [straw, wood, stone] walls (ERU-31.4)
+    hands: list[list[str]]  # seat -> sorted card kinds (ERU-110)
+    draw_pile: list[str]  # card kinds, top last (ERU-111)
+    discard: list[str]  # card kinds, in the order used (ERU-113)
+    stack: list[int]  # lava tile ids, top last (ERU-31.1)
+    board: dict[Cell, tuple[int, int]]  # cell -> (tile id, rotation)
+    lava: dict[Cell, int]  # cell -> lava mask of the tile there (ERU-12)
+    walls: dict[Position, str]  # (cell, edge) -> material (ERU-24)
+    supply: list[int]  # [straw, wood, stone] walls left in the supply (ERU-97)
+    eruption_holder: list[int]  # eruption tile -> seat holding it, or -1
+    eruption_status: list[str]  # eruption tile -> UNCLAIMED / HELD / ON_BOARD / REMOVED
+    active: int  # the seat whose turn it is (ERU-40)
+    first_player: int  # ERU-32
+    turn: int  # turns started so far
+    phase: str  # one of PHASES
+    drawn_tile: int  # the lava tile being placed, or -1 (ERU-70)
+    quake_tile: int  # the tile a Quake drew, or -1 (ERU-123)
+    placement_origin: str  # REGULAR / EXTRA / CARD during a placement, else ""
+    excluded: set[Cell]  # spaces closed to the drawn tile after a failed attempt (ERU-75)
+    eruptions_placed: int  # eruption tiles placed this turn (ERU-62)
+    walls_built: int  # walls built in this walls step (ERU-92)
+    end_trigger: str  # "", "burnout" or "exhaustion" (ERU-150..152)
+    trigger_seat: int  # the seat that triggered the end, or -1
+    turns_left: int  # turns left once the end is triggered, or -1
+    removed_tiles: list[int]  # tiles removed from the game, in order
+    burnout_removed: list[int]  # the stack removed at a burnout (hidden, ERU-151)
+    removed_walls: list[int]  # [straw, wood, stone] walls removed from the game (ERU-94)
+    derived: Derived | None  # what the board implies, cached for that board (derived.py), or None
+    __slots__ = tuple(__annotations__)  # the fields above, and no others
 
     def __getstate__(self) -> tuple[None, dict[str, object]]:
         """The game's fields without `derived`: a cache is no part of the state (pickles and
