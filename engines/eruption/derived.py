@@ -12,14 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 from . import board as B
-from .board import Cell, Position
+from .board import Cell
 
 
 class Derived:
     """The answers for one board; the lazily filled ones are pure functions of that board too."""
 
     __slots__ = ("board", "lava", "ends", "constrained", "spots", "end_positions", "eruption_spaces",
-                 "card_tiles", "cut", "aftershock", "wall_moves", "threats")
+                 "card_tiles", "cut", "aftershock", "turns", "threats", "placements", "place_moves")
 
     def __init__(self, board: dict[Cell, tuple[int, int]], lava: dict[Cell, int],
                  ends: dict[Cell, int], constrained: dict[Cell, int]):
@@ -37,8 +37,10 @@ class Derived:
         self.card_tiles: dict[bool, list[Cell]] = {}
         self.cut: set[Cell] | None = None
         self.aftershock: dict[bool, list[tuple[Cell, int]]] = {}
+        self.turns: dict[Cell, list[int]] = {}  # tile -> its Aftershock orientations, kept where unchanged
+        self.placements: dict[int, list[tuple[Cell, int]]] = {}  # lava tile -> its (space, rotation)s
+        self.place_moves: dict[int, list[Any]] = {}  # lava tile -> its PlaceTile moves (generator.py)
         self.threats: dict[int, int] | None = None  # village -> open ends on its entries (heuristic.py)
-        self.wall_moves: dict[tuple[type, tuple[str, ...]], list[tuple[Position, list[Any]]]] = {}
 
 
 def of(state: Any) -> Derived:
@@ -49,7 +51,13 @@ def of(state: Any) -> Derived:
         d = state.derived = made(state.board, state.lava)
     elif d.board != state.board or d.lava != state.lava:
         changed = {cell for cell, _ in d.lava.items() ^ state.lava.items()}
-        d = state.derived = around(d, state, changed) if len(changed) <= 3 else made(state.board, state.lava)
+        changed.update(cell for cell, _ in d.board.items() ^ state.board.items())
+        if len(changed) == 1 and not d.board.keys() >= changed and state.board.keys() >= changed:
+            d = state.derived = after_placing(d, state, *changed)
+        elif len(changed) <= 3:
+            d = state.derived = around(d, state, changed)
+        else:
+            d = state.derived = made(state.board, state.lava)
     return d
 
 
@@ -59,8 +67,8 @@ def made(board: dict[Cell, tuple[int, int]], lava: dict[Cell, int]) -> Derived:
 
 
 def around(before: Derived, state: Any, changed: set[Cell]) -> Derived:
-    """The answers for the state's board from those for a board that differs from it only in the lava
-    on `changed`: open ends and constraints change only on those cells and their neighbours."""
+    """The answers for the state's board from those for a board that differs from it only on `changed`:
+    open ends, constraints and a tile's turns change only on those cells and their neighbours."""
     board, lava = state.board, state.lava
     ends, constrained = dict(before.ends), dict(before.constrained)
     near = set(changed)
@@ -74,7 +82,32 @@ def around(before: Derived, state: Any, changed: set[Cell]) -> Derived:
         else:
             ends.pop(space, None)
             constrained.pop(space, None)
-    return Derived(board, lava, ends, constrained)
+    d = Derived(board, lava, ends, constrained)
+    d.turns = turns = dict(before.turns)
+    for cell in near:
+        turns.pop(cell, None)
+    return d
+
+
+def after_placing(before: Derived, state: Any, space: Cell) -> Derived:
+    """`around` for the commonest change, a tile put on empty `space`: it closes that open end,
+    opens those its lava faces, and constrains the open ends beside it on one more edge."""
+    board, lava = state.board, state.lava
+    ends, constrained = dict(before.ends), dict(before.constrained)
+    ends.pop(space, None)
+    constrained.pop(space, None)
+    for neighbour, bit in B.LAVA_REACH[space][lava[space]]:
+        if neighbour not in board:
+            ends[neighbour] = ends.get(neighbour, 0) | bit
+    turns = dict(before.turns)
+    for _, neighbour, facing in B.NEIGHBOUR_LINKS[space]:
+        turns.pop(neighbour, None)
+        if neighbour in ends:
+            c = constrained.get(neighbour)
+            constrained[neighbour] = constrained_edges(lava, neighbour) if c is None else c | 1 << facing
+    d = Derived(board, lava, ends, constrained)
+    d.turns = turns
+    return d
 
 
 def _lava_in(lava: dict[Cell, int], space: Cell) -> int:

@@ -2,12 +2,13 @@
 of legality.py (the same ones the checks use)."""
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from functools import lru_cache
 
 from . import board as B
 from . import derived
 from .legality import (
     aftershock_turns,
+    board_placements,
     eruption_spaces,
     lava_flow_has_effect,
     may_build_more,
@@ -50,34 +51,16 @@ _new = tuple.__new__  # a move built without its NamedTuple's Python-level __new
 
 
 def _wall_moves(state, seat, kind):
-    """A wall of each stockpile material on each free position, in `wall_positions`' order; the moves
-    on each position are made once per board (open ends) or once for all (entry positions)."""
+    """A wall of each stockpile material on each free position, in `wall_positions`' order."""
     materials = tuple(stockpile_materials(state, seat))
     if not materials:
         return []
     walls = state.walls
-    out = []
-    for position, moves in _open_end_walls(state, kind, materials):
-        if position not in walls:
-            out += moves
-    for position, moves in _entry_walls(kind, state.villages[seat], materials):
-        if position not in walls:
-            out += moves
+    out = [_new(kind, (m, cell, e)) for cell, e in derived.of(state).end_positions if (cell, e) not in walls
+           for m in materials]
+    out += [_new(kind, (m, cell, e)) for cell, e in B.ENTRIES[state.villages[seat]] if (cell, e) not in walls
+            for m in materials]
     return out
-
-
-def _open_end_walls(state, kind, materials):
-    by_kind = derived.of(state).wall_moves
-    moves = by_kind.get((kind, materials))
-    if moves is None:
-        moves = by_kind[kind, materials] = [(position, [kind(m, *position) for m in materials])
-                                            for position in derived.of(state).end_positions]
-    return moves
-
-
-@cache
-def _entry_walls(kind, village, materials):
-    return tuple((position, [kind(m, *position) for m in materials]) for position in B.ENTRIES[village])
 
 
 def _relocate_moves(state, seat):
@@ -92,7 +75,13 @@ def _relocate_plays(entries, start):
 
 def placement_moves(state, seat):
     tile = state.drawn_tile
-    return [_new(PlaceTile, (tile, space, r)) for space, r in tile_placements(state, tile, state.excluded)]
+    if state.excluded:
+        return [_new(PlaceTile, (tile, space, r)) for space, r in tile_placements(state, tile, state.excluded)]
+    by_tile = derived.of(state).place_moves
+    moves = by_tile.get(tile)
+    if moves is None:
+        moves = by_tile[tile] = [_new(PlaceTile, (tile, space, r)) for space, r in board_placements(state, tile)]
+    return list(moves)
 
 
 def eruption_moves(state, seat):

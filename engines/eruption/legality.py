@@ -63,10 +63,20 @@ def _fits(tile, fits, lava_in, constrained, key):
 def tile_placements(state, tile, excluded=()):
     """ERU-72: every legal (space, rotation) for lava tile `tile`, skipping excluded spaces; an open
     end has a lava edge, so a tile matching it also forms a link (rule 3)."""
-    fits = FITS_OF_TILE[tile]
-    out = []
-    for space, lava_in, constrained, key in derived.of(state).spots:
-        if space not in excluded:
+    placements = board_placements(state, tile)
+    if not excluded:
+        return list(placements)
+    return [p for p in placements if p[0] not in excluded]
+
+
+def board_placements(state, tile):
+    """`tile_placements` with no space excluded, as the board's cached list (not to be changed)."""
+    d = derived.of(state)
+    out = d.placements.get(tile)
+    if out is None:
+        fits = FITS_OF_TILE[tile]
+        out = d.placements[tile] = []
+        for space, lava_in, constrained, key in d.spots:
             rotations = fits.get(key)
             if rotations is None:
                 rotations = _fits(tile, fits, lava_in, constrained, key)
@@ -76,12 +86,8 @@ def tile_placements(state, tile, excluded=()):
 
 def is_placeable(state, tile):
     """ERU-71: at least one legal placement on a space not excluded (ERU-75)."""
-    fits = FITS_OF_TILE[tile]
     excluded = state.excluded
-    for space, lava_in, constrained, key in derived.of(state).spots:
-        if space not in excluded and _fits(tile, fits, lava_in, constrained, key):
-            return True
-    return False
+    return any(space not in excluded for space, _ in board_placements(state, tile))
 
 
 def erupts_on(state, space):
@@ -122,8 +128,13 @@ def aftershock_turns(state):
     flag = state.options["cards_act_on_eruption_tiles"]
     turns = d.aftershock.get(flag)
     if turns is None:
-        turns = d.aftershock[flag] = [(cell, r) for cell in board_card_tiles(state)
-                                      for r in aftershock_rotations(state, cell)]
+        by_cell = d.turns
+        turns = d.aftershock[flag] = []
+        for cell in board_card_tiles(state):
+            rotations = by_cell.get(cell)
+            if rotations is None:
+                rotations = by_cell[cell] = aftershock_rotations(state, cell)
+            turns += [(cell, r) for r in rotations]
     return list(turns)
 
 
