@@ -30,7 +30,7 @@ from .moves import (
     PlaySinkhole,
     PlayVolcanicBomb,
 )
-from .scoring import outcome_keys, tiebreak_value
+from .scoring import outcome_keys
 from .setup import deck_for
 from .state import CARDS, ERUPTION, EXTRA_PLACEMENT, OVER, PLACEMENT, QUAKE, WALLS
 
@@ -282,20 +282,8 @@ def _step_priority(state, seat, m, own_flows):
 
 # ERU-95: chance out of 36 that a wall holds a dice check, by `dice_tie_goes_to`
 _HOLD = {"wall": {"straw": 21, "wood": 26, "stone": 30}, "lava": {"straw": 15, "wood": 21, "stone": 26}}
+_STRAW, _WOOD, _STONE = (B.TIEBREAK[m] for m in B.MATERIALS)
 _MEAN_CARD_TIEBREAK = 1.85  # mean tie-break value of a non-Rain card discarded for a wall (ERU-155)
-
-
-def _expected_damage(state, seat):
-    """Heat the seat's village expects at its next damage step from the current flows (ERU-50)."""
-    hold = _HOLD[state.options["dice_tie_goes_to"]]
-    heat = 0.0
-    lava, walls = state.lava, state.walls
-    for pos in B.ENTRIES[state.villages[seat]]:
-        mask = lava.get(pos[0])
-        if mask is not None and mask >> pos[1] & 1:  # a flow (ERU-22)
-            mat = walls.get(pos)
-            heat += 20 if mat is None else 10 * (36 - hold[mat]) / 36
-    return heat
 
 
 def _threats(state, village):
@@ -309,8 +297,28 @@ def _threats(state, village):
 def _standing(state, seat, rain, cards):
     """A seat's temperature once its `rain` cards are played, expected damage, threats, and
     tie-break potential: the tie-break value plus what `cards` more walls would add."""
-    return (max(state.temperatures[seat] - 30 * rain, 0), _expected_damage(state, seat),
-            _threats(state, state.villages[seat]), tiebreak_value(state, seat) + cards)
+    heat, tiebreak = _village_outlook(state, seat)
+    return (max(state.temperatures[seat] - 30 * rain, 0), heat, _threats(state, state.villages[seat]),
+            tiebreak + cards)
+
+
+def _village_outlook(state, seat):
+    """(heat the seat's village expects at its next damage step from the current flows (ERU-50),
+    its `scoring.tiebreak_value`), in one pass over its entry positions."""
+    hold = _HOLD[state.options["dice_tie_goes_to"]]
+    straw, wood, stone = state.stockpiles[seat]
+    tiebreak = _STRAW * straw + _WOOD * wood + _STONE * stone
+    heat = 0.0
+    lava, walls = state.lava, state.walls
+    for pos in B.ENTRIES[state.villages[seat]]:
+        mat = walls.get(pos)
+        if mat is not None:
+            tiebreak += B.TIEBREAK[mat]
+        mask = lava.get(pos[0])
+        if mask is not None and mask >> pos[1] & 1:  # a flow (ERU-22)
+            tiebreak -= 1
+            heat += 20 if mat is None else 10 * (36 - hold[mat]) / 36
+    return heat, tiebreak
 
 
 def _hand_estimates(state, seat):
