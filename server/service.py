@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from typing import Any, Literal, overload
 
 from engines import registry
 from engines.core import Event, IllegalMove, InvalidOptions, Move
@@ -16,7 +16,7 @@ from engines.core import Event, IllegalMove, InvalidOptions, Move
 from . import auth, clock, limits, lobby
 from .errors import AlreadyExists, Illegal, InvalidArgument, NotFound, PermissionDenied, Unavailable
 from .participation import Seating, seating_of
-from .records import GameRecord, MoveMade
+from .records import GameRecord, MoveMade, Write
 from .store import Store
 
 MAX_SEED = 2**63 - 1
@@ -27,8 +27,8 @@ class GameCore:
         self.store = store
         # Records that go into the same write as a creation or a move (the referee's clock):
         # set by the referee, called after the creation or move is applied.
-        self.after_create: Callable[[GameRecord], list[Any]] = lambda rec: []
-        self.after_move: Callable[[GameRecord, int], list[Any]] = lambda rec, seat: []
+        self.after_create: Callable[[GameRecord], Sequence[Write]] = lambda rec: []
+        self.after_move: Callable[[GameRecord, int], Sequence[Write]] = lambda rec, seat: []
         # Game id -> adjudications running on it: such a game takes no moves (the scored version is final).
         self.adjudicating: dict[str, int] = {}
 
@@ -52,6 +52,14 @@ class GameCore:
         if rec is None or (game is not None and rec.game != game):
             raise NotFound(f"no {game or ''} game with id {limits.quote(game_id)!r}".replace("  ", " "))
         return rec
+
+    @overload
+    @staticmethod
+    def seat(rec: GameRecord, token: str, required: Literal[True]) -> int: ...
+
+    @overload
+    @staticmethod
+    def seat(rec: GameRecord, token: str, required: bool = False) -> int | None: ...
 
     @staticmethod
     def seat(rec: GameRecord, token: str, required: bool = False) -> int | None:
@@ -196,7 +204,7 @@ class GameCore:
             raise InvalidArgument(e.message, rule=e.rule) from None
 
     async def make_move(self, rec: GameRecord, seat: int, expected_version: int, key: str,
-                        move: Move, by_referee: str = "", announce: tuple[Any, ...] = ()) -> tuple[list[Event], bool]:
+                        move: Move, by_referee: str = "", announce: tuple[Write, ...] = ()) -> tuple[list[Event], bool]:
         """Returns (events visible to `seat`, replayed). Refusals change nothing. `announce`:
         records written in the same unit just before the move (the referee's reason)."""
         limits.bounded("idempotency_key", key, limits.MAX_IDEMPOTENCY_KEY_BYTES)
@@ -222,7 +230,7 @@ class GameCore:
                 raise Illegal(e.message, rule=e.rule) from None
             return [e for e in events if e.visible_to(seat)], False
 
-    def write(self, rec: GameRecord, *writes: Any) -> list[Event]:
+    def write(self, rec: GameRecord, *writes: Write) -> list[Event]:
         """An unversioned write (the referee's clock, forfeits, adjudication, announcements)."""
         return self.store.commit(rec, writes)
 

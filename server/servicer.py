@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any
 
 import grpc
 from google.protobuf.descriptor import ServiceDescriptor
@@ -28,6 +28,9 @@ from . import access, drain, fanout, limits, lobby, metrics, quotas
 from .edge import guarded, note, rpc, rpc_stream
 from .errors import InvalidArgument
 from .service import GameCore
+
+if TYPE_CHECKING:
+    from .referee import Referee
 
 TIMEOUT_POLICIES = {0: "autoplay", 1: "autoplay", 2: "random", 3: "forfeit"}
 
@@ -46,7 +49,7 @@ def referee_options(msg: common_pb2.RefereeOptions) -> dict[str, Any]:
 class GameServicer:
     """The RPCs of one game's service; `rpc_names` maps each handler to its RPC of this game."""
 
-    def __init__(self, codec: Codec, core: GameCore, referee: Any):
+    def __init__(self, codec: Codec, core: GameCore, referee: Referee):
         self.codec, self.core, self.referee = codec, core, referee
         self.game = codec.game_id
         self.engine = registry.game(self.game)
@@ -113,7 +116,7 @@ class GameServicer:
         """Make<Game>Move: apply one move at `expected_version`; a retried key is a replay."""
         note(game_id=request.game_id)
         rec = self.core.record(request.game_id, self.game)
-        seat = cast(int, self.core.seat(rec, request.token, required=True))  # required: never None
+        seat = self.core.seat(rec, request.token, required=True)
         if not request.HasField("move"):
             raise InvalidArgument("move is required")
         move = self._move_in(request.move)
@@ -198,7 +201,7 @@ class GameServicer:
 class GameServiceServicer(common_pb2_grpc.GameServiceServicer):
     """Game-agnostic discovery and status (common.proto GameService)."""
 
-    def __init__(self, core: GameCore, games: list[str], referee: Any, admin_token: str):
+    def __init__(self, core: GameCore, games: list[str], referee: Referee, admin_token: str):
         self.core = core
         self.games = games
         self.referee = referee
