@@ -29,5 +29,7 @@ COST = tuple(d["cost"] for d in _kinds)
 POINTS = tuple(d.get("points", d["cost"]) for d in _kinds)  # CIT-72
 DECK_SIZE = len(_kinds)
 COLOURS = tuple(c["id"] for c in _DATA["colours"])
+# district id -> its card ids: "does this city hold a Smithy" is one C-level isdisjoint
+CARDS_NAMED = {name: frozenset(c for c in range(DECK_SIZE) if DISTRICT[c] == name) for name in set(DISTRICT)}
 
 assert DECK_SIZE == _DATA["totals"]["districts"] == 66

@@ -73,9 +73,9 @@ def offer(state: CitadelsState, events: list) -> str | None:
         del state.face_down_by[i]
         state.pile.append(shown)
         state.shown_face_down[seat] = shown
-    state.seen[seat].append(sorted(state.pile))
-    events.append(Event("characters_offered", {"seat": seat, "ranks": sorted(state.pile), "face_down_rank": shown},
-                        seat))
+    ranks = sorted(state.pile)
+    state.seen[seat].append(ranks)
+    events.append(Event("characters_offered", {"seat": seat, "ranks": ranks[:], "face_down_rank": shown}, seat))
     return None
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from engines.core import Engine
 
-from . import legality, scoring, setup
+from . import generator, legality, scoring, setup
 from . import view as seat_view
 from .effects import EFFECTS
 from .legality import CHECKS
@@ -20,7 +20,7 @@ class CitadelsEngine(Engine[CitadelsState]):
 
     new_state = staticmethod(setup.new_state)
     check_seat = staticmethod(legality.check_seat)
-    legal_moves = staticmethod(legality.legal_moves)
+    legal_moves = staticmethod(generator.legal_moves)
     to_move = staticmethod(legality.to_move)
     view = staticmethod(seat_view.view)  # CIT-9..14
     determinize = staticmethod(seat_view.determinize)  # from a seat's (or a spectator's) view

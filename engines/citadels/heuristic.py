@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+from functools import lru_cache
 
 from .cards import (
     ARCHITECT,
@@ -21,7 +22,8 @@ from .cards import (
     THIEF,
     WARLORD,
 )
-from .legality import destroy_price, legal_moves
+from .generator import legal_moves
+from .legality import destroy_price
 from .moves import (
     Assassinate,
     Build,
@@ -152,24 +154,30 @@ def choose(state, seat: int, rng: random.Random):
     return _DECISIONS[decision](state, seat, moves, rng)
 
 
-def _worth(state, p) -> float:
-    """Expected final points of seat `p`: city points and bonuses, plus what gold and hand
+@lru_cache(maxsize=16)
+def _worths(size: int, first_completer: int, gold: tuple, cities: tuple, hands: tuple) -> tuple:
+    """Every seat's `_worth`, once per position (the search evaluates each seat in turn)."""
+    return tuple(_worth(cities[p], hands[p], gold[p], first_completer == p, size) for p in range(len(gold)))
+
+
+def _worth(city, hand, gold: int, first: bool, size: int) -> float:
+    """Expected final points of a seat: city points and bonuses, plus what gold and hand
     can still become (gold turns into points only with buildable cards, and vice versa)."""
-    city = state.cities[p]
-    size = state.options["city_complete_size"]
-    built = {DISTRICT[c] for c in city}
-    pts = sum(POINTS[c] for c in city)
-    colours = len({COLOUR[c] for c in city})
+    built = set(map(DISTRICT.__getitem__, city))
+    pts = sum(map(POINTS.__getitem__, city))
+    colours = len(set(map(COLOUR.__getitem__, city)))
     bonus = 3.0 if colours >= 5 else 0.3 * max(0, colours - 2)
-    if state.first_completer == p:
+    if first:
         bonus += 4.0
     elif len(city) >= size:
         bonus += 2.0
-    hand = [c for c in state.hands[p] if DISTRICT[c] not in built]
-    cost = sum(COST[c] for c in hand)
-    gold = state.gold[p]
+    cost = buildable = 0
+    for c in hand:
+        if DISTRICT[c] not in built:
+            cost += COST[c]
+            buildable += 1
     # gold backed by cards to build, cards backed by gold; a little for the rest
-    potential = 0.8 * min(gold, cost) + 0.25 * max(0, gold - cost) + 0.4 * min(len(hand), 4)
+    potential = 0.8 * min(gold, cost) + 0.25 * max(0, gold - cost) + 0.4 * min(buildable, 4)
     return pts + bonus + potential + 0.6 * min(len(city), size)
 
 
@@ -177,7 +185,8 @@ def evaluate(state, seat: int) -> float:
     """Winning chance from the lead in expected final points over the best opponent."""
     if state.phase == OVER:
         return 1.0 if seat in state.result["winners"] else 0.0
-    w = [_worth(state, p) for p in range(state.seats)]
+    w = _worths(state.options["city_complete_size"], state.first_completer, tuple(state.gold),
+                tuple(map(tuple, state.cities)), tuple(map(tuple, state.hands)))
     mine = w[seat]
     best = max(w[p] for p in range(state.seats) if p != seat)
     return 1.0 / (1.0 + math.exp(-(mine - best) / SCALE))

@@ -2,8 +2,6 @@
 the move generator `legal_moves` and by the check of its move kind (`CHECKS`), which cites it."""
 from __future__ import annotations
 
-from itertools import combinations, permutations
-
 from engines.core import IllegalMove
 
 from .cards import (
@@ -46,6 +44,9 @@ from .state import DISCARD, END, GRAVEYARD, KEEP, MAIN, OVER, SELECTION, Citadel
 
 INCOME_RANKS = (KING, BISHOP, MERCHANT, WARLORD)  # CIT-41
 REDRAW_FULL_LISTING = 6  # hands up to this size list every MAGIC_REDRAW subset
+BUILD_LIMIT = tuple(CONSTANTS["architect_builds_per_turn"] if rank == ARCHITECT else CONSTANTS["builds_per_turn"]
+                    for rank in range(WARLORD + 1))  # by rank (0: no character)
+
 
 # ---------------------------------------------------------------- rules as predicates
 
@@ -56,7 +57,7 @@ def draw_numbers(state: CitadelsState, seat: int) -> tuple:
 
 
 def build_limit(rank: int) -> int:
-    return CONSTANTS["architect_builds_per_turn"] if rank == ARCHITECT else CONSTANTS["builds_per_turn"]
+    return BUILD_LIMIT[rank]
 
 
 def income_amount(state: CitadelsState, seat: int, rank: int) -> int:
@@ -124,7 +125,7 @@ def resource_action_open(state: CitadelsState) -> bool:
 
 def builds_left(state: CitadelsState) -> bool:
     """CIT-38/52: one build a turn, three for the Architect."""
-    return state.builds_made < build_limit(state.active_rank)
+    return state.builds_made < BUILD_LIMIT[state.active_rank]
 
 
 def build_order_allows(state: CitadelsState) -> bool:
@@ -134,11 +135,7 @@ def build_order_allows(state: CitadelsState) -> bool:
 
 def new_district(state: CitadelsState, seat: int, card: int) -> bool:
     """CIT-40: no two districts of the same name in a city."""
-    name = DISTRICT[card]
-    for c in state.cities[seat]:
-        if DISTRICT[c] == name:
-            return False
-    return True
+    return not owns(state, seat, DISTRICT[card])
 
 
 def has_income(state: CitadelsState) -> bool:
@@ -183,9 +180,6 @@ def may_end_turn(state: CitadelsState) -> bool:
     return state.action_taken
 
 
-# ---------------------------------------------------------------- the move generator
-
-
 def to_move(state: CitadelsState):
     if state.phase == OVER:
         return None
@@ -194,95 +188,6 @@ def to_move(state: CitadelsState):
     if state.step == GRAVEYARD:
         return state.graveyard_seat
     return state.active
-
-
-def legal_moves(state: CitadelsState, seat: int) -> list:
-    if state.phase == OVER or seat != to_move(state):
-        return []
-    if state.phase == SELECTION:
-        kind = DiscardCharacter if state.selection_step == DISCARD else PickCharacter
-        return [kind(r) for r in sorted(state.pile)]
-    return DECISIONS[state.step](state, seat)
-
-
-def keep_moves(state: CitadelsState, seat: int) -> list:
-    out = []
-    for kept in combinations(state.drawn, state.keep_count):
-        rest = [c for c in state.drawn if c not in kept]
-        for order in permutations(rest):
-            out.append(KeepCards(tuple(kept), order))
-    return out
-
-
-def graveyard_moves(state: CitadelsState, seat: int) -> list:
-    return [GraveyardRecover(), GraveyardDecline()]
-
-
-def destroy_moves(state: CitadelsState, seat: int) -> list:
-    if not warlord_may_destroy(state):
-        return []
-    return [WarlordDestroy(owner, card) for owner, card, _ in warlord_targets(state, seat)]
-
-
-def end_step_moves(state: CitadelsState, seat: int) -> list:
-    return destroy_moves(state, seat) + [WarlordSkip()]
-
-
-def assassin_moves(state: CitadelsState, seat: int) -> list:
-    return [Assassinate(r) for r in assassin_targets(state)]
-
-
-def thief_moves(state: CitadelsState, seat: int) -> list:
-    return [Rob(r) for r in thief_targets(state)]
-
-
-def magician_moves(state: CitadelsState, seat: int) -> list:
-    hand = state.hands[seat]
-    out: list = [MagicSwap(p) for p in range(state.seats) if swap_partner(state, seat, p)]
-    out.extend(MagicRedraw(c) for c in redraw_listing(hand))
-    if hand:
-        out.append(MagicRedraw(tuple(hand), True))
-    return out
-
-
-POWERS = {ASSASSIN: assassin_moves, THIEF: thief_moves, MAGICIAN: magician_moves}  # CIT-46..48
-
-
-def main_moves(state: CitadelsState, seat: int) -> list:
-    hand = state.hands[seat]
-    out: list = []
-    if resource_action_open(state):
-        out.append(TakeGold())
-        if state.deck:  # CIT-44
-            out.append(DrawCards())
-    if builds_left(state) and build_order_allows(state):
-        gold = state.gold[seat]
-        out.extend(Build(c) for c in hand if COST[c] <= gold and new_district(state, seat, c))  # every copy
-    if has_income(state) and not state.income_taken:
-        out.append(CollectIncome())
-    powers = POWERS.get(state.active_rank)
-    if powers is not None and not state.power_used:
-        out.extend(powers(state, seat))
-    out.extend(destroy_moves(state, seat))
-    if hand and may_use_laboratory(state, seat):
-        out.extend(Laboratory(c) for c in hand)  # every copy
-    if may_use_smithy(state, seat):
-        out.append(Smithy())
-    if may_end_turn(state):
-        out.append(EndTurn())
-    return out
-
-
-DECISIONS = {MAIN: main_moves, KEEP: keep_moves, END: end_step_moves, GRAVEYARD: graveyard_moves}
-
-
-def redraw_listing(hand: list) -> list:
-    """MAGIC_REDRAW subsets listed besides the template (which stands for every subset in any
-    order): all proper subsets up to REDRAW_FULL_LISTING cards, above that singletons, pairs and
-    all-but-one, to keep the search's branching factor sane."""
-    h = len(hand)
-    sizes = range(1, h) if h <= REDRAW_FULL_LISTING else (1, 2, h - 1)
-    return [combo for k in sizes for combo in combinations(hand, k)]
 
 
 # ---------------------------------------------------------------- the checks (state untouched)
@@ -351,7 +256,7 @@ def _check_offered(state: CitadelsState, rank) -> None:
 
 def check_keep(state: CitadelsState, seat: int, move: KeepCards) -> None:
     kept, returned = tuple(move.kept), tuple(move.returned)
-    if len(kept) != state.keep_count or len(set(kept)) != len(kept) or any(c not in state.drawn for c in kept):
+    if len(kept) != state.keep_count or len(set(kept)) != len(kept) or not set(kept).issubset(state.drawn):
         raise IllegalMove("CIT-36", f"keep exactly {state.keep_count} of the drawn cards")
     rest = [c for c in state.drawn if c not in kept]
     if returned and sorted(returned) != sorted(rest):

@@ -21,7 +21,8 @@ def completable(state: CitadelsState) -> bool:
     remain in play (deck, hands, cities) than the size: destroyed_district_to=discard
     can drain the game, and a size above 28 can never be met. RULES.md has no end for
     that case; the engine then makes the current round the last one (reported reading)."""
-    return len(names_in_play(state)) >= state.options["city_complete_size"]
+    size = state.options["city_complete_size"]
+    return len(set(map(DISTRICT.__getitem__, state.deck))) >= size or len(names_in_play(state)) >= size
 
 
 def five_colour_bonus(state: CitadelsState, seat: int) -> int:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import random
 
-from .cards import DISTRICT
+from .cards import CARDS_NAMED
 
 # phases
 SELECTION = "selection"  # CIT-18..27: the characters are drafted
@@ -88,17 +88,14 @@ class CitadelsState:
 
 def holder(state: CitadelsState, rank: int) -> int:
     """The seat holding character `rank`, or -1."""
-    for seat in range(state.seats):
-        if rank in state.held[seat]:
+    for seat, ranks in enumerate(state.held):
+        if rank in ranks:
             return seat
     return -1
 
 
 def owns(state: CitadelsState, seat: int, district: str) -> bool:
-    for c in state.cities[seat]:
-        if DISTRICT[c] == district:
-            return True
-    return False
+    return not CARDS_NAMED[district].isdisjoint(state.cities[seat])
 
 
 def owner_of(state: CitadelsState, district: str) -> int:

@@ -194,15 +194,18 @@ def _deal_cards(state: CitadelsState, v: dict, seat, rng: random.Random) -> None
         k = players[p]["hand_size"] - len(known)
         state.hands.append(list(known) + pool[:k])
         del pool[:k]
-    state.deck = []
     state.deck_known = {}
-    for i in range(v["deck_size"]):
-        d = known_deck.get(i)
-        if d is None:
-            state.deck.append(pool.pop())
-        else:
-            state.deck.append(d["card"])
-            state.deck_known[d["card"]] = -1 if d["public"] else seat
+    if not known_deck and len(pool) == v["deck_size"]:  # no known position: the loop below, at once
+        state.deck, pool = pool[::-1], []
+    else:
+        state.deck = []
+        for i in range(v["deck_size"]):
+            d = known_deck.get(i)
+            if d is None:
+                state.deck.append(pool.pop())
+            else:
+                state.deck.append(d["card"])
+                state.deck_known[d["card"]] = -1 if d["public"] else seat
     assert not pool, "view inconsistent with the 66-card deck"
     state.graveyard_card, state.graveyard_seat = grave, v["graveyard_seat"]
     state.graveyard_victim, state.graveyard_resume = v["graveyard_victim"], v["graveyard_resume"]
