@@ -1,0 +1,35 @@
+"""Issue 22: the speed work on the Citadels engine changes nothing a player sees (tests/golden pins
+the games); these pin the pieces it is built from."""
+from __future__ import annotations
+
+import dataclasses
+import pickle
+
+import pytest
+
+from engines.citadels import GAME, generator
+from engines.citadels.events import event
+from engines.citadels.moves import MagicRedraw
+from engines.core import Event
+
+
+def test_event_helper_makes_an_ordinary_event():
+    made, plain = event("gold_gained", {"seat": 1, "amount": 2}, 1), Event("gold_gained", {"seat": 1, "amount": 2}, 1)
+    assert made == plain and repr(made) == repr(plain) and type(made) is Event
+    assert event("round_started", {"round": 1}).to is None
+    assert pickle.loads(pickle.dumps(made)) == plain
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.kind = "other"  # type: ignore[misc]
+
+
+def test_redraw_listing_is_built_once_per_hand_and_matches_a_fresh_one():
+    hand = (3, 17, 40)
+    listed = generator.redraw_moves(hand)
+    assert listed is generator.redraw_moves(hand)
+    assert list(listed) == [MagicRedraw(c) for c in generator.redraw_listing(list(hand))] + [MagicRedraw(hand, True)]
+
+
+def test_shared_move_instances_are_equal_to_new_ones():
+    state = GAME.new_state(4, {}, 3)
+    moves = GAME.legal_moves(state, GAME.to_move(state))
+    assert moves == [type(m)(*m) for m in moves]
