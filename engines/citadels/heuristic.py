@@ -23,7 +23,7 @@ from .cards import (
     WARLORD,
 )
 from .generator import legal_moves
-from .legality import destroy_price
+from .legality import destroy_price, new_district
 from .moves import (
     Assassinate,
     Build,
@@ -44,7 +44,7 @@ from .state import DISCARD, END, GRAVEYARD, KEEP, MAIN, OVER, PICK, SELECTION
 
 
 def _colour_count(state, seat, colour):
-    return sum(1 for c in state.cities[seat] if COLOUR[c] == colour)
+    return list(map(COLOUR.__getitem__, state.cities[seat])).count(colour)
 
 
 def _character_value(state, seat, rank) -> float:
@@ -63,14 +63,13 @@ def _character_value(state, seat, rank) -> float:
     if rank in (ASSASSIN, THIEF):
         v += 1.2
     if rank == WARLORD:
-        v += 0.5 * max(len(state.cities[p]) for p in range(state.seats))
+        v += 0.5 * max(map(len, state.cities))
     return v
 
 
 def _card_value(state, seat, c) -> float:
-    built = {DISTRICT[x] for x in state.cities[seat]}
     v = POINTS[c] + (0.5 if COLOUR[c] == "purple" else 0)
-    if DISTRICT[c] in built:
+    if not new_district(state, seat, c):
         v -= 10
     return v
 
