@@ -2,7 +2,7 @@
 runs on through the flow table (flow.py) where a move ends a pick or a turn."""
 from __future__ import annotations
 
-from engines.core import advance
+from engines.core import Effect, advance
 
 from .cards import ARCHITECT, CONSTANTS, COST, DISTRICT, MERCHANT, WARLORD
 from .events import event
@@ -280,7 +280,7 @@ def warlord_skip(state, seat, move, events):
     advance(FLOW, state, events, "finish_turn")
 
 
-EFFECTS = {
+EFFECTS: dict[type, Effect] = {
     PickCharacter: pick_character, DiscardCharacter: discard_character, TakeGold: take_gold,
     DrawCards: draw, KeepCards: keep_cards, Build: build, CollectIncome: collect_income,
     Assassinate: assassinate, Rob: rob, MagicSwap: magic_swap, MagicRedraw: magic_redraw,

@@ -2,6 +2,7 @@
 order clients see them, built from the rule predicates of legality.py (the same ones the checks use)."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from itertools import combinations, permutations
 
@@ -148,7 +149,7 @@ def main_moves(state: CitadelsState, seat: int) -> list:
 DECISIONS = {MAIN: main_moves, KEEP: keep_moves, END: end_step_moves, GRAVEYARD: graveyard_moves}
 
 
-def redraw_listing(hand: list) -> list:
+def redraw_listing(hand: Sequence[int]) -> list:
     """MAGIC_REDRAW subsets listed besides the template (which stands for every subset in any
     order): all proper subsets up to REDRAW_FULL_LISTING cards, above that singletons, pairs and
     all-but-one, to keep the search's branching factor sane."""

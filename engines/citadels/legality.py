@@ -2,7 +2,7 @@
 the move generator `legal_moves` and by the check of its move kind (`CHECKS`), which cites it."""
 from __future__ import annotations
 
-from engines.core import IllegalMove
+from engines.core import Check, IllegalMove
 
 from .cards import (
     ARCHITECT,
@@ -263,7 +263,7 @@ def check_keep(state: CitadelsState, seat: int, move: KeepCards) -> None:
         raise IllegalMove("CIT-36", "the returned order must list every card not kept")
 
 
-def check_take_gold(state: CitadelsState, seat: int, move: TakeGold) -> None:
+def check_take_gold(state: CitadelsState, seat: int, move: TakeGold | DrawCards) -> None:
     if not resource_action_open(state):
         raise IllegalMove("CIT-34", "the resource action is taken once per turn")
 
@@ -378,7 +378,7 @@ def check_graveyard_answer(state: CitadelsState, seat: int, move) -> None:
     """CIT-63: recovering costs 1 gold, which the offer required (check_seat covers the rest)."""
 
 
-CHECKS = {
+CHECKS: dict[type, Check] = {
     PickCharacter: check_pick, DiscardCharacter: check_discard, KeepCards: check_keep,
     TakeGold: check_take_gold, DrawCards: check_draw, Build: check_build, CollectIncome: check_income,
     Assassinate: check_assassinate, Rob: check_rob, MagicSwap: check_swap, MagicRedraw: check_redraw,

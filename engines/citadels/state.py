@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from .cards import CARDS_NAMED
 
@@ -63,6 +64,62 @@ class CitadelsState:
     """
 
     __slots__ = _SCALARS + _FLAT_LISTS + _NESTED_LISTS + ("rng", "deck_known", "seen")
+
+    # the slots' types (annotations only: the values live in the slots)
+    seats: int
+    options: dict[str, Any]
+    round: int
+    phase: str
+    crown: int
+    bank: int
+    picker: int
+    pick_number: int
+    selection_step: str
+    calling: int
+    active: int
+    active_rank: int
+    murdered: int
+    robbed: int
+    protected: int
+    step: str
+    action_taken: bool
+    income_taken: bool
+    power_used: bool
+    laboratory_used: bool
+    smithy_used: bool
+    warlord_used: bool
+    builds_made: int
+    keep_count: int
+    graveyard_card: int
+    graveyard_seat: int
+    graveyard_victim: int
+    graveyard_resume: str
+    first_completer: int
+    complete_round: int
+    final_round: bool
+    last_murdered_seat: int
+    result: dict[str, Any] | None
+    gold: list[int]
+    built_in: list[int]
+    deck: list[int]
+    discard_pile: list[int]
+    face_up: list[int]
+    face_down_ranks: list[int]
+    face_down_by: list[int]
+    pile: list[int]
+    sequence: list[int]
+    drawn: list[int]
+    shown_face_down: list[int]
+    revealed_ranks: list[int]
+    revealed_seats: list[int]
+    hands: list[list[int]]
+    cities: list[list[int]]
+    known_hand: list[list[int]]
+    held: list[list[int]]
+    my_discards: list[list[int]]
+    rng: random.Random
+    deck_known: dict[int, int]
+    seen: list[list[list[int]]]
 
     def clone(self) -> CitadelsState:
         c = CitadelsState.__new__(CitadelsState)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from .cards import DECK_SIZE, DISTRICT, RANKS
 from .flow import pick_sequence
@@ -135,7 +136,7 @@ def _turn_view(state: CitadelsState, me: int) -> dict:
 
 # ---------------------------------------------------------------- determinize
 
-def determinize(v: dict, seat, rng: random.Random) -> CitadelsState:
+def determinize(v: Any, seat: int | None, rng: random.Random) -> CitadelsState:
     """A full state agreeing with view `v` of `seat` (None: a spectator); hidden parts resampled from rng.
 
     Hidden parts: other hands (minus publicly known cards), deck order (minus known
