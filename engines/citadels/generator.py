@@ -52,6 +52,7 @@ DESTROY = tuple(tuple(WarlordDestroy(p, c) for c in range(DECK_SIZE)) for p in _
 TAKE_GOLD, DRAW_CARDS, COLLECT_INCOME, END_TURN = TakeGold(), DrawCards(), CollectIncome(), EndTurn()
 SMITHY, WARLORD_SKIP = Smithy(), WarlordSkip()
 GRAVEYARD_ANSWER_MOVES = (GraveyardRecover(), GraveyardDecline())
+_new_move = tuple.__new__  # a NamedTuple move from its field values, without the Python-level __new__
 LABORATORIES, SMITHIES = CARDS_NAMED["laboratory"], CARDS_NAMED["smithy"]
 
 
@@ -161,7 +162,7 @@ def redraw_listing(hand: Sequence[int]) -> list:
 @lru_cache(maxsize=1024)
 def redraw_moves(hand: tuple) -> tuple:
     """The Magician's listed redraws of `hand` and the template (CIT-48), built once per hand."""
-    out = [MagicRedraw(c) for c in redraw_listing(hand)]
+    out = [_new_move(MagicRedraw, (c, False)) for c in redraw_listing(hand)]  # MagicRedraw(c), up to 62 a hand
     if hand:
         out.append(MagicRedraw(hand, True))
     return tuple(out)

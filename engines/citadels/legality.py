@@ -107,10 +107,12 @@ def thief_targets(state: CitadelsState) -> list:
 
 def warlord_targets(state: CitadelsState, seat: int) -> list:
     """CIT-53..CIT-55: (owner, card, price) the Warlord can pay for."""
-    out = []
+    out: list = []
     gold = state.gold[seat]
-    for owner in range(state.seats):
-        for card in state.cities[owner]:
+    for owner, city in enumerate(state.cities):
+        if len(city) >= state.options["city_complete_size"] or owner == state.protected:
+            continue  # immunity() of every card: CIT-55, CIT-50
+        for card in city:
             if immunity(state, owner, card) is None:
                 price = destroy_price(state, owner, card)
                 if price <= gold:
