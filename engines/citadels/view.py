@@ -136,7 +136,7 @@ def _turn_view(state: CitadelsState, me: int) -> dict:
 
 # ---------------------------------------------------------------- determinize
 
-def determinize(v: Any, seat: int | None, rng: random.Random) -> CitadelsState:
+def determinize(v: dict[str, Any], seat: int | None, rng: random.Random) -> CitadelsState:
     """A full state agreeing with view `v` of `seat` (None: a spectator); hidden parts resampled from rng.
 
     Hidden parts: other hands (minus publicly known cards), deck order (minus known
