@@ -187,7 +187,7 @@ def evaluate(state, seat: int) -> float:
     w = _worths(state.options["city_complete_size"], state.first_completer, tuple(state.gold),
                 tuple(map(tuple, state.cities)), tuple(map(tuple, state.hands)))
     mine = w[seat]
-    best = max(w[p] for p in range(state.seats) if p != seat)
+    best = max(w[:seat] + w[seat + 1:])
     return 1.0 / (1.0 + math.exp(-(mine - best) / SCALE))
 
 
