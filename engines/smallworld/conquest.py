@@ -8,35 +8,36 @@ GHOSTS, LOST, NONE = D.GHOSTS, D.LOST_TRIBE, D.NO_RACE
 
 
 def conquest_cost(state, k, region):
-    """SW-64 cost with SW-65 discounts (floor 1); SW-68 water counts as empty."""
-    b = state.board
-    d = state.occupant[region]
-    tokens = state.tokens[region] if d != NONE else 0
-    if (0 <= d < D.N_RACES and not option(state, "own_decline_token_adds_cost") and state.in_decline[d]
-            and state.owner[d] == seat_of(state, k)):
-        tokens = 0  # ED-9
-    if b.water[region]:
-        cost = 2 + tokens
-    else:
-        cost = (2 + b.mountain[region] + state.troll_lair[region] + state.fortress[region]
-                + state.encampments[region] + tokens)
-    disc = 0
-    ps = powers(state, k)
-    if ps:
-        if D.COMMANDO in ps:  # SW-153
-            disc += 1
-        if D.MOUNTED in ps and b.terrain[region] in ("hill", "farmland"):  # SW-162
-            disc += 1
-        if D.UNDERWORLD in ps and region in b.caverns:  # SW-168
-            disc += 1
-    if race_ability(state, k, D.GIANTS):  # SW-134
-        occ = state.occupant
-        if any(occ[m] == k and b.mountain[m] for m in b.adj[region]):
-            disc += 1
-    if race_ability(state, k, D.TRITONS) and (region in b.coastal
-                                              or (b.water[region] and option(state, "tritons_water_discount"))):
-        disc += 1  # SW-141
-    return max(1, cost - disc)
+    """SW-64 cost of conquering `region` with force k."""
+    return costs(state, k, state.board, powers(state, k), (region,))[0]
+
+
+def costs(state, k, b, ps, regions):
+    """SW-64 cost with SW-65 discounts (floor 1) of each of `regions` for force k with powers `ps`:
+    the board's fixed part with k's discounts (SW-153, SW-162, SW-168, SW-141 / ED-27), plus the
+    defending tokens (ED-9: optionally not an own in-decline race's) and, on land, the markers
+    (SW-68: water counts as empty), minus one for Giants next to their mountain (SW-134)."""
+    options = state.options
+    tritons = k == D.TRITONS and race_ability(state, k, D.TRITONS)
+    fixed = b.fixed_costs(D.COMMANDO in ps, D.MOUNTED in ps, D.UNDERWORLD in ps, tritons,
+                          tritons and options["tritons_water_discount"])
+    giants = k == D.GIANTS and race_ability(state, k, D.GIANTS)
+    free_seat = None if options["own_decline_token_adds_cost"] else seat_of(state, k)  # ED-9
+    occ, tokens, in_decline, owner = state.occupant, state.tokens, state.in_decline, state.owner
+    lair, fortress, camps = state.troll_lair, state.fortress, state.encampments
+    water, mountain, neighbours = b.water, b.mountain, b.neighbours
+    out = []
+    for region in regions:
+        race = occ[region]
+        cost = fixed[region]
+        if race != NONE and not (race < D.N_RACES and in_decline[race] and owner[race] == free_seat):
+            cost += tokens[region]
+        if not water[region]:
+            cost += lair[region] + fortress[region] + camps[region]
+        if giants and any(occ[m] == k and mountain[m] for m in neighbours[region]):
+            cost -= 1
+        out.append(cost if cost > 1 else 1)
+    return out
 
 
 def immune(state, k, region):
@@ -63,35 +64,42 @@ def peace_forbids(state, k, region):
     return ally >= 0 and d == active_force(state, dseat) and k == active_force(state, ally)
 
 
-def reach_error(state, k, region, regs):
+def reachable(state, k, regs, ps):
+    """The regions force k (holding `regs`, with powers `ps`) may reach: SW-61 first conquest (SW-135,
+    SW-156, SW-164, ED-8; NEC-22 for the Ghosts), else SW-63 adjacency (SW-156, SW-168)."""
     b = state.board
-    ps = powers(state, k)
     flying = D.FLYING in ps
     if not regs:
         if k == GHOSTS:  # NEC-22
-            if region in b.lake_adjacent or (flying and option(state, "flying_ignores_entry") and not b.water[region]):
-                return None
-            return ("NEC-22", f"the Ghosts hold no region, so region {region} must border the Lake")
+            return b.lake_adjacent | b.land_set if flying and option(state, "flying_ignores_entry") else b.lake_adjacent
         if race_ability(state, k, D.HALFLINGS):  # SW-135
-            return None
-        if flying and option(state, "flying_ignores_entry") and not b.water[region]:  # SW-156
-            return None
-        if D.SEAFARING in ps and option(state, "seafaring_enters_by_sea") and region in b.seas:  # SW-164
-            return None
-        if D.UNDERWORLD in ps and option(state, "underworld_cavern_entry") and region in b.caverns:  # ED-8
-            return None
-        if region in b.entry:
-            return None
-        return ("SW-61", f"a first conquest must target an edge or seaside region; {region} is neither")
-    adj = b.adj[region]
-    occ = state.occupant
-    if any(occ[m] == k for m in adj):
+            return b.every
+        out = set(b.entry)
+        if flying and option(state, "flying_ignores_entry"):  # SW-156
+            out |= b.land_set
+        if D.SEAFARING in ps and option(state, "seafaring_enters_by_sea"):  # SW-164
+            out |= b.seas
+        if D.UNDERWORLD in ps and option(state, "underworld_cavern_entry"):  # ED-8
+            out |= b.caverns
+        return out
+    out = set(b.land_set) if flying else set()  # SW-156
+    for r in regs:
+        out.update(b.neighbours[r])
+    if D.UNDERWORLD in ps:  # SW-168
+        occ = state.occupant
+        if any(occ[c] == k for c in b.caverns):
+            out |= b.caverns
+    return out
+
+
+def reach_error(state, k, region, regs):
+    if region in reachable(state, k, regs, powers(state, k)):
         return None
-    if flying and not b.water[region]:  # SW-156
-        return None
-    if D.UNDERWORLD in ps and region in b.caverns and any(occ[c] == k for c in b.caverns):  # SW-168
-        return None
-    return ("SW-63", f"region {region} is not adjacent to a region of the conquering race")
+    if regs:
+        return ("SW-63", f"region {region} is not adjacent to a region of the conquering race")
+    if k == GHOSTS:
+        return ("NEC-22", f"the Ghosts hold no region, so region {region} must border the Lake")
+    return ("SW-61", f"a first conquest must target an edge or seaside region; {region} is neither")
 
 
 def target_error(state, k, region, regs):
@@ -102,7 +110,7 @@ def target_error(state, k, region, regs):
     if state.occupant[region] == k:
         return ("SW-70", f"region {region} is already held by the conquering race")
     if b.water[region]:
-        if state.necromancer >= 0 and region == b.lake and not option(state, "necro_lake_conquerable"):
+        if region == closed_lake(state):
             return ("NEC-24", "the Lake under Necromancer Island cannot be conquered")
         if D.SEAFARING not in powers(state, k):
             return ("SW-68", f"only an active Seafaring race may conquer water region {region}")
@@ -114,6 +122,38 @@ def target_error(state, k, region, regs):
     if peace_forbids(state, k, region):
         return ("SW-154", f"a Diplomat's peace protects region {region}")
     return None
+
+
+def closed_lake(state):
+    """NEC-24: the Lake under the Island, unless necro_lake_conquerable (ED-34); -1 without one."""
+    if state.necromancer >= 0 and not option(state, "necro_lake_conquerable"):
+        return state.board.lake
+    return -1
+
+
+def targets(state, k, regs, ps):
+    """The regions force k (holding `regs`, with powers `ps`) may conquer now, in region order, and
+    their costs: the regions for which target_error is None, without testing the unreachable ones."""
+    b = state.board
+    hero, dragon, hole, water = state.hero, state.dragon, state.hole, b.water
+    seafaring = D.SEAFARING in ps
+    lake = closed_lake(state)
+    peace = max(state.ally) >= 0  # SW-154 only binds while some Diplomat has an ally
+    valid = [r for r in sorted(reachable(state, k, regs, ps).difference(regs))
+             if not (water[r] and (r == lake or not seafaring))
+             and not ((hero[r] or dragon[r] or hole[r]) and immune(state, k, r))
+             and not (peace and peace_forbids(state, k, r))]
+    return valid, costs(state, k, b, ps, valid)
+
+
+def conversion_candidates(state, regs):
+    """The regions a Sorcerer conversion may reach (conversion_error's range test), in region order."""
+    b = state.board
+    out = set()
+    for r in regs:
+        out.update(b.neighbours[r])
+    out.update(b.caverns)  # SW-168 with Underworld; conversion_error decides
+    return sorted(out)
 
 
 def conversion_error(state, region, regs):
@@ -152,8 +192,9 @@ def can_abandon(state, k):
     return state.berserk_roll < 0 and (not option(state, "abandon_before_conquest_only") or state.conquests[k] == 0)
 
 
-def has_final_attempt(state, k):
-    return not (D.BERSERK in powers(state, k) and option(state, "berserk_roll_first"))
+def has_final_attempt(state, ps):
+    """SW-90: the final attempt; ED-16 a Berserk force (powers `ps`) rolls before choosing instead."""
+    return not (D.BERSERK in ps and state.options["berserk_roll_first"])
 
 
 def dragon_markers_ok(state, region):
@@ -170,14 +211,18 @@ def needed(state, cost):
 
 def final_attempt_in_reach(state, cost, hand):
     """SW-90 / ED-11: the reinforcement die covers a shortfall of 1 to 3 (0 allowed without ED-11)."""
-    return (1 if option(state, "final_die_requires_shortfall") else -99) <= cost - hand <= 3
+    return least_shortfall(state) <= cost - hand <= 3
 
 
-def dragon_ready(state, k):
-    """SW-155: Dragon Master attacks once per turn."""
-    return D.DRAGON_MASTER in powers(state, k) and not state.dragon_used
+def least_shortfall(state):
+    return 1 if option(state, "final_die_requires_shortfall") else -99
 
 
-def berserk(state, k):
-    """SW-151: a Berserk force rolls before choosing each target."""
-    return D.BERSERK in powers(state, k)
+def dragon_ready(state, ps):
+    """SW-155: Dragon Master (in the force's powers `ps`) attacks once per turn."""
+    return D.DRAGON_MASTER in ps and not state.dragon_used
+
+
+def berserk(ps):
+    """SW-151: a Berserk force (powers `ps`) rolls before choosing each target."""
+    return D.BERSERK in ps

@@ -57,25 +57,20 @@ NECRO_POWERS_DRAWN = RP["necromancer_island"]["powers_drawn"]  # 6
                        "spirit", "stout", "swamp", "underworld", "wealthy"))
 
 
+KIND_KEYS = ("",) + RACE_KEYS + ("lost_tribe", "ghosts")  # index = kind + 1
+
+
 def kind_key(k: int) -> str:
     """Wire name of a token kind: race key, "lost_tribe", "ghosts", or "" for none / a generic soul."""
-    if 0 <= k < N_RACES:
-        return RACE_KEYS[k]
-    if k == LOST_TRIBE:
-        return "lost_tribe"
-    if k == GHOSTS:
-        return "ghosts"
-    return ""
+    return KIND_KEYS[k + 1] if -1 <= k < N_KINDS else ""
+
+
+KIND_OF_KEY = {"": NO_RACE, **RACE, "lost_tribe": LOST_TRIBE, "ghosts": GHOSTS}
+POWER_OF_KEY = {"": -1, **POWER}
 
 
 def kind_from_key(key: str) -> int:
-    if not key:
-        return NO_RACE
-    if key == "lost_tribe":
-        return LOST_TRIBE
-    if key == "ghosts":
-        return GHOSTS
-    return RACE[key]
+    return KIND_OF_KEY[key]
 
 
 def power_key(p: int) -> str:
@@ -83,7 +78,7 @@ def power_key(p: int) -> str:
 
 
 def power_from_key(key: str) -> int:
-    return POWER[key] if key else -1
+    return POWER_OF_KEY[key]
 
 
 class Board:
@@ -114,8 +109,44 @@ class Board:
         self.caverns = frozenset(i for i in range(self.n) if "cavern" in self.symbols[i])
         self.land = tuple(i for i in range(self.n) if not self.water[i])
         self.borders = sum(len(a) for a in self.adj) // 2
+        # the same geometry as flags and sets indexed by region id, for the move generator
+        self.neighbours = tuple(tuple(sorted(a)) for a in self.adj)
+        self.land_set = frozenset(self.land)
+        self.every = frozenset(range(self.n))
+        self.is_cavern = tuple(i in self.caverns for i in range(self.n))
+        self.is_coastal = tuple(i in self.coastal for i in range(self.n))
+        self.mounted_terrain = tuple(t in ("hill", "farmland") for t in self.terrain)  # SW-162
+        self._fixed_costs: dict[tuple, tuple] = {}
+
+    def fixed_costs(self, commando: bool, mounted: bool, underworld: bool, tritons: bool,
+                    tritons_on_water: bool) -> tuple:
+        """Per region, the part of a conquest's cost that only the map and the discounts decide
+        (SW-64: 2, +1 on a mountain; SW-68 water: 2; SW-153, SW-162, SW-168, SW-141 discounts)."""
+        key = (commando, mounted, underworld, tritons, tritons_on_water)
+        found = self._fixed_costs.get(key)
+        if found is None:
+            found = self._fixed_costs[key] = tuple(
+                (2 if self.water[r] else 2 + self.mountain[r]) - commando - (mounted and self.mounted_terrain[r])
+                - (underworld and self.is_cavern[r])
+                - (tritons and (self.is_coastal[r] or (self.water[r] and tritons_on_water)))
+                for r in range(self.n))
+        return found
 
 
 @cache
 def board(key: str, border_13_19: bool = False, region28: str = "hill") -> Board:
     return Board(key, MAPS["maps"][key], border_13_19, region28)
+
+
+_BOARDS: dict[tuple, Board] = {}
+
+
+def board_of(map_key: tuple) -> Board:
+    """The board of a state's map_key (key, ED-3 border, ED-4 terrain), one dict look-up once built."""
+    found = _BOARDS.get(map_key)
+    if found is None:
+        found = _BOARDS[map_key] = board(*map_key)
+    return found
+
+
+MAX_REGIONS = max(len(m["regions"]) for m in MAPS["maps"].values())

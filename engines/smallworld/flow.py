@@ -19,6 +19,7 @@ from .scoring import end_game, score_turn, win_check
 from .state import ALLY, CONQUEST, DEFEND, END_TURN, HEROES, PICK, PURCHASE, REDEPLOY, START, STOUT, SUMMON
 
 GHOSTS, NONE = D.GHOSTS, D.NO_RACE
+NO_CONQUESTS = (0,) * D.N_KINDS
 
 # SW-52 / NEC-26 - NEC-30: the end-of-turn steps (names of FLOW steps); the view's end_step indexes them
 NORMAL_EOT = ("heroes", "ally", "score", "stout", "defend", "convert", "next")
@@ -26,9 +27,8 @@ NECRO_EOT = ("heroes", "ally", "score", "summon", "convert", "defend", "check", 
 
 
 def reset_turn(state):
-    for i in range(D.N_KINDS):
-        state.conquests[i] = 0
-        state.nonempty_conquests[i] = 0
+    state.conquests[:] = NO_CONQUESTS
+    state.nonempty_conquests[:] = NO_CONQUESTS
     state.attacked_seats = []
     state.converted_seats = []
     state.defender_queue = []

@@ -12,13 +12,19 @@ def option(state, name):
 
 
 def regions_of(state, k):
+    """The regions force k holds, in region order (found by list.index: a force holds few regions)."""
     occ = state.occupant
-    return [r for r in range(len(occ)) if occ[r] == k]
+    out = []
+    r = -1
+    for _ in range(occ.count(k)):
+        r = occ.index(k, r + 1)
+        out.append(r)
+    return out
 
 
 def on_map(state, k):
-    occ, cnt = state.occupant, state.tokens
-    return sum(cnt[r] for r in range(len(occ)) if occ[r] == k)
+    tokens = state.tokens
+    return sum([tokens[r] for r in regions_of(state, k)])
 
 
 def seat_of(state, k):
@@ -39,12 +45,17 @@ def is_active_race(state, k):
     return 0 <= k < D.N_RACES and state.owner[k] >= 0 and not state.in_decline[k]
 
 
+BADGE_POWERS = tuple((p,) for p in range(D.N_POWERS))  # the powers of a race with badge p, built once
+
+
 def powers(state, k):
     """Powers that act for force k: an active race's badge, or the Necromancer's active powers (NEC-25)."""
     if k == GHOSTS:
-        return state.necromancer_powers if option(state, "necro_powers_active") else ()
-    if is_active_race(state, k) and state.power_of[k] >= 0:
-        return (state.power_of[k],)
+        return state.necromancer_powers if state.options["necro_powers_active"] else ()
+    if 0 <= k < D.N_RACES and state.owner[k] >= 0 and not state.in_decline[k]:  # is_active_race
+        p = state.power_of[k]
+        if p >= 0:
+            return BADGE_POWERS[p]
     return ()
 
 

@@ -22,14 +22,10 @@ class SmallWorldEngine(Engine[SmallWorldState]):
     def new_state(self, seats, options, seed):
         return new_state(seats, options or {}, seed)
 
-    def check_seat(self, state, seat, move):
-        check_seat(state, seat, move)
-
-    def legal_moves(self, state, seat):
-        return legal_moves(state, seat)
-
-    def seats_to_act(self, state):
-        return seats_to_act(state)
+    # the module functions themselves: no wrapper call on the hot path
+    check_seat = staticmethod(check_seat)
+    legal_moves = staticmethod(legal_moves)
+    seats_to_act = staticmethod(seats_to_act)
 
     def to_move(self, state):
         acting = seats_to_act(state)  # a defender redeploying (SW-82) before the current player

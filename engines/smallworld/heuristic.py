@@ -6,7 +6,7 @@ import math
 from engines.core import rank_by
 
 from . import data as D
-from .conquest import conquest_cost
+from .conquest import costs
 from .forces import is_wiped, kinds_of, powers, regions_of, tokens_of
 from .legality import legal_moves
 from .moves import (
@@ -92,23 +92,25 @@ def choose_pick(state, seat, moves, rng):
     return max(moves, key=worth)
 
 
-CONQUEST_SCORE = {  # (state, force, move) -> how much the move is worth now
-    Conquer: lambda state, k, m: (_region_value(state, k, m.region) * 3 - conquest_cost(state, k, m.region)
-                               + (2 if state.occupant[m.region] not in (D.NO_RACE, D.LOST_TRIBE) else 0)),
-    Convert: lambda state, k, m: 10,
-    DragonAttack: lambda state, k, m: conquest_cost(state, k, m.region) - 2,
-    BerserkRoll: lambda state, k, m: 1.5,
-    FinalAttempt: lambda state, k, m: 0.5 - (conquest_cost(state, k, m.region) - state.hand[k]),
-    EndConquest: lambda state, k, m: 0,
-    Abandon: lambda state, k, m: -5,
+CONQUEST_SCORE = {  # (state, force, move, cost of a region) -> how much the move is worth now
+    Conquer: lambda state, k, m, cost: (_region_value(state, k, m.region) * 3 - cost(m.region)
+                                     + (2 if state.occupant[m.region] not in (D.NO_RACE, D.LOST_TRIBE) else 0)),
+    Convert: lambda state, k, m, cost: 10,
+    DragonAttack: lambda state, k, m, cost: cost(m.region) - 2,
+    BerserkRoll: lambda state, k, m, cost: 1.5,
+    FinalAttempt: lambda state, k, m, cost: 0.5 - (cost(m.region) - state.hand[k]),
+    EndConquest: lambda state, k, m, cost: 0,
+    Abandon: lambda state, k, m, cost: -5,
 }
 
 
 def choose_conquest(state, seat, moves, rng):
     k = state.force
+    regions = [m.region for m in moves if hasattr(m, "region")]
+    cost = dict(zip(regions, costs(state, k, state.board, powers(state, k), regions))).__getitem__  # priced once
     best, score = None, -1e9
     for m in moves:
-        s = CONQUEST_SCORE[type(m)](state, k, m) + rng.random() * 0.1
+        s = CONQUEST_SCORE[type(m)](state, k, m, cost) + rng.random() * 0.1
         if s > score:
             best, score = m, s
     return best

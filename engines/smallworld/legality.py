@@ -9,12 +9,14 @@ from __future__ import annotations
 from engines.core import IllegalMove
 
 from . import data as D
-from .conquest import (berserk, can_abandon, conquest_cost, conversion_error, dragon_markers_ok, dragon_ready,
-                       final_attempt_in_reach, has_final_attempt, needed, target_error)
+from .conquest import (berserk, can_abandon, conquest_cost, conversion_candidates, conversion_error, dragon_markers_ok,
+                       dragon_ready, final_attempt_in_reach, has_final_attempt, least_shortfall, needed, target_error,
+                       targets)
 from .forces import active_force, bivouac_force, is_wiped, kinds_of, option, powers, price, race_ability, regions_of
-from .moves import (Abandon, BerserkRoll, BuyGhost, BuyPower, ChoosePower, Conquer, Convert, Decline, Deploy,
-                    DragonAttack, EndConquest, EndPurchases, Expand, FinalAttempt, NameAlly, Pass, PickCombo,
-                    PlaceEncampment, PlaceFortress, PlaceHeroes, SetAside, Summon)
+from .moves import (ABANDON, BERSERK_ROLL, CONQUER, DEPLOYS, DRAGON_ATTACK, END_CONQUEST, FINAL_ATTEMPT, Abandon,
+                    BerserkRoll, BuyGhost, BuyPower, ChoosePower, Conquer, Convert, Decline, Deploy, DragonAttack,
+                    EndConquest, EndPurchases, Expand, FinalAttempt, NameAlly, Pass, PickCombo, PlaceEncampment,
+                    PlaceFortress, PlaceHeroes, SetAside, Summon)
 from .state import (ALLY, CONQUEST, DEFEND, HEROES, NECRO_SETUP, PICK, PURCHASE, REDEPLOY, START, STOUT, SUMMON,
                     PHASE_RULE)
 
@@ -37,15 +39,18 @@ def seats_to_act(state):
     """SW-30: the current player; SW-82: the defender redeploying now; SW-32: nobody after the end."""
     if state.over:
         return []
-    if state.phase == DEFEND:
-        return [state.defender_queue[0]]
-    return [state.current_seat]
+    return [acting_seat(state)]
+
+
+def acting_seat(state):
+    """The one seat that acts while the game is not over (seats_to_act)."""
+    return state.defender_queue[0] if state.phase == DEFEND else state.current_seat
 
 
 def check_seat(state, seat, move):
     if state.over:
         refuse("SW-32", "the game is over")
-    if seat not in seats_to_act(state):
+    if seat != acting_seat(state):
         if state.phase == DEFEND:
             refuse("SW-82", f"seat {state.defender_queue[0]} is redeploying its defenders now")
         refuse("SW-30", f"it is seat {state.current_seat}'s turn")
@@ -146,7 +151,7 @@ def purchase_possible(state):
 # ---------------------------------------------------------------- the move generator
 
 def legal_moves(state, seat):
-    if state.over or seat not in seats_to_act(state):
+    if state.over or seat != acting_seat(state):
         return []
     generate = GENERATORS.get(state.phase)
     return generate(state, seat) if generate else []
@@ -162,51 +167,55 @@ def pick_moves(state, seat):
 
 
 def conquest_choices(state):
-    """Every conquest move but EndConquest, lazily (a caller may want only the first)."""
+    """Every conquest move but EndConquest, in the order the clients see."""
     k = state.force
-    b = state.board
     regs = regions_of(state, k)
     hand = state.hand[k]
+    ps = powers(state, k)
     if state.berserk_roll >= 0:  # SW-151 Berserk: choose a target with the roll known
-        if hand >= 1:
-            for region in range(b.n):
-                if (target_error(state, k, region, regs) is None
-                        and needed(state, conquest_cost(state, k, region)) <= hand):
-                    yield Conquer(region)
-        return
-    if can_abandon(state, k):
-        yield from (Abandon(r) for r in regs)
+        if hand < 1:
+            return []
+        roll = state.berserk_roll
+        valid, cost = targets(state, k, regs, ps)
+        return [CONQUER[r] for r, c in zip(valid, cost) if max(1, c - roll) <= hand]  # needed()
+    moves = [ABANDON[r] for r in regs] if can_abandon(state, k) else []
     if hand >= 1:
-        final, dragon = has_final_attempt(state, k), dragon_ready(state, k)
-        for region in range(b.n):
-            if target_error(state, k, region, regs) is not None:
-                continue
-            c = conquest_cost(state, k, region)
+        final = has_final_attempt(state, ps)
+        dragon = dragon_ready(state, ps)
+        least = least_shortfall(state) + hand  # final_attempt_in_reach, the option read once
+        valid, cost = targets(state, k, regs, ps)
+        for region, c in zip(valid, cost):
             if c <= hand:
-                yield Conquer(region)
-            if final and final_attempt_in_reach(state, c, hand):
-                yield FinalAttempt(region)
+                moves.append(CONQUER[region])
+            if final and least <= c <= hand + 3:
+                moves.append(FINAL_ATTEMPT[region])
             if dragon and dragon_markers_ok(state, region):
-                yield DragonAttack(region)
-        if berserk(state, k):
-            yield BerserkRoll()
-    if race_ability(state, k, D.SORCERERS) and regs:
-        yield from (Convert(region) for region in range(b.n) if conversion_error(state, region, regs) is None)
+                moves.append(DRAGON_ATTACK[region])
+        if berserk(ps):
+            moves.append(BERSERK_ROLL)
+    if regs and race_ability(state, k, D.SORCERERS):
+        moves += [Convert(region) for region in conversion_candidates(state, regs)
+                  if conversion_error(state, region, regs) is None]
+    return moves
 
 
 def conquest_moves(state, seat=None):
-    return [*conquest_choices(state), EndConquest()]
+    moves = conquest_choices(state)
+    moves.append(END_CONQUEST)
+    return moves
 
 
 def has_conquest_choice(state):
     """More than EndConquest is open (the flow skips a decision with one answer)."""
-    return next(conquest_choices(state), None) is not None
+    return bool(conquest_choices(state))
 
 
 def deploy_moves(regs, count, island):
-    ms = [Deploy(r, c) for r in regs for c in range(1, count + 1)]
-    if island:
-        ms.extend(Deploy(-1, c) for c in range(1, count + 1))
+    """Deploy(region, 1..count) per region, then onto the Island (NEC-15)."""
+    ms = []
+    for r in (*regs, -1) if island else regs:
+        row = DEPLOYS[r]
+        ms += row[:count] if count <= len(row) else [Deploy(r, c) for c in range(1, count + 1)]
     return ms
 
 
@@ -329,7 +338,7 @@ def check_conquer(state, seat, move):
 def check_final_attempt(state, seat, move):
     k = in_conquest(state, move)
     c = target_cost(state, k, move.region)
-    if not has_final_attempt(state, k):
+    if not has_final_attempt(state, powers(state, k)):
         refuse("SW-151", "a Berserk race has no separate final attempt")
     if state.berserk_roll >= 0:
         refuse("SW-151", "use the pending Berserk roll first")
@@ -340,15 +349,16 @@ def check_final_attempt(state, seat, move):
 def check_dragon_attack(state, seat, move):
     k = in_conquest(state, move)
     target_cost(state, k, move.region)
-    if D.DRAGON_MASTER not in powers(state, k):
+    ps = powers(state, k)
+    if D.DRAGON_MASTER not in ps:
         refuse("SW-155", "only Dragon Master attacks with the Dragon")
-    if state.berserk_roll >= 0 or not dragon_ready(state, k) or not dragon_markers_ok(state, move.region):
+    if state.berserk_roll >= 0 or not dragon_ready(state, ps) or not dragon_markers_ok(state, move.region):
         refuse("SW-155", "the Dragon attacks once per turn")
 
 
 def check_berserk_roll(state, seat, move):
     k = in_conquest(state, move)
-    if not berserk(state, k):
+    if not berserk(powers(state, k)):
         refuse("SW-151", "only a Berserk race rolls first")
     if state.berserk_roll >= 0 or state.hand[k] < 1:
         refuse("SW-151", "the Berserk roll needs a token in hand and no pending roll")

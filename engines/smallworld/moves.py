@@ -5,6 +5,8 @@ from typing import NamedTuple
 
 from engines.core import distinct_move_kinds
 
+from . import data as D
+
 
 class PickCombo(NamedTuple):
     """Take the race + power combo at row position `position` (costs `position` coins, SW-40)."""
@@ -116,3 +118,12 @@ __all__ = [kind.__name__ for kind in MOVES]
 ALL = MOVES  # the old name, until the codec reads MOVES
 
 distinct_move_kinds(*MOVES)
+
+# the moves naming one region, built once (moves are immutable values): index = region id
+CONQUER = tuple(Conquer(r) for r in range(D.MAX_REGIONS))
+FINAL_ATTEMPT = tuple(FinalAttempt(r) for r in range(D.MAX_REGIONS))
+DRAGON_ATTACK = tuple(DragonAttack(r) for r in range(D.MAX_REGIONS))
+ABANDON = tuple(Abandon(r) for r in range(D.MAX_REGIONS))
+BERSERK_ROLL, END_CONQUEST = BerserkRoll(), EndConquest()
+# DEPLOYS[region][c - 1] is Deploy(region, c), for every region and the Island (-1)
+DEPLOYS = {r: tuple(Deploy(r, c) for c in range(1, max(D.BOX) + 1)) for r in range(-1, D.MAX_REGIONS)}

@@ -21,14 +21,17 @@ def score_turn(state, seat, events):
             gained += 7
             state.wealthy_paid = 1
     else:
+        a = state.active_race[seat]
+        active_regions = []
         for k in kinds_of(state, seat):
             regs = regions_of(state, k)
             gained += len(regs)
             if k == D.DWARVES:  # SW-131, also in decline
                 gained += sum(1 for r in regs if "mine" in b.symbols[r])
-        a = state.active_race[seat]
+            if k == a:
+                active_regions = regs
         if a >= 0:
-            regs = regions_of(state, a)
+            regs = active_regions
             if a == D.HUMANS:
                 gained += sum(1 for r in regs if b.terrain[r] == "farmland")
             elif a == D.WIZARDS:

@@ -38,8 +38,7 @@ class SmallWorldState:
 
     @property
     def board(self) -> D.Board:
-        key, border_13_19, region28 = self.map_key
-        return D.board(key, border_13_19, region28)
+        return D.board_of(self.map_key)
 
     def clone(self) -> SmallWorldState:
         copy = SmallWorldState.__new__(SmallWorldState)

@@ -101,16 +101,15 @@ def determinize(v, seat, rng: random.Random):
     for name, _, stored in TURN:
         setattr(state, name, stored(v[name]))
     state.force = D.kind_from_key(v["conquering_race"])
-    for r, x in enumerate(v["regions"]):
-        state.occupant[r] = D.kind_from_key(x["race"])
-        for name, _, stored in REGION:
-            getattr(state, name)[r] = stored(x[name])
+    regions, races = v["regions"], v["races"]
+    state.occupant = [D.KIND_OF_KEY[x["race"]] for x in regions]
+    for name, _, stored in REGION:
+        setattr(state, name, column(regions, name, stored))
     state.combo_row = [[D.kind_from_key(c["race"]), D.power_from_key(c["power"]), c["coins"]] for c in v["combo_row"]]
     state.power_discard = [D.power_from_key(p) for p in v["power_discard"]]
-    for k, x in enumerate(v["races"]):
-        state.power_of[k] = D.power_from_key(x["power"])
-        for name, _, stored in RACE:
-            getattr(state, name)[k] = stored(x[name])
+    state.power_of = [D.POWER_OF_KEY[x["power"]] for x in races]
+    for name, _, stored in RACE:
+        setattr(state, name, column(races, name, stored))
     restore_players(state, v["players"], v["round"])
     necromancer = v["necromancer"]
     state.necromancer = necromancer["seat"]
@@ -122,6 +121,13 @@ def determinize(v, seat, rng: random.Random):
     state.over = int(v["over"])
     resample_decks(state, necromancer, rng)
     return state
+
+
+def column(rows, name, stored):
+    """One state list from the view's per-region or per-race rows."""
+    if stored is same:
+        return [x[name] for x in rows]
+    return [stored(x[name]) for x in rows]
 
 
 def restore_players(state, players, round_):
