@@ -4,122 +4,125 @@ from __future__ import annotations
 from . import data as D
 from .forces import active_force, is_active_race, option, powers, race_ability, seat_of
 
-GHOSTS, LOST, NONE = D.GHOSTS, D.LOST_TRIBE, D.NO_RACE
+GHOSTS, LOST, NONE, N_RACES = D.GHOSTS, D.LOST_TRIBE, D.NO_RACE, D.N_RACES
 
 
-def conquest_cost(state, k, region):
-    """SW-64 cost of conquering `region` with force k."""
-    return costs(state, k, state.board, powers(state, k), (region,))[0]
+def conquest_cost(state, force, region):
+    """SW-64 cost of conquering `region` with `force` (the token kind conquering)."""
+    return costs(state, force, state.board, powers(state, force), (region,))[0]
 
 
-def costs(state, k, b, ps, regions):
-    """SW-64 cost with SW-65 discounts (floor 1) of each of `regions` for force k with powers `ps`:
-    the board's fixed part with k's discounts (SW-153, SW-162, SW-168, SW-141 / ED-27), plus the
+def costs(state, force, board, ps, regions):
+    """SW-64 cost with SW-65 discounts (floor 1) of each of `regions` for `force` with powers `ps`:
+    the board's fixed part with the force's discounts (SW-153, SW-162, SW-168, SW-141 / ED-27), plus the
     defending tokens (ED-9: optionally not an own in-decline race's) and, on land, the markers
     (SW-68: water counts as empty), minus one for Giants next to their mountain (SW-134)."""
-    options = state.options
-    tritons = k == D.TRITONS and race_ability(state, k, D.TRITONS)
-    fixed = b.fixed_costs(D.COMMANDO in ps, D.MOUNTED in ps, D.UNDERWORLD in ps, tritons,
-                          tritons and options["tritons_water_discount"])
-    giants = k == D.GIANTS and race_ability(state, k, D.GIANTS)
-    free_seat = None if options["own_decline_token_adds_cost"] else seat_of(state, k)  # ED-9
-    occ, tokens, in_decline, owner = state.occupant, state.tokens, state.in_decline, state.owner
+    tritons = 0
+    if force == D.TRITONS and race_ability(state, force, D.TRITONS):
+        tritons = 2 if state.options["tritons_water_discount"] else 1
+    fixed = board.fixed_costs(ps, tritons)
+    giants = force == D.GIANTS and race_ability(state, force, D.GIANTS)
+    free_seat = None if state.options["own_decline_token_adds_cost"] else seat_of(state, force)  # ED-9
+    occ, tokens, in_decline, owner, water = state.occupant, state.tokens, state.in_decline, state.owner, board.water
     lair, fortress, camps = state.troll_lair, state.fortress, state.encampments
-    water, mountain, neighbours = b.water, b.mountain, b.neighbours
     out = []
     for region in regions:
         race = occ[region]
         cost = fixed[region]
-        if race != NONE and not (race < D.N_RACES and in_decline[race] and owner[race] == free_seat):
+        if race >= 0 and (race >= N_RACES or not in_decline[race] or owner[race] != free_seat):
             cost += tokens[region]
         if not water[region]:
             cost += lair[region] + fortress[region] + camps[region]
-        if giants and any(occ[m] == k and mountain[m] for m in neighbours[region]):
+        if giants and any(occ[m] == force and board.mountain[m] for m in board.neighbours[region]):
             cost -= 1
         out.append(cost if cost > 1 else 1)
     return out
 
 
-def immune(state, k, region):
+def immune(state, force, region):
     """SW-172: Hero, Dragon or Hole protects against every other race (ED-22)."""
     if not (state.hero[region] or state.dragon[region] or state.hole[region]):
         return False
-    d = state.occupant[region]
-    if d == k:
+    defender = state.occupant[region]
+    if defender == force:
         return False
-    if not option(state, "immunity_vs_own_races") and seat_of(state, d) == seat_of(state, k):
+    if not option(state, "immunity_vs_own_races") and seat_of(state, defender) == seat_of(state, force):
         return False
     return True
 
 
-def peace_forbids(state, k, region):
+def peace_forbids(state, force, region):
     """SW-154: the Diplomat's ally's active race may not touch the Diplomat's active force."""
-    d = state.occupant[region]
-    if d == NONE or d == LOST:
+    defender = state.occupant[region]
+    if defender == NONE or defender == LOST:
         return False
-    dseat = seat_of(state, d)
-    if dseat < 0:
+    defender_seat = seat_of(state, defender)
+    if defender_seat < 0:
         return False
-    ally = state.ally[dseat]
-    return ally >= 0 and d == active_force(state, dseat) and k == active_force(state, ally)
+    ally = state.ally[defender_seat]
+    return ally >= 0 and defender == active_force(state, defender_seat) and force == active_force(state, ally)
 
 
-def reachable(state, k, regs, ps):
-    """The regions force k (holding `regs`, with powers `ps`) may reach: SW-61 first conquest (SW-135,
-    SW-156, SW-164, ED-8; NEC-22 for the Ghosts), else SW-63 adjacency (SW-156, SW-168)."""
-    b = state.board
+def reachable(state, force, held, ps):
+    """A new set of the regions `force` (holding `held`, with powers `ps`) may reach: SW-61 first conquest
+    (SW-135, SW-156, SW-164, ED-8; NEC-22 for the Ghosts), else SW-63 adjacency (SW-156, SW-168)."""
+    board = state.board
     flying = D.FLYING in ps
-    if not regs:
-        if k == GHOSTS:  # NEC-22
-            return b.lake_adjacent | b.land_set if flying and option(state, "flying_ignores_entry") else b.lake_adjacent
-        if race_ability(state, k, D.HALFLINGS):  # SW-135
-            return b.every
-        out = set(b.entry)
+    if not held:
+        if force == GHOSTS:  # NEC-22
+            if flying and option(state, "flying_ignores_entry"):
+                return set(board.lake_adjacent | board.land_set)
+            return set(board.lake_adjacent)
+        if force == D.HALFLINGS and race_ability(state, force, D.HALFLINGS):  # SW-135
+            return set(board.every)
+        out = set(board.entry)
         if flying and option(state, "flying_ignores_entry"):  # SW-156
-            out |= b.land_set
+            out |= board.land_set
         if D.SEAFARING in ps and option(state, "seafaring_enters_by_sea"):  # SW-164
-            out |= b.seas
+            out |= board.seas
         if D.UNDERWORLD in ps and option(state, "underworld_cavern_entry"):  # ED-8
-            out |= b.caverns
+            out |= board.caverns
         return out
-    out = set(b.land_set) if flying else set()  # SW-156
-    for r in regs:
-        out.update(b.neighbours[r])
+    out = set(board.land_set) if flying else set()  # SW-156
+    out.update(*map(board.neighbours.__getitem__, held))
     if D.UNDERWORLD in ps:  # SW-168
         occ = state.occupant
-        if any(occ[c] == k for c in b.caverns):
-            out |= b.caverns
+        if any(occ[c] == force for c in board.caverns):
+            out |= board.caverns
     return out
 
 
-def reach_error(state, k, region, regs):
-    if region in reachable(state, k, regs, powers(state, k)):
+def reach_error(state, force, region, held, ps=None):
+    if region in reachable(state, force, held, powers(state, force) if ps is None else ps):
         return None
-    if regs:
+    if held:
         return ("SW-63", f"region {region} is not adjacent to a region of the conquering race")
-    if k == GHOSTS:
+    if force == GHOSTS:
         return ("NEC-22", f"the Ghosts hold no region, so region {region} must border the Lake")
     return ("SW-61", f"a first conquest must target an edge or seaside region; {region} is neither")
 
 
-def target_error(state, k, region, regs):
-    """SW-60 (b)-(f), (h): everything about a target except its cost."""
-    b = state.board
-    if not 0 <= region < b.n:
+def target_error(state, force, region, held, ps=None):
+    """SW-60 (b)-(f), (h): everything about a target of `force` (holding `held`, with powers `ps`)
+    except its cost."""
+    board = state.board
+    if ps is None:
+        ps = powers(state, force)
+    if not 0 <= region < board.n:
         return ("SW-60", f"there is no region {region}")
-    if state.occupant[region] == k:
+    if state.occupant[region] == force:
         return ("SW-70", f"region {region} is already held by the conquering race")
-    if b.water[region]:
+    if board.water[region]:
         if region == closed_lake(state):
             return ("NEC-24", "the Lake under Necromancer Island cannot be conquered")
-        if D.SEAFARING not in powers(state, k):
+        if D.SEAFARING not in ps:
             return ("SW-68", f"only an active Seafaring race may conquer water region {region}")
-    e = reach_error(state, k, region, regs)
+    e = reach_error(state, force, region, held, ps)
     if e:
         return e
-    if immune(state, k, region):
+    if immune(state, force, region):
         return ("SW-172", f"region {region} is immune (Hero, Dragon or Hole-in-the-Ground)")
-    if peace_forbids(state, k, region):
+    if peace_forbids(state, force, region):
         return ("SW-154", f"a Diplomat's peace protects region {region}")
     return None
 
@@ -131,49 +134,53 @@ def closed_lake(state):
     return -1
 
 
-def targets(state, k, regs, ps):
-    """The regions force k (holding `regs`, with powers `ps`) may conquer now, in region order, and
-    their costs: the regions for which target_error is None, without testing the unreachable ones."""
-    b = state.board
-    hero, dragon, hole, water = state.hero, state.dragon, state.hole, b.water
-    seafaring = D.SEAFARING in ps
-    lake = closed_lake(state)
-    peace = max(state.ally) >= 0  # SW-154 only binds while some Diplomat has an ally
-    valid = [r for r in sorted(reachable(state, k, regs, ps).difference(regs))
-             if not (water[r] and (r == lake or not seafaring))
-             and not ((hero[r] or dragon[r] or hole[r]) and immune(state, k, r))
-             and not (peace and peace_forbids(state, k, r))]
-    return valid, costs(state, k, b, ps, valid)
+def targets(state, force, held, ps):
+    """The regions `force` (holding `held`, with powers `ps`) may conquer now, in region order, and
+    their costs: the regions for which target_error is None, found with set operations."""
+    board = state.board
+    found = reachable(state, force, held, ps)
+    found.difference_update(held)  # SW-70
+    if D.SEAFARING in ps:
+        found.discard(closed_lake(state))  # NEC-24
+    else:
+        found -= board.water_set  # SW-68
+    hero, dragon, hole = state.hero, state.dragon, state.hole
+    if any(hero) or any(dragon) or any(hole):  # SW-172
+        found = {r for r in found if not ((hero[r] or dragon[r] or hole[r]) and immune(state, force, r))}
+    if max(state.ally) >= 0:  # SW-154 binds only while some Diplomat has an ally
+        found = {r for r in found if not peace_forbids(state, force, r)}
+    valid = sorted(found)
+    return valid, costs(state, force, board, ps, valid)
 
 
-def conversion_candidates(state, regs):
+def conversion_candidates(state, held):
     """The regions a Sorcerer conversion may reach (conversion_error's range test), in region order."""
-    b = state.board
+    board = state.board
     out = set()
-    for r in regs:
-        out.update(b.neighbours[r])
-    out.update(b.caverns)  # SW-168 with Underworld; conversion_error decides
+    for r in held:
+        out.update(board.neighbours[r])
+    out.update(board.caverns)  # SW-168 with Underworld; conversion_error decides
     return sorted(out)
 
 
-def conversion_error(state, region, regs):
+def conversion_error(state, region, held):
     """SW-140 conditions for a Sorcerer conversion of the region."""
-    b = state.board
+    board = state.board
     S = D.SORCERERS
-    if not 0 <= region < b.n:
+    if not 0 <= region < board.n:
         return ("SW-140", f"there is no region {region}")
-    d = state.occupant[region]
-    if (not is_active_race(state, d) or state.owner[d] == state.current_seat or state.tokens[region] != 1
+    defender = state.occupant[region]
+    if (not is_active_race(state, defender) or state.owner[defender] == state.current_seat or state.tokens[region] != 1
             or state.encampments[region]):
         return ("SW-140", "a conversion needs a lone token of an opponent's active race with no Encampment")
-    if state.owner[d] in state.converted_seats:
+    if state.owner[defender] in state.converted_seats:
         return ("SW-140", "only one conversion per opponent per turn")
-    if b.water[region] and D.SEAFARING not in powers(state, S):
+    if board.water[region] and D.SEAFARING not in powers(state, S):
         return ("SW-140", "Sorcerers may convert on water only when Seafaring")
     occ = state.occupant
-    near = any(occ[m] == S for m in b.adj[region])
+    near = any(occ[m] == S for m in board.adj[region])
     if (not near and option(state, "sorcerer_range") == "borders_and_underworld" and D.UNDERWORLD in powers(state, S)
-            and region in b.caverns and any(occ[c] == S for c in b.caverns)):
+            and region in board.caverns and any(occ[c] == S for c in board.caverns)):
         near = True
     if not near:
         return ("SW-140", f"region {region} does not border a Sorcerer region")
@@ -188,8 +195,8 @@ def conversion_error(state, region, regs):
     return None
 
 
-def can_abandon(state, k):
-    return state.berserk_roll < 0 and (not option(state, "abandon_before_conquest_only") or state.conquests[k] == 0)
+def can_abandon(state, force):
+    return state.berserk_roll < 0 and (not option(state, "abandon_before_conquest_only") or state.conquests[force] == 0)
 
 
 def has_final_attempt(state, ps):

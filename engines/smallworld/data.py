@@ -58,11 +58,8 @@ NECRO_POWERS_DRAWN = RP["necromancer_island"]["powers_drawn"]  # 6
 
 
 KIND_KEYS = ("",) + RACE_KEYS + ("lost_tribe", "ghosts")  # index = kind + 1
-
-
-def kind_key(k: int) -> str:
-    """Wire name of a token kind: race key, "lost_tribe", "ghosts", or "" for none / a generic soul."""
-    return KIND_KEYS[k + 1] if -1 <= k < N_KINDS else ""
+# Wire name of a token kind: race key, "lost_tribe", "ghosts", or "" for none (NO_RACE) / a generic soul (SOUL)
+kind_key = dict(enumerate(KIND_KEYS, start=-1)).__getitem__
 
 
 KIND_OF_KEY = {"": NO_RACE, **RACE, "lost_tribe": LOST_TRIBE, "ghosts": GHOSTS}
@@ -73,8 +70,7 @@ def kind_from_key(key: str) -> int:
     return KIND_OF_KEY[key]
 
 
-def power_key(p: int) -> str:
-    return POWER_KEYS[p] if p >= 0 else ""
+power_key = dict(enumerate(("",) + POWER_KEYS, start=-1)).__getitem__  # wire name of a power, "" for none
 
 
 def power_from_key(key: str) -> int:
@@ -116,19 +112,21 @@ class Board:
         self.is_cavern = tuple(i in self.caverns for i in range(self.n))
         self.is_coastal = tuple(i in self.coastal for i in range(self.n))
         self.mounted_terrain = tuple(t in ("hill", "farmland") for t in self.terrain)  # SW-162
+        self.water_set = frozenset(i for i in range(self.n) if self.water[i])
         self._fixed_costs: dict[tuple, tuple] = {}
 
-    def fixed_costs(self, commando: bool, mounted: bool, underworld: bool, tritons: bool,
-                    tritons_on_water: bool) -> tuple:
-        """Per region, the part of a conquest's cost that only the map and the discounts decide
-        (SW-64: 2, +1 on a mountain; SW-68 water: 2; SW-153, SW-162, SW-168, SW-141 discounts)."""
-        key = (commando, mounted, underworld, tritons, tritons_on_water)
+    def fixed_costs(self, ps, tritons: int) -> tuple:
+        """Per region, the part of a conquest's cost that only the map and the discounts of powers
+        `ps` (and Tritons: 1 coastal, 2 also on water) decide: SW-64 2, +1 on a mountain; SW-68
+        water 2; SW-153 Commando, SW-162 Mounted, SW-168 Underworld, SW-141 / ED-27 Tritons -1."""
+        key = (tuple(ps), tritons)
         found = self._fixed_costs.get(key)
         if found is None:
+            commando, mounted, underworld = COMMANDO in ps, MOUNTED in ps, UNDERWORLD in ps
             found = self._fixed_costs[key] = tuple(
                 (2 if self.water[r] else 2 + self.mountain[r]) - commando - (mounted and self.mounted_terrain[r])
                 - (underworld and self.is_cavern[r])
-                - (tritons and (self.is_coastal[r] or (self.water[r] and tritons_on_water)))
+                - (tritons > 0 and (self.is_coastal[r] or (self.water[r] and tritons > 1)))
                 for r in range(self.n))
         return found
 
@@ -138,15 +136,15 @@ def board(key: str, border_13_19: bool = False, region28: str = "hill") -> Board
     return Board(key, MAPS["maps"][key], border_13_19, region28)
 
 
-_BOARDS: dict[tuple, Board] = {}
+class Boards(dict):
+    """Board by a state's map_key (key, ED-3 border, ED-4 terrain): one dict look-up once built."""
+
+    def __missing__(self, map_key: tuple) -> Board:
+        found = self[map_key] = board(*map_key)
+        return found
 
 
-def board_of(map_key: tuple) -> Board:
-    """The board of a state's map_key (key, ED-3 border, ED-4 terrain), one dict look-up once built."""
-    found = _BOARDS.get(map_key)
-    if found is None:
-        found = _BOARDS[map_key] = board(*map_key)
-    return found
+BOARDS = Boards()
 
 
 MAX_REGIONS = max(len(m["regions"]) for m in MAPS["maps"].values())

@@ -124,24 +124,25 @@ def maybe_end_conquest(state, events):
 
 def begin_redeploy(state, events):
     """SW-95: Skeletons first, then free redistribution, pieces, Amazons."""
-    k = state.force
+    force = state.force
     state.phase = REDEPLOY
     state.berserk_roll = -1
-    if race_ability(state, k, D.SKELETONS):  # SW-139
-        n = min(state.nonempty_conquests[k] // 2, state.supply[k])
+    if force == D.SKELETONS and race_ability(state, force, D.SKELETONS):  # SW-139
+        n = min(state.nonempty_conquests[force] // 2, state.supply[force])
         if n:
-            state.supply[k] -= n
-            state.hand[k] += n
+            state.supply[force] -= n
+            state.hand[force] += n
             events.append(Event("skeletons_raised", {"seat": state.current_seat, "tokens": n}))
-    occ, cnt = state.occupant, state.tokens
-    for r in range(len(occ)):
-        if occ[r] == k and cnt[r] > 1:
-            state.hand[k] += cnt[r] - 1
-            cnt[r] = 1
-    ps = powers(state, k)
+    held = regions_of(state, force)
+    tokens = state.tokens
+    for r in held:
+        if tokens[r] > 1:
+            state.hand[force] += tokens[r] - 1
+            tokens[r] = 1
+    ps = powers(state, force)
     if D.BIVOUACKING in ps:  # SW-152: place or move the Encampments
-        for r in range(len(occ)):
-            if occ[r] == k and state.encampments[r]:
+        for r in held:
+            if state.encampments[r]:
                 state.encampments_in_hand[state.current_seat] += state.encampments[r]
                 state.encampments[r] = 0
     state.fortress_done = 0 if D.FORTIFIED in ps else 1
@@ -154,50 +155,49 @@ def advance_redeploy(state, events):
 
 
 def redeploy(state, events):
-    """SW-95: run the redeployment step that is due."""
-    return redeploy_step(state)[0]
+    """SW-95: run the redeployment step that is due on the force's regions; "redeploy" again after
+    a step that decided alone, None while a seat decides."""
+    step, held = redeploy_step(state)
+    return REDEPLOY_STEPS[step](state, events, held)
 
 
-def deploy_tokens(state, events):
+def deploy_tokens(state, events, held):
     """Tokens in hand go on the force's regions; with one region there is nothing to choose."""
-    k = state.force
-    regs = regions_of(state, k)
-    if len(regs) == 1 and not island_open(state, k):
-        deploy(state, k, regs[0], state.hand[k], events, state.current_seat)
+    force = state.force
+    if len(held) == 1 and not island_open(state, force):
+        deploy(state, force, held[0], state.hand[force], events, state.current_seat)
         return "redeploy"
     return None
 
 
-def place_encampments(state, events):
+def place_encampments(state, events, held):
     """SW-152: with one region every Encampment goes there."""
-    regs = regions_of(state, state.force)
-    if len(regs) == 1:
+    if len(held) == 1:
         n = state.encampments_in_hand[state.current_seat]
-        state.encampments[regs[0]] += n
+        state.encampments[held[0]] += n
         state.encampments_in_hand[state.current_seat] = 0
-        events.append(Event("encampment_placed", {"seat": state.current_seat, "region": regs[0], "count": n}))
+        events.append(Event("encampment_placed", {"seat": state.current_seat, "region": held[0], "count": n}))
         return "redeploy"
     return None
 
 
-def place_fortress(state, events):
+def place_fortress(state, events, held):
     """SW-158: the Fortress step is skipped when no region can take one."""
-    if not fortress_regions(state, regions_of(state, state.force)):
+    if not fortress_regions(state, held):
         state.fortress_done = 1
         return "redeploy"
     return None
 
 
-def set_aside_amazons(state, events):
+def set_aside_amazons(state, events, held):
     """SW-130: the Amazons set aside up to 4 tokens (ED-19: a lone token too when unavoidable)."""
-    regs = regions_of(state, state.force)
     if state.set_aside_due < 0:
-        total = sum(state.tokens[r] for r in regs)
+        total = sum(state.tokens[r] for r in held)
         if not option(state, "amazons_removal_may_abandon"):
-            total -= len(regs)
+            total -= len(held)
         state.set_aside_due = min(4, total)
         return "redeploy"
-    cands = aside_regions(state, regs)
+    cands = aside_regions(state, held)
     if not cands:
         state.set_aside_due = 0
         return "redeploy"
@@ -207,16 +207,16 @@ def set_aside_amazons(state, events):
     return None
 
 
-def redeployed(state, events):
-    k = state.force
-    if race_ability(state, k, D.TROLLS) and not option(state, "lair_on_conquest"):  # ED-26 alternative
-        for r in regions_of(state, k):
+def redeployed(state, events, held):
+    force = state.force
+    if force == D.TROLLS and race_ability(state, force, D.TROLLS) and not option(state, "lair_on_conquest"):  # ED-26
+        for r in held:
             if not state.troll_lair[r] and sum(state.troll_lair) < D.MARKERS["troll_lair"]:
                 state.troll_lair[r] = 1
-    if k == GHOSTS and state.hand[k] > 0:  # NEC-23: no region, back to the Island
-        deploy(state, k, -1, state.hand[k], events, state.current_seat)
-    events.append(Event("redeployed", {"seat": state.current_seat, "race": D.kind_key(k)}))
-    if k == GHOSTS:
+    if force == GHOSTS and state.hand[force] > 0:  # NEC-23: no region, back to the Island
+        deploy(state, force, -1, state.hand[force], events, state.current_seat)
+    events.append(Event("redeployed", {"seat": state.current_seat, "race": D.kind_key(force)}))
+    if force == GHOSTS:
         win_check(state, events, immediate_only=True)
         if state.over:
             return None
@@ -333,13 +333,17 @@ def next_turn_step(state, events):
     return None
 
 
-FLOW = {
-    "redeploy": redeploy,
+# SW-95 the redeployment steps, by the names legality.redeploy_step gives: (state, events, regions of the force)
+REDEPLOY_STEPS = {
     "deploy_tokens": deploy_tokens,
     "place_encampments": place_encampments,
     "place_fortress": place_fortress,
     "set_aside": set_aside_amazons,
     "redeployed": redeployed,
+}
+
+FLOW = {
+    "redeploy": redeploy,
     "heroes": heroes,
     "ally": ally,
     "score": score,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from . import data as D
 
-GHOSTS, NONE = D.GHOSTS, D.NO_RACE
+GHOSTS, NONE, N_RACES = D.GHOSTS, D.NO_RACE, D.N_RACES
 
 
 def option(state, name):
@@ -14,9 +14,12 @@ def option(state, name):
 def regions_of(state, k):
     """The regions force k holds, in region order (found by list.index: a force holds few regions)."""
     occ = state.occupant
-    out = []
-    r = -1
-    for _ in range(occ.count(k)):
+    n = occ.count(k)
+    if not n:
+        return []
+    r = occ.index(k)
+    out = [r]
+    for _ in range(n - 1):
         r = occ.index(k, r + 1)
         out.append(r)
     return out
@@ -50,12 +53,13 @@ BADGE_POWERS = tuple((p,) for p in range(D.N_POWERS))  # the powers of a race wi
 
 def powers(state, k):
     """Powers that act for force k: an active race's badge, or the Necromancer's active powers (NEC-25)."""
+    if 0 <= k < N_RACES:
+        p = state.power_of[k]
+        if p >= 0 and state.owner[k] >= 0 and not state.in_decline[k]:  # is_active_race
+            return BADGE_POWERS[p]
+        return ()
     if k == GHOSTS:
         return state.necromancer_powers if state.options["necro_powers_active"] else ()
-    if 0 <= k < D.N_RACES and state.owner[k] >= 0 and not state.in_decline[k]:  # is_active_race
-        p = state.power_of[k]
-        if p >= 0:
-            return BADGE_POWERS[p]
     return ()
 
 

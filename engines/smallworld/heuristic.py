@@ -33,11 +33,10 @@ from .scoring import outcome_keys
 from .state import ALLY, CONQUEST, DEFEND, HEROES, PICK, PURCHASE, REDEPLOY, START, STOUT, SUMMON
 
 
-def _region_value(state, k, r):
-    """Coins a region is worth to force k per turn (1 + its terrain/symbol bonuses)."""
+def _region_value(state, k, r, ps):
+    """Coins a region is worth to force k (with powers `ps`) per turn (1 + its terrain/symbol bonuses)."""
     b = state.board
     v = 1.0
-    ps = powers(state, k)
     terrain = b.terrain[r]
     if ((D.FOREST in ps and terrain == "forest") or (D.HILL in ps and terrain == "hill")
             or (D.SWAMP in ps and terrain == "swamp")):
@@ -55,7 +54,8 @@ def _region_value(state, k, r):
 
 def _exposure(state, k, r):
     b = state.board
-    return sum(1 for m in b.adj[r] if state.occupant[m] != k and not b.water[m]) + (1 if b.edge[r] else 0) * 0.5
+    occupant, water = state.occupant, b.water
+    return sum([1 for m in b.neighbours[r] if occupant[m] != k and not water[m]]) + (1 if b.edge[r] else 0) * 0.5
 
 
 def by_kind(moves):
@@ -92,25 +92,26 @@ def choose_pick(state, seat, moves, rng):
     return max(moves, key=worth)
 
 
-CONQUEST_SCORE = {  # (state, force, move, cost of a region) -> how much the move is worth now
-    Conquer: lambda state, k, m, cost: (_region_value(state, k, m.region) * 3 - cost(m.region)
+CONQUEST_SCORE = {  # (state, force, move, cost of a region, the force's powers) -> what the move is worth now
+    Conquer: lambda state, k, m, cost, ps: (_region_value(state, k, m.region, ps) * 3 - cost(m.region)
                                      + (2 if state.occupant[m.region] not in (D.NO_RACE, D.LOST_TRIBE) else 0)),
-    Convert: lambda state, k, m, cost: 10,
-    DragonAttack: lambda state, k, m, cost: cost(m.region) - 2,
-    BerserkRoll: lambda state, k, m, cost: 1.5,
-    FinalAttempt: lambda state, k, m, cost: 0.5 - (cost(m.region) - state.hand[k]),
-    EndConquest: lambda state, k, m, cost: 0,
-    Abandon: lambda state, k, m, cost: -5,
+    Convert: lambda state, k, m, cost, ps: 10,
+    DragonAttack: lambda state, k, m, cost, ps: cost(m.region) - 2,
+    BerserkRoll: lambda state, k, m, cost, ps: 1.5,
+    FinalAttempt: lambda state, k, m, cost, ps: 0.5 - (cost(m.region) - state.hand[k]),
+    EndConquest: lambda state, k, m, cost, ps: 0,
+    Abandon: lambda state, k, m, cost, ps: -5,
 }
 
 
 def choose_conquest(state, seat, moves, rng):
-    k = state.force
+    force = state.force
+    ps = powers(state, force)
     regions = [m.region for m in moves if hasattr(m, "region")]
-    cost = dict(zip(regions, costs(state, k, state.board, powers(state, k), regions))).__getitem__  # priced once
+    cost = dict(zip(regions, costs(state, force, state.board, ps, regions))).__getitem__  # priced once
     best, score = None, -1e9
     for m in moves:
-        s = CONQUEST_SCORE[type(m)](state, k, m, cost) + rng.random() * 0.1
+        s = CONQUEST_SCORE[type(m)](state, force, m, cost, ps) + rng.random() * 0.1
         if s > score:
             best, score = m, s
     return best

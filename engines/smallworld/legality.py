@@ -9,7 +9,7 @@ from __future__ import annotations
 from engines.core import IllegalMove
 
 from . import data as D
-from .conquest import (berserk, can_abandon, conquest_cost, conversion_candidates, conversion_error, dragon_markers_ok,
+from .conquest import (berserk, can_abandon, costs, conversion_candidates, conversion_error, dragon_markers_ok,
                        dragon_ready, final_attempt_in_reach, has_final_attempt, least_shortfall, needed, target_error,
                        targets)
 from .forces import active_force, bivouac_force, is_wiped, kinds_of, option, powers, price, race_ability, regions_of
@@ -50,7 +50,7 @@ def acting_seat(state):
 def check_seat(state, seat, move):
     if state.over:
         refuse("SW-32", "the game is over")
-    if seat != acting_seat(state):
+    if seat != (state.defender_queue[0] if state.phase == DEFEND else state.current_seat):  # acting_seat
         if state.phase == DEFEND:
             refuse("SW-82", f"seat {state.defender_queue[0]} is redeploying its defenders now")
         refuse("SW-30", f"it is seat {state.current_seat}'s turn")
@@ -67,7 +67,7 @@ def can_pay_for(state, seat, position):
 
 def may_pick_when_wiped(state, seat):
     """SW-54 / ED-25: a wiped-out active race picks a new combo only with wiped_race_may_pick."""
-    return is_wiped(state, seat) and option(state, "wiped_race_may_pick")
+    return option(state, "wiped_race_may_pick") and is_wiped(state, seat)
 
 
 def holds(state, k, r):
@@ -82,17 +82,17 @@ def island_open(state, k):
 
 def redeploy_step(state):
     """SW-95: which redeployment step is due (the flow step of that name), with the force's regions."""
-    k = state.force
-    regs = regions_of(state, k)
-    if state.hand[k] > 0 and regs:
-        return "deploy_tokens", regs
-    if state.encampments_in_hand[state.current_seat] > 0 and D.BIVOUACKING in powers(state, k) and regs:  # SW-152
-        return "place_encampments", regs
+    force = state.force
+    held = regions_of(state, force)
+    if state.hand[force] > 0 and held:
+        return "deploy_tokens", held
+    if state.encampments_in_hand[state.current_seat] > 0 and D.BIVOUACKING in powers(state, force) and held:  # SW-152
+        return "place_encampments", held
     if not state.fortress_done:  # SW-158
-        return "place_fortress", regs
-    if state.set_aside_due != 0 and race_ability(state, k, D.AMAZONS):  # SW-130
-        return "set_aside", regs
-    return "redeployed", regs
+        return "place_fortress", held
+    if state.set_aside_due != 0 and force == D.AMAZONS and race_ability(state, force, D.AMAZONS):  # SW-130
+        return "set_aside", held
+    return "redeployed", held
 
 
 def fortress_regions(state, regs):
@@ -151,7 +151,7 @@ def purchase_possible(state):
 # ---------------------------------------------------------------- the move generator
 
 def legal_moves(state, seat):
-    if state.over or seat != acting_seat(state):
+    if state.over or seat != (state.defender_queue[0] if state.phase == DEFEND else state.current_seat):  # acting_seat
         return []
     generate = GENERATORS.get(state.phase)
     return generate(state, seat) if generate else []
@@ -168,22 +168,22 @@ def pick_moves(state, seat):
 
 def conquest_choices(state):
     """Every conquest move but EndConquest, in the order the clients see."""
-    k = state.force
-    regs = regions_of(state, k)
-    hand = state.hand[k]
-    ps = powers(state, k)
+    force = state.force
+    held = regions_of(state, force)
+    hand = state.hand[force]
+    ps = powers(state, force)
     if state.berserk_roll >= 0:  # SW-151 Berserk: choose a target with the roll known
         if hand < 1:
             return []
         roll = state.berserk_roll
-        valid, cost = targets(state, k, regs, ps)
+        valid, cost = targets(state, force, held, ps)
         return [CONQUER[r] for r, c in zip(valid, cost) if max(1, c - roll) <= hand]  # needed()
-    moves = [ABANDON[r] for r in regs] if can_abandon(state, k) else []
+    moves = [ABANDON[r] for r in held] if can_abandon(state, force) else []
     if hand >= 1:
         final = has_final_attempt(state, ps)
         dragon = dragon_ready(state, ps)
         least = least_shortfall(state) + hand  # final_attempt_in_reach, the option read once
-        valid, cost = targets(state, k, regs, ps)
+        valid, cost = targets(state, force, held, ps)
         for region, c in zip(valid, cost):
             if c <= hand:
                 moves.append(CONQUER[region])
@@ -193,9 +193,9 @@ def conquest_choices(state):
                 moves.append(DRAGON_ATTACK[region])
         if berserk(ps):
             moves.append(BERSERK_ROLL)
-    if regs and race_ability(state, k, D.SORCERERS):
-        moves += [Convert(region) for region in conversion_candidates(state, regs)
-                  if conversion_error(state, region, regs) is None]
+    if force == D.SORCERERS and held and race_ability(state, force, D.SORCERERS):
+        moves += [Convert(region) for region in conversion_candidates(state, held)
+                  if conversion_error(state, region, held) is None]
     return moves
 
 
@@ -210,10 +210,10 @@ def has_conquest_choice(state):
     return bool(conquest_choices(state))
 
 
-def deploy_moves(regs, count, island):
+def deploy_moves(held, count, island):
     """Deploy(region, 1..count) per region, then onto the Island (NEC-15)."""
     ms = []
-    for r in (*regs, -1) if island else regs:
+    for r in (*held, -1) if island else held:
         row = DEPLOYS[r]
         ms += row[:count] if count <= len(row) else [Deploy(r, c) for c in range(1, count + 1)]
     return ms
@@ -308,14 +308,15 @@ def in_conquest(state, move):
     return state.force
 
 
-def target_cost(state, k, region):
+def target_cost(state, force, region):
     """SW-60: a token in hand and a valid target; returns the target's cost."""
-    if state.hand[k] < 1:
+    if state.hand[force] < 1:
         refuse("SW-60", "the conquering race has no token in hand")
-    e = target_error(state, k, region, regions_of(state, k))
+    ps = powers(state, force)
+    e = target_error(state, force, region, regions_of(state, force), ps)
     if e:
         refuse(*e)
-    return conquest_cost(state, k, region)
+    return costs(state, force, state.board, ps, (region,))[0]
 
 
 def check_abandon(state, seat, move):

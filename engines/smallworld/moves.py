@@ -57,7 +57,7 @@ class EndConquest(NamedTuple):
 class Deploy(NamedTuple):
     """Place `count` tokens from hand on `region` (SW-95, SW-82); region -1 = the Necromancer's Island (NEC-15)."""
     region: int
-    count: int
+    count: int  # type: ignore[assignment]  # the wire field's name; it shadows tuple.count, which nothing calls
 
 
 class PlaceEncampment(NamedTuple):

@@ -40,49 +40,49 @@ def clear_region(state, r, owner_seat):
 
 def take_defenders(state, region, events):
     """SW-80 losses of the region being conquered; returns (kind, seat) of the defender."""
-    d = state.occupant[region]
+    defender = state.occupant[region]
     n = state.tokens[region]
-    if d == NONE:
+    if defender == NONE:
         clear_region(state, region, -1)
         return NONE, -1
-    dseat = seat_of(state, d)
-    if d == LOST:
+    defender_seat = seat_of(state, defender)
+    if defender == LOST:
         discard_token(state, LOST, True)  # SW-80(a), NEC-10
-    elif d == GHOSTS:  # NEC-14
+    elif defender == GHOSTS:  # NEC-14
         state.well_ghosts += 1
         state.kept[GHOSTS] += n - 1
-    elif race_ability(state, d, D.ELVES):  # SW-132
-        state.kept[d] += n
+    elif defender == D.ELVES and race_ability(state, defender, D.ELVES):  # SW-132
+        state.kept[defender] += n
     else:
-        state.kept[d] += n - 1
-        discard_token(state, d, True)
+        state.kept[defender] += n - 1
+        discard_token(state, defender, True)
     state.occupant[region] = NONE
     state.tokens[region] = 0
-    clear_region(state, region, dseat)
-    if 0 <= d < D.N_RACES and state.in_decline[d] and tokens_of(state, d) == 0:
-        leave_play(state, d, events)  # SW-103
-    return d, dseat
+    clear_region(state, region, defender_seat)
+    if 0 <= defender < D.N_RACES and state.in_decline[defender] and tokens_of(state, defender) == 0:
+        leave_play(state, defender, events)  # SW-103
+    return defender, defender_seat
 
 
-def record_conquest(state, k, d, dseat, nonempty):
-    state.conquests[k] += 1
-    state.nonempty_conquests[k] += 1 if nonempty else 0
-    if (dseat >= 0 and dseat != state.current_seat and d == active_force(state, dseat)
-            and dseat not in state.attacked_seats):
-        state.attacked_seats.append(dseat)
+def record_conquest(state, force, defender, defender_seat, nonempty):
+    state.conquests[force] += 1
+    state.nonempty_conquests[force] += 1 if nonempty else 0
+    if (defender_seat >= 0 and defender_seat != state.current_seat and defender == active_force(state, defender_seat)
+            and defender_seat not in state.attacked_seats):
+        state.attacked_seats.append(defender_seat)
 
 
-def conquer(state, k, region, tokens, events, how, cost, roll=-1):
+def conquer(state, force, region, tokens, events, how, cost, roll=-1):
     """SW-67: defenders leave, markers are handled, the attacker's tokens are placed."""
     nonempty = state.occupant[region] != NONE  # SW-6
-    d, dseat = take_defenders(state, region, events)
-    state.occupant[region] = k
+    defender, defender_seat = take_defenders(state, region, events)
+    state.occupant[region] = force
     state.tokens[region] = tokens
-    state.hand[k] -= tokens
-    if (race_ability(state, k, D.TROLLS) and option(state, "lair_on_conquest")
+    state.hand[force] -= tokens
+    if (force == D.TROLLS and race_ability(state, force, D.TROLLS) and option(state, "lair_on_conquest")
             and sum(state.troll_lair) < D.MARKERS["troll_lair"]):
         state.troll_lair[region] = 1  # SW-142
-    if race_ability(state, k, D.HALFLINGS):  # SW-135
+    if force == D.HALFLINGS and race_ability(state, force, D.HALFLINGS):  # SW-135
         if option(state, "halfling_holes_reusable"):
             if sum(state.hole) < D.MARKERS["hole_in_the_ground"]:
                 state.hole[region] = 1
@@ -94,30 +94,31 @@ def conquer(state, k, region, tokens, events, how, cost, roll=-1):
             state.dragon[r] = 0
         state.dragon[region] = 1
         state.dragon_used = 1
-    record_conquest(state, k, d, dseat, nonempty)
+    record_conquest(state, force, defender, defender_seat, nonempty)
     events.append(Event("conquered", {
-        "seat": state.current_seat, "race": D.kind_key(k), "region": region, "cost": cost, "tokens": tokens,
-        "defender_race": D.kind_key(d), "defender_seat": dseat, "nonempty": nonempty, "how": how, "roll": roll}))
+        "seat": state.current_seat, "race": D.kind_key(force), "region": region, "cost": cost, "tokens": tokens,
+        "defender_race": D.kind_key(defender), "defender_seat": defender_seat, "nonempty": nonempty, "how": how,
+        "roll": roll}))
 
 
 def convert(state, region, events):
     """SW-140 conversion by the active Sorcerers."""
     S = D.SORCERERS
-    d = state.occupant[region]
-    dseat = state.owner[d]
-    discard_token(state, d, option(state, "sorcerer_victim_to_well"))  # ED-39
+    defender = state.occupant[region]
+    defender_seat = state.owner[defender]
+    discard_token(state, defender, option(state, "sorcerer_victim_to_well"))  # ED-39
     state.occupant[region] = S
     state.tokens[region] = 1
-    clear_region(state, region, dseat)
+    clear_region(state, region, defender_seat)
     state.supply[S] -= 1
-    state.converted_seats.append(dseat)
+    state.converted_seats.append(defender_seat)
     state.conquests[S] += 1
     if option(state, "conversion_counts_as_conquest"):  # ED-21
         state.nonempty_conquests[S] += 1
-        if dseat not in state.attacked_seats:
-            state.attacked_seats.append(dseat)
-    events.append(Event("converted", {"seat": state.current_seat, "region": region, "victim_race": D.kind_key(d),
-                                      "victim_seat": dseat}))
+        if defender_seat not in state.attacked_seats:
+            state.attacked_seats.append(defender_seat)
+    events.append(Event("converted", {"seat": state.current_seat, "region": region, "victim_race": D.kind_key(defender),
+                                      "victim_seat": defender_seat}))
 
 
 def abandon(state, k, r, events, to_aside=False):
@@ -133,20 +134,21 @@ def abandon(state, k, r, events, to_aside=False):
     events.append(Event("abandoned", {"seat": seat_of(state, k), "race": D.kind_key(k), "region": r}))
 
 
-def ready_troops(state, k, events):
+def ready_troops(state, force, events):
     """SW-92 (and NEC-21 for Ghosts): one token stays per region, the rest comes to hand."""
-    occ, cnt = state.occupant, state.tokens
-    for r in range(len(occ)):
-        if occ[r] == k and cnt[r] > 1:
-            state.hand[k] += cnt[r] - 1
-            cnt[r] = 1
-    state.hand[k] += state.kept[k] + state.set_aside[k]
-    state.kept[k] = 0
-    state.set_aside[k] = 0
-    if k == GHOSTS:
-        state.hand[k] += state.island
+    tokens = state.tokens
+    for r in regions_of(state, force):
+        if tokens[r] > 1:
+            state.hand[force] += tokens[r] - 1
+            tokens[r] = 1
+    state.hand[force] += state.kept[force] + state.set_aside[force]
+    state.kept[force] = 0
+    state.set_aside[force] = 0
+    if force == GHOSTS:
+        state.hand[force] += state.island
         state.island = 0
-    events.append(Event("troops_readied", {"seat": seat_of(state, k), "race": D.kind_key(k), "hand": state.hand[k]}))
+    events.append(Event("troops_readied", {"seat": seat_of(state, force), "race": D.kind_key(force),
+                                           "hand": state.hand[force]}))
 
 
 def refill_row(state, events):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from . import data as D
 
@@ -36,9 +37,78 @@ class SmallWorldState:
 
     __slots__ = ("rng", "declines", "combo_row") + SCALARS + REGION_LISTS + KIND_LISTS + SEAT_LISTS + OTHER_LISTS
 
+    rng: random.Random
+    declines: list[list[int]]
+    combo_row: list[list[int]]
+    # SCALARS
+    options: dict[str, Any]
+    seats: int
+    map_key: tuple[str, bool, str]
+    rounds: int
+    round: int
+    turn_index: int
+    first_player: int
+    necromancer: int
+    current_seat: int
+    phase: str
+    force: int
+    berserk_roll: int
+    dragon_used: int
+    fortress_done: int
+    set_aside_due: int
+    decline_turn: int
+    after_ghouls: str
+    end_step: int
+    ghost_reserve: int
+    island: int
+    well_ghosts: int
+    wealthy_paid: int
+    purchases: int
+    holes_placed: int
+    necromancer_won: int
+    over: int
+    heroes_placed: int
+    # REGION_LISTS, by region id
+    occupant: list[int]
+    tokens: list[int]
+    troll_lair: list[int]
+    fortress: list[int]
+    encampments: list[int]
+    hero: list[int]
+    dragon: list[int]
+    hole: list[int]
+    # KIND_LISTS, by token kind
+    owner: list[int]
+    in_decline: list[int]
+    power_of: list[int]
+    hand: list[int]
+    kept: list[int]
+    set_aside: list[int]
+    supply: list[int]
+    conquests: list[int]
+    nonempty_conquests: list[int]
+    # SEAT_LISTS, by seat
+    coins: list[int]
+    active_race: list[int]
+    encampments_in_hand: list[int]
+    ally: list[int]
+    wealthy_due: list[int]
+    # OTHER_LISTS
+    turn_order: list[int]
+    race_deck: list[int]
+    power_deck: list[int]
+    power_discard: list[int]
+    attacked_seats: list[int]
+    converted_seats: list[int]
+    defender_queue: list[int]
+    well_tokens: list[int]
+    necromancer_powers: list[int]
+    power_reserve: list[int]
+    rejected_powers: list[int]
+
     @property
     def board(self) -> D.Board:
-        return D.board_of(self.map_key)
+        return D.BOARDS[self.map_key]
 
     def clone(self) -> SmallWorldState:
         copy = SmallWorldState.__new__(SmallWorldState)

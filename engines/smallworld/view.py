@@ -6,6 +6,7 @@ declared once in the tables below and read by both `view` and `determinize`.
 from __future__ import annotations
 
 import random
+from operator import itemgetter
 
 from . import data as D
 from .forces import on_map, price
@@ -85,11 +86,10 @@ def necromancer_view(state, seat):
 
 
 def view_options(v):
-    options = dict(DEFAULTS)
-    for name, value in (v.get("options") or {}).items():
-        if name in options:
-            options[name] = value
-    return options
+    given = v.get("options") or {}
+    if given.keys() <= DEFAULTS.keys():
+        return {**DEFAULTS, **given}
+    return {**DEFAULTS, **{name: value for name, value in given.items() if name in DEFAULTS}}
 
 
 def determinize(v, seat, rng: random.Random):
@@ -125,9 +125,8 @@ def determinize(v, seat, rng: random.Random):
 
 def column(rows, name, stored):
     """One state list from the view's per-region or per-race rows."""
-    if stored is same:
-        return [x[name] for x in rows]
-    return [stored(x[name]) for x in rows]
+    values = map(itemgetter(name), rows)
+    return list(values if stored is same else map(stored, values))
 
 
 def restore_players(state, players, round_):
