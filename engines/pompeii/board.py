@@ -49,6 +49,27 @@ def _neighbours(i: int) -> tuple[int, ...]:
 
 NEIGHBOURS = tuple(_neighbours(i) if IS_CITY[i] else () for i in range(CELLS))
 
+# The same city as bit masks (bit i: cell i), so a walk or a flood spreads over every cell in a few
+# integer operations instead of a loop over squares.
+CITY_MASK = sum(1 << i for i in CITY)
+_WEST_EDGE = sum(1 << (r * COLS) for r in range(ROWS))
+_EAST_EDGE = _WEST_EDGE << (COLS - 1)
+
+
+def spread(mask: int) -> int:
+    """The cells orthogonally beside those of `mask` (POM-3), void cells included."""
+    return (((mask & ~_EAST_EDGE) << 1) | ((mask & ~_WEST_EDGE) >> 1) | (mask << COLS) | (mask >> COLS)) & CITY_MASK
+
+
+def cells_of(mask: int) -> list[int]:
+    """The cells of a mask in increasing order (the order squares are listed in everywhere)."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
 # POM-4 vents, POM-5 gates
 SYMBOLS = ("scroll", "column", "coin", "vase", "helmet", "mask")
 VENT = {sym: index(sq) for sym, sq in _DATA["vents"].items()}
@@ -56,6 +77,8 @@ VENT_SYMBOL = {v: s for s, v in VENT.items()}
 IS_VENT = tuple(i in VENT_SYMBOL for i in range(CELLS))
 GATES = tuple(index(g["square"]) for g in _DATA["gates"])
 GATE_NAME = {index(g["square"]): g["name"] for g in _DATA["gates"]}
+VENT_MASK = sum(1 << v for v in VENT.values())
+GATE_MASK = sum(1 << g for g in GATES)
 
 # POM-8 / POM-66: tile kinds in a fixed order (bag draws walk this order)
 DUAL_PAIRS = tuple(tuple(p) for p in _DATA["dual_vent_tiles"]["pairs"])
@@ -65,9 +88,13 @@ TILE_COUNTS = tuple(_DATA["lava_tiles"]["per_symbol"][s] for s in SYMBOLS)
 DUAL_COUNT_EACH = 1  # POM-66: three extra tiles, one per pair
 
 
+_TILE_SYMBOLS = {kind: tuple(kind.split("+")) for kind in TILE_KINDS}
+SYMBOL_INDEX = {sym: i for i, sym in enumerate(SYMBOLS)}
+
+
 def tile_symbols(kind: str) -> tuple[str, ...]:
     """The symbols a drawn tile may be placed as (two for a dual-vent tile)."""
-    return tuple(kind.split("+"))
+    return _TILE_SYMBOLS.get(kind) or tuple(kind.split("+"))
 
 
 # POM-7 cards: 1..11 Pompeii numbers, then the two special cards
@@ -105,23 +132,34 @@ class Building:
     slots: int
 
 
+Rooms = tuple[tuple[int, int], ...]  # (cell, slots printed on it) per building square, in building order
+
+
 @dataclass(frozen=True)
 class Layout:
-    """POM-6: buildings and slots for one value of `building_10_split`."""
+    """POM-6: buildings and slots for one value of `building_10_split`, with the lookups that
+    phase 1 asks at every decision built once."""
 
     buildings: tuple[Building, ...]
     building_at: tuple[int, ...]  # building index per cell, -1 for none
     slots_at: tuple[int, ...]  # slots printed on each cell
-    by_number: dict  # number -> tuple of building indices
-    by_id: dict  # id -> building index
+    by_number: dict[int, tuple[int, ...]]  # number -> tuple of building indices
+    by_id: dict[str, int]  # id -> building index
+    rooms: tuple[Rooms, ...]  # per building
+    number_rooms: dict[int, Rooms]  # number -> the rooms of every building bearing it (POM-22/36)
+    wild_rooms: dict[bool, Rooms]  # wild_card_neutral_buildings -> rooms a wild card may fill (POM-37)
+    relatives_for: tuple[tuple[int, ...], ...]  # entered building -> relative_targets(entered)
 
     def relative_targets(self, entered: int) -> tuple[int, ...]:
         """POM-33: buildings of the entered building's colour (twin included), or neutral; never itself."""
-        colour = self.buildings[entered].colour
-        return tuple(
-            b for b, bd in enumerate(self.buildings)
-            if b != entered and (bd.colour == colour or bd.number == 0)
-        )
+        if 0 <= entered < len(self.relatives_for):
+            return self.relatives_for[entered]
+        return _relative_targets(self.buildings, entered)
+
+
+def _relative_targets(buildings: tuple[Building, ...], entered: int) -> tuple[int, ...]:
+    colour = buildings[entered].colour
+    return tuple(b for b, bd in enumerate(buildings) if b != entered and (bd.colour == colour or bd.number == 0))
 
 
 def _layout(split_10: bool) -> Layout:
@@ -143,8 +181,14 @@ def _layout(split_10: bool) -> Layout:
     for bi, bd in enumerate(buildings):
         if bd.number:
             by_number[bd.number] = by_number.get(bd.number, ()) + (bi,)
-    return Layout(tuple(buildings), tuple(building_at), tuple(slots_at), by_number,
-                  {bd.id: bi for bi, bd in enumerate(buildings)})
+    rooms = tuple(tuple((c, slots_at[c]) for c in bd.squares) for bd in buildings)
+    return Layout(
+        tuple(buildings), tuple(building_at), tuple(slots_at), by_number,
+        {bd.id: bi for bi, bd in enumerate(buildings)}, rooms,
+        {n: tuple(r for b in bs for r in rooms[b]) for n, bs in by_number.items()},
+        {neutral: tuple(r for b, bd in enumerate(buildings) if bd.number or neutral for r in rooms[b])
+         for neutral in (False, True)},
+        tuple(_relative_targets(tuple(buildings), b) for b in range(len(buildings))))
 
 
 LAYOUTS = {False: _layout(False), True: _layout(True)}

@@ -6,6 +6,7 @@ from engines.core import Event, advance
 
 from . import board as B
 from .flow import FLOW, clear_relatives, cut_off
+from .geometry import note_lava
 from .legality import building_people, is_wild
 from .moves import DeclareEruption, MovePerson, OmenTarget, Pass, PlaceLava, PlaceRelative, PlayCard, StopRelatives
 from .state import PompeiiState, layout
@@ -90,10 +91,10 @@ def place_lava(state: PompeiiState, seat: int, move: PlaceLava, events: list[Eve
     p = state.seats
     killed = state.people[cell * p:(cell + 1) * p]
     for s in range(p):  # POM-64
-        state.volcano[s] += killed[s]
-        state.people[cell * p + s] = 0
-    state.lava[cell] = symbol
-    state.lava_order.append((cell, symbol))
+        if killed[s]:
+            state.volcano[s] += killed[s]
+            state.people[cell * p + s] = 0
+    note_lava(state, cell, symbol)
     events.append(Event("lava_placed", {"seat": seat, "square": B.sq(cell), "symbol": symbol,
                                         "tile": state.pending_tile, "killed": killed}))
     cut_off(state, events)

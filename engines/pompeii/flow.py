@@ -11,10 +11,22 @@ from __future__ import annotations
 from engines.core import Event
 
 from . import board as B
-from .geometry import reached_from_gates, tile_options
+from .geometry import reached_from_gates, tile_fits
 from .legality import omen_targets, relative_cells
 from .scoring import outcome
-from .state import ESCAPE, FIRST_MOVE, OMEN, OPENING, OVER, PLACE_LAVA, PLAY_CARD, RELATIVES, SECOND_MOVE, PompeiiState
+from .state import (
+    ESCAPE,
+    FIRST_MOVE,
+    OMEN,
+    OPENING,
+    OVER,
+    PLACE_LAVA,
+    PLAY_CARD,
+    RELATIVES,
+    SECOND_MOVE,
+    People,
+    PompeiiState,
+)
 
 OPENING_TILES = 6  # POM-61
 
@@ -110,7 +122,7 @@ def next_tile(state: PompeiiState, events: list[Event]) -> str | None:
     seat = state.turn
     state.pending_tile = draw_tile(state)
     events.append(Event("tile_drawn", {"seat": seat, "tile": state.pending_tile}))
-    if tile_options(state):
+    if tile_fits(state):
         state.step = PLACE_LAVA
         return None
     state.tiles_discarded.append(state.pending_tile)
@@ -120,22 +132,25 @@ def next_tile(state: PompeiiState, events: list[Event]) -> str | None:
 
 def cut_off(state: PompeiiState, events: list[Event]) -> None:
     """POM-65 step 3: everyone on a square no open gate reaches goes to the volcano."""
-    marked = reached_from_gates(state)
+    people = state.people
+    anyone = 0
+    for cells in people.where:
+        anyone |= cells
+    lost = anyone & ~reached_from_gates(state)
+    if not lost:
+        return
     p = state.seats
     killed = [0] * p
     squares = []
-    for c in B.CITY:
-        if c in marked:
-            continue
-        row = state.people[c * p:(c + 1) * p]
-        if any(row):
-            squares.append(B.sq(c))
-            for s in range(p):
-                killed[s] += row[s]
-                state.volcano[s] += row[s]
-                state.people[c * p + s] = 0
-    if squares:
-        events.append(Event("cut_off", {"squares": squares, "killed": killed}))
+    for c in B.cells_of(lost):
+        squares.append(B.sq(c))
+        for s in range(p):
+            here = people[c * p + s]
+            if here:
+                killed[s] += here
+                state.volcano[s] += here
+                people[c * p + s] = 0
+    events.append(Event("cut_off", {"squares": squares, "killed": killed}))
 
 
 def after_tile(state: PompeiiState, events: list[Event]) -> str | None:
@@ -161,7 +176,8 @@ def start_turn(state: PompeiiState, events: list[Event]) -> str | None:
     """POM-70: record the seat's lone people (POM-94), then draw the tile."""
     seat = state.turn
     p = state.seats
-    state.lone = tuple(c for c in B.CITY if state.people[c * p + seat] == 1 and state.on_cell(c) == 1)
+    people = state.people
+    state.lone = tuple(c for c in B.cells_of(people.where[seat]) if people[c * p + seat] == 1 and people.crowd[c] == 1)
     state.moves_made = 0
     state.first_end = -1
     state.first_lone = False
@@ -201,10 +217,10 @@ def _finish(state: PompeiiState, events: list[Event], final: list[int]) -> None:
 def last_tile_played(state: PompeiiState, events: list[Event]) -> None:
     """POM-80: whoever is still in the city perishes."""
     p = state.seats
-    final = [sum(state.people[s::p]) for s in range(p)]
+    final = list(state.people.placed)
     for s in range(p):
         state.volcano[s] += final[s]
-    state.people = [0] * len(state.people)
+    state.people = People([0] * len(state.people), p)
     _finish(state, events, final)
 
 

@@ -1,36 +1,74 @@
-"""Where lava may flow and people may walk (POM-62, POM-65, POM-72, POM-73): queries on the city."""
-from __future__ import annotations
+"""Where lava may flow and people may walk (POM-62, POM-65, POM-72, POM-73): queries on the city.
 
-from collections import deque
+The city is read as bit masks (board.py): covered cells, open cells, walks and floods are a few
+integer operations per step, and the masks of the lava laid so far are kept in the state, remade
+from `lava_order` only when it has grown (or was replaced) since.
+"""
+from __future__ import annotations
 
 from . import board as B
 from .state import PompeiiState
 
 
+def lava_masks(state: PompeiiState) -> tuple[int, dict[str, int]]:
+    """The covered cells, and per symbol the cells whose tile counts as it (POM-62)."""
+    order = state.lava_order
+    if state.lava_seen != len(order):
+        covered, marks = 0, {}
+        for c, symbol in order:
+            covered |= 1 << c
+            marks[symbol] = marks.get(symbol, 0) | 1 << c
+        state.covered, state.lava_marks, state.lava_seen = covered, marks, len(order)
+    return state.covered, state.lava_marks
+
+
+def note_lava(state: PompeiiState, cell: int, symbol: str) -> None:
+    """Lay a tile: the cell, the order of tiles, and the masks when they were up to date."""
+    fresh = state.lava_seen == len(state.lava_order)
+    state.lava[cell] = symbol
+    state.lava_order.append((cell, symbol))
+    if fresh:
+        marks = dict(state.lava_marks)  # clones share the old dict
+        marks[symbol] = marks.get(symbol, 0) | 1 << cell
+        state.covered |= 1 << cell
+        state.lava_marks = marks
+        state.lava_seen += 1
+
+
 def passable(state: PompeiiState, cell: int) -> bool:
     """POM-72: uncovered city square; uncovered vents too unless vents_block_movement."""
-    return (B.IS_CITY[cell] and not state.lava[cell]
-            and not (B.IS_VENT[cell] and state.options["vents_block_movement"]))
+    return bool(open_cells(state) >> cell & 1)
+
+
+def open_cells(state: PompeiiState) -> int:
+    """POM-72: the cells a person may enter (uncovered city squares, less uncovered vents when
+    vents_block_movement), as a mask."""
+    open_ = B.CITY_MASK & ~lava_masks(state)[0]
+    if state.options["vents_block_movement"]:
+        open_ &= ~B.VENT_MASK
+    return open_
+
+
+def lava_targets(state: PompeiiState, symbol: str) -> int:
+    """POM-62: the legal squares for a tile counting as `symbol`, as a mask."""
+    covered, marks = lava_masks(state)
+    vent = 1 << B.VENT[symbol]
+    sources = marks.get(symbol, 0)
+    if not sources:
+        if not covered & vent:
+            return vent
+        sources = vent  # vent covered by another symbol (only with lava_on_foreign_vent)
+    elif covered & vent:
+        sources |= vent
+    targets = B.spread(sources) & ~covered
+    if not state.options["lava_on_foreign_vent"]:
+        targets &= ~B.VENT_MASK | vent
+    return targets
 
 
 def lava_cells(state: PompeiiState, symbol: str) -> list[int]:
     """POM-62: legal squares for a tile counting as `symbol`."""
-    lava = state.lava
-    vent = B.VENT[symbol]
-    foreign = state.options["lava_on_foreign_vent"]
-    sources = [c for c in B.CITY if lava[c] == symbol]
-    if not sources:
-        if not lava[vent]:
-            return [vent]
-        sources = [vent]  # vent covered by another symbol (only with lava_on_foreign_vent)
-    elif lava[vent] and lava[vent] != symbol:
-        sources.append(vent)
-    out = set()
-    for source in sources:
-        for n in B.NEIGHBOURS[source]:
-            if not lava[n] and (foreign or not B.IS_VENT[n] or B.VENT_SYMBOL[n] == symbol):
-                out.add(n)
-    return sorted(out)
+    return B.cells_of(lava_targets(state, symbol))
 
 
 def tile_options(state: PompeiiState) -> list[tuple[str, int]]:
@@ -41,34 +79,36 @@ def tile_options(state: PompeiiState) -> list[tuple[str, int]]:
     return [(symbol, c) for symbol in symbols for c in lava_cells(state, symbol)]
 
 
-_BLOCKED_AT_START = {v: tuple(not B.IS_CITY[c] or (v and B.IS_VENT[c]) for c in range(B.CELLS))
-                     for v in (False, True)}
+def tile_fits(state: PompeiiState) -> bool:
+    """POM-63: the pending tile has a legal square."""
+    return any(lava_targets(state, symbol) for symbol in B.tile_symbols(state.pending_tile))
 
 
-def blocked_cells(state: PompeiiState) -> list[bool]:
-    """POM-72: cells a person cannot enter (void, covered, or uncovered vents with vents_block_movement)."""
-    blocked = list(_BLOCKED_AT_START[state.options["vents_block_movement"]])
-    for c, _ in state.lava_order:
-        blocked[c] = True
-    return blocked
-
-
-def reachable(state: PompeiiState, origin: int, steps: int, blocked=None) -> dict[int, int]:
-    """POM-72: cells reachable from origin within `steps`, with their distance."""
-    if blocked is None:
-        blocked = blocked_cells(state)
-    dist = {origin: 0}
-    frontier = [origin]
+def walk(open_: int, origin: int, steps: int) -> tuple[int, int]:
+    """POM-72/73: the cells reachable from origin within `steps` through `open_` cells, and those
+    within steps - 1 (from where an open gate lets the person out), as masks."""
+    seen = front = before = 1 << origin
     for d in range(1, steps + 1):
-        nxt = []
-        for c in frontier:
-            for n in B.NEIGHBOURS[c]:
-                if n not in dist and not blocked[n]:
-                    dist[n] = d
-                    nxt.append(n)
-        if not nxt:
+        if d == steps:
+            before = seen
+        front = B.spread(front) & open_ & ~seen
+        if not front:
+            return seen, seen
+        seen |= front
+    return seen, before
+
+
+def reachable(state: PompeiiState, origin: int, steps: int) -> dict[int, int]:
+    """POM-72: cells reachable from origin within `steps`, with their distance."""
+    open_ = open_cells(state)
+    dist = {origin: 0}
+    seen = front = 1 << origin
+    for d in range(1, steps + 1):
+        front = B.spread(front) & open_ & ~seen
+        if not front:
             break
-        frontier = nxt
+        seen |= front
+        dist.update((c, d) for c in B.cells_of(front))
     return dist
 
 
@@ -77,15 +117,11 @@ def can_leave(state: PompeiiState, dist: dict[int, int], allowance: int) -> bool
     return any(dist.get(g, allowance) <= allowance - 1 for g in B.GATES if not state.lava[g])
 
 
-def reached_from_gates(state: PompeiiState) -> set[int]:
-    """POM-65 steps 1-2: uncovered gate squares spread through passable squares."""
-    blocked = blocked_cells(state)
-    seen = {g for g in B.GATES if not blocked[g]}
-    queue = deque(seen)
-    while queue:
-        c = queue.popleft()
-        for n in B.NEIGHBOURS[c]:
-            if n not in seen and not blocked[n]:
-                seen.add(n)
-                queue.append(n)
+def reached_from_gates(state: PompeiiState) -> int:
+    """POM-65 steps 1-2: uncovered gate squares spread through passable squares (a mask)."""
+    open_ = open_cells(state)
+    seen = front = B.GATE_MASK & open_
+    while front:
+        front = B.spread(front) & open_ & ~seen
+        seen |= front
     return seen

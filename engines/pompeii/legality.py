@@ -11,7 +11,7 @@ from typing import NamedTuple
 from engines.core import IllegalMove
 
 from . import board as B
-from .geometry import blocked_cells, can_leave, lava_cells, reachable, tile_options
+from .geometry import lava_targets, open_cells, tile_options, walk
 from .moves import DeclareEruption, MovePerson, OmenTarget, Pass, PlaceLava, PlaceRelative, PlayCard, StopRelatives
 from .state import (
     ESCAPE,
@@ -28,6 +28,17 @@ from .state import (
     layout,
 )
 
+# ---------------------------------------------------------------- the move values, made once
+
+_SQ = B.SQUARES
+_CARD_AT = {n: tuple(PlayCard(n, _SQ[c]) for c in range(B.CELLS)) for n in range(1, 12)}  # POM-22/37
+_CARD_ALONE = {n: PlayCard(n) for n in range(1, 12)}
+_RELATIVE_AT = tuple(PlaceRelative(_SQ[c]) for c in range(B.CELLS))
+_LAVA_AT = {sym: tuple(PlaceLava(_SQ[c], sym) for c in range(B.CELLS)) for sym in ("", *B.SYMBOLS)}
+_STEP_TO = tuple(tuple(MovePerson(_SQ[o], _SQ[t]) for t in range(B.CELLS)) for o in range(B.CELLS))
+_LEAVE_FROM = tuple(MovePerson(_SQ[o], None) for o in range(B.CELLS))
+_STOP, _PASS, _DECLARE = StopRelatives(), Pass(), DeclareEruption()
+
 # ---------------------------------------------------------------- phase 1: buildings and cards
 
 
@@ -36,42 +47,44 @@ def free_slots(state: PompeiiState, cell: int) -> int:
 
 
 def building_people(state: PompeiiState, building: int) -> int:
-    return sum(state.on_cell(c) for c in layout(state).buildings[building].squares)
+    crowd = state.people.crowd
+    return sum(crowd[c] for c in layout(state).buildings[building].squares)
 
 
 def is_wild(state: PompeiiState, number: int) -> bool:
     """POM-36: every slot of every building bearing the number is occupied."""
-    lay = layout(state)
-    for b in lay.by_number[number]:
-        for c in lay.buildings[b].squares:
-            if state.on_cell(c) < lay.slots_at[c]:
-                return False
+    crowd = state.people.crowd
+    for c, slots in layout(state).number_rooms[number]:
+        if crowd[c] < slots:
+            return False
     return True
 
 
+def _free(state: PompeiiState, rooms: B.Rooms) -> list[int]:
+    crowd = state.people.crowd
+    return [c for c, slots in rooms if crowd[c] < slots]
+
+
 def free_cells(state: PompeiiState, buildings) -> list[int]:
-    lay = layout(state)
-    return [c for b in buildings for c in lay.buildings[b].squares if state.on_cell(c) < lay.slots_at[c]]
+    rooms = layout(state).rooms
+    crowd = state.people.crowd
+    return [c for b in buildings for c, slots in rooms[b] if crowd[c] < slots]
 
 
 def all_free_cells(state: PompeiiState) -> list[int]:
-    return free_cells(state, range(len(layout(state).buildings)))
+    return _free(state, layout(state).wild_rooms[True])
 
 
 def wild_cells(state: PompeiiState) -> list[int]:
     """POM-37: free slots a wild card may fill; POM-33: not a neutral building (seeds 000, 001)."""
-    lay = layout(state)
-    neutral = state.options["wild_card_neutral_buildings"]
-    return free_cells(state, [b for b, bd in enumerate(lay.buildings) if bd.number or neutral])
+    return _free(state, layout(state).wild_rooms[state.options["wild_card_neutral_buildings"]])
 
 
 def placement_cells(state: PompeiiState, seat: int, number: int, wild: bool) -> list[int]:
     """POM-22/37: the free slots a card places a person on; none once the seat's supply is empty."""
     if not state.supply[seat]:
         return []
-    return wild_cells(state) if wild else free_cells(state, layout(state).by_number[number])
-
-
+    return wild_cells(state) if wild else _free(state, layout(state).number_rooms[number])
 def may_play_without_square(state: PompeiiState, wild: bool, cells: list[int]) -> bool:
     """POM-22/37: a card goes with no square when nothing can be placed, a wild one also by choice."""
     return not cells or (wild and not state.options["wild_placement_compulsory"])
@@ -111,7 +124,12 @@ def omen_may_take(state: PompeiiState, seat: int, cell: int, victim: int) -> boo
 def omen_targets(state: PompeiiState, seat: int) -> list[tuple[int, int]]:
     """POM-31: (cell, owner) of people an Omen may take, in cell order."""
     p = state.seats
-    return [divmod(i, p) for i, here in enumerate(state.people) if here and omen_may_take(state, seat, *divmod(i, p))]
+    people = state.people
+    anyone = 0
+    for cells in people.where:
+        anyone |= cells
+    return [(c, victim) for c in B.cells_of(anyone) for victim in range(p)
+            if people[c * p + victim] and omen_may_take(state, seat, c, victim)]
 
 
 # ---------------------------------------------------------------- phase 2: people
@@ -129,16 +147,36 @@ def may_move_from(state: PompeiiState, seat: int, cell: int) -> bool:
     return state.first_lone or state.on_board(seat) == 1  # POM-74 (a) / (b)
 
 
+_WALKS: dict[tuple[int, int, int], tuple[tuple[MovePerson, ...], int, bool]] = {}
+_WALKS_KEPT = 50_000  # walks remembered (a pure function of its key), emptied when full
+
+
+def person_steps(open_: int, origin: int, allowance: int) -> tuple[tuple[MovePerson, ...], int, bool]:
+    """POM-71..73: one person's moves from origin (each reachable square in increasing order, then
+    leaving when an open gate is within allowance - 1 steps), the reachable cells as a mask, and
+    whether it may leave. Gate squares are never vents (board.json), so open gates are open cells."""
+    key = (open_, origin, allowance)
+    found = _WALKS.get(key)
+    if found is None:
+        reach, near = walk(open_, origin, allowance)
+        leave = bool(near & open_ & B.GATE_MASK)
+        row = _STEP_TO[origin]
+        moves = tuple([row[t] for t in B.cells_of(reach & ~(1 << origin))])
+        if leave:
+            moves += (_LEAVE_FROM[origin],)
+        if len(_WALKS) >= _WALKS_KEPT:
+            _WALKS.clear()
+        found = _WALKS[key] = (moves, reach, leave)
+    return found
+
+
 def movable_people(state: PompeiiState, seat: int):
-    """POM-71..74: (origin, reachable cells with distances, may leave) per square whose person may move."""
-    p = state.seats
-    people = state.people
-    blocked = blocked_cells(state)
-    for origin in B.CITY:
-        if people[origin * p + seat] and may_move_from(state, seat, origin):
-            allowance = sum(people[origin * p:(origin + 1) * p])  # POM-71
-            dist = reachable(state, origin, allowance, blocked)
-            yield origin, dist, can_leave(state, dist, allowance)
+    """POM-71..74: (origin, its person's moves) per square whose person may move."""
+    open_ = open_cells(state)
+    crowd = state.people.crowd
+    for origin in B.cells_of(state.people.where[seat]):
+        if may_move_from(state, seat, origin):
+            yield origin, person_steps(open_, origin, crowd[origin])[0]  # POM-71: the allowance
 
 
 def may_pass(state: PompeiiState, can_move: bool) -> bool:
@@ -149,46 +187,48 @@ def may_pass(state: PompeiiState, can_move: bool) -> bool:
 # ---------------------------------------------------------------- the move generator
 
 
+def wild_moves(state: PompeiiState, seat: int, number: int) -> list:
+    """POM-37 flag wild_card_moves_existing: decline, or one's own person to another building."""
+    out: list = [_CARD_ALONE[number]]
+    free = wild_cells(state)
+    for origin in B.cells_of(state.people.where[seat]):
+        out.extend(PlayCard(number, _SQ[t], _SQ[origin]) for t in free if into_another_building(state, origin, t))
+    return out
+
+
 def card_moves(state: PompeiiState, seat: int) -> list:
     out: list = []
     for number in sorted(set(state.hands[seat])):
         wild = is_wild(state, number)
         if moves_existing(state, wild):
-            out.append(PlayCard(number))
-            free = wild_cells(state)
-            for origin in B.CITY:
-                if state.count(origin, seat):
-                    out.extend(PlayCard(number, B.square(t), B.square(origin)) for t in free
-                               if into_another_building(state, origin, t))
+            out += wild_moves(state, seat, number)
             continue
         cells = placement_cells(state, seat, number, wild)
-        out.extend(PlayCard(number, B.square(c)) for c in cells)
+        row = _CARD_AT[number]
+        out += [row[c] for c in cells]
         if may_play_without_square(state, wild, cells):
-            out.append(PlayCard(number))
+            out.append(_CARD_ALONE[number])
     return out
 
 
 def relative_moves(state: PompeiiState, seat: int) -> list:
-    return [PlaceRelative(B.square(c)) for c in relative_cells(state)] + [StopRelatives()]
+    return [_RELATIVE_AT[c] for c in relative_cells(state)] + [_STOP]
 
 
 def omen_moves(state: PompeiiState, seat: int) -> list:
-    return [OmenTarget(B.square(c), victim) for c, victim in omen_targets(state, seat)]
+    return [OmenTarget(_SQ[c], victim) for c, victim in omen_targets(state, seat)]
 
 
 def lava_moves(state: PompeiiState, seat: int) -> list:
-    return [PlaceLava(B.square(c), symbol) for symbol, c in tile_options(state)]
+    return [_LAVA_AT[symbol][c] for symbol, c in tile_options(state)]
 
 
 def person_moves(state: PompeiiState, seat: int) -> list:
     out: list = []
-    squares = B.SQUARES
-    for origin, dist, leave in movable_people(state, seat):
-        out.extend(MovePerson(squares[origin], squares[t]) for t in sorted(dist) if t != origin)
-        if leave:
-            out.append(MovePerson(squares[origin], None))
+    for _origin, moves in movable_people(state, seat):
+        out += moves
     if may_pass(state, bool(out)):
-        out.append(Pass())
+        out.append(_PASS)
     return out
 
 
@@ -201,7 +241,7 @@ def legal_moves(state: PompeiiState, seat: int) -> list:
         return []
     out = DECISIONS[state.step](state, seat) if seat == state.turn and state.step in DECISIONS else []
     if can_declare(state, seat):  # POM-92: out of turn too
-        out.append(DeclareEruption())
+        out.append(_DECLARE)
     return out
 
 
@@ -357,7 +397,7 @@ def lava_symbol(state: PompeiiState, move: PlaceLava) -> str:
 def check_place_lava(state: PompeiiState, seat: int, move: PlaceLava) -> None:
     symbol = lava_symbol(state, move)
     cell = to_cell(move.square, "POM-62")
-    if cell not in lava_cells(state, symbol):
+    if not lava_targets(state, symbol) >> cell & 1:
         if state.lava[cell]:
             raise IllegalMove("POM-64", f"{list(move.square)} is already covered.")
         raise IllegalMove("POM-62", f"A {symbol} tile cannot go on {list(move.square)}.")
@@ -371,21 +411,21 @@ def check_move_person(state: PompeiiState, seat: int, move: MovePerson) -> None:
         raise IllegalMove("POM-74", "The person who made the first move may move again only if it was alone "
                                     "at the start of the turn or is the seat's last person.")
     allowance = state.on_cell(origin)
-    dist = reachable(state, origin, allowance)
+    _moves, reach, leave = person_steps(open_cells(state), origin, allowance)
     if move.target is None:
-        if not can_leave(state, dist, allowance):
+        if not leave:
             raise IllegalMove("POM-73", f"No open gate is within {allowance - 1} steps of {list(move.origin)}.")
         return
     target = to_cell(move.target, "POM-72")
     if target == origin:
         raise IllegalMove("POM-75", "A move of zero steps is a pass.")
-    if target not in dist:
+    if not reach >> target & 1:
         raise IllegalMove("POM-72", f"{list(move.target)} is not reachable from {list(move.origin)} "
                                     f"within {allowance} steps.")
 
 
 def check_pass(state: PompeiiState, seat: int, move: Pass) -> None:
-    can_move = any(len(dist) > 1 or leave for _, dist, leave in movable_people(state, seat))
+    can_move = any(moves for _origin, moves in movable_people(state, seat))
     if not may_pass(state, can_move):
         raise IllegalMove("POM-75", "Both moves must be made, by two different people, while a move is possible.")
 

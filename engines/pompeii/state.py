@@ -20,6 +20,57 @@ FIRST_MOVE = "first_move"
 SECOND_MOVE = "second_move"
 
 _FORMER_NAMES = {"players": "seats"}
+_DERIVED = ("lava_seen", "covered", "lava_marks")  # recomputed from lava_order, never pickled
+
+
+class People(list):
+    """`people[cell * seats + seat]` counts a seat's people on a cell (a plain list of ints to read).
+    Every write also keeps the totals the rules ask for at nearly every decision: per cell (`crowd`:
+    POM-71's allowance, the free slots of POM-22), per seat (`placed`: POM-76) and the cells each seat
+    stands on (`where`, a bit mask per seat), so no query scans the board."""
+
+    __slots__ = ("seats", "crowd", "placed", "where")
+
+    def __init__(self, counts, seats: int):
+        super().__init__(counts)
+        self.seats = seats
+        self.recount()
+
+    def recount(self) -> None:
+        p = self.seats
+        self.crowd = [sum(self[c * p:(c + 1) * p]) for c in range(len(self) // p)]
+        self.placed = [sum(self[s::p]) for s in range(p)]
+        self.where = [sum(1 << c for c in range(len(self) // p) if self[c * p + s]) for s in range(p)]
+
+    def __setitem__(self, i, n):
+        if not isinstance(i, int):  # a slice: rare, recount everything
+            list.__setitem__(self, i, n)
+            self.recount()
+            return
+        if i < 0:
+            i += len(self)
+        old = self[i]
+        list.__setitem__(self, i, n)
+        if n != old:
+            cell, seat = divmod(i, self.seats)
+            self.crowd[cell] += n - old
+            self.placed[seat] += n - old
+            if not n:
+                self.where[seat] &= ~(1 << cell)
+            elif not old:
+                self.where[seat] |= 1 << cell
+
+    def copy(self) -> People:
+        c = People.__new__(People)
+        list.extend(c, self)
+        c.seats = self.seats
+        c.crowd = list(self.crowd)
+        c.placed = list(self.placed)
+        c.where = list(self.where)
+        return c
+
+    def __reduce__(self):
+        return People, (list(self), self.seats)
 
 
 class PompeiiState:
@@ -30,6 +81,7 @@ class PompeiiState:
         "discard", "people", "lava", "lava_order", "tiles_discarded", "bag", "supply", "saved",
         "volcano", "box", "pending_tile", "relatives_left", "relatives_building", "relatives_used",
         "eruption_seat", "opening_drawn", "lone", "moves_made", "first_end", "first_lone",
+        *_DERIVED,
     )
 
     def __init__(self, seats: int, options: dict, rng: random.Random):
@@ -44,7 +96,7 @@ class PompeiiState:
         self.deck: list[int] = []  # top card last
         self.unused: list[int] = []  # POM-13: piles in the box, never seen
         self.discard: list[int] = []
-        self.people = [0] * (B.CELLS * seats)
+        self.people = People([0] * (B.CELLS * seats), seats)
         self.lava = [""] * B.CELLS  # symbol a covered cell's tile counts as
         self.lava_order: list[tuple[int, str]] = []
         self.tiles_discarded: list[str] = []
@@ -63,13 +115,19 @@ class PompeiiState:
         self.moves_made = 0
         self.first_end = -1  # cell where this turn's first move ended (-1: pass, exit or none)
         self.first_lone = False  # the first mover was alone at the start of the turn (POM-74 a)
+        self.lava_seen = -1  # len(lava_order) that `covered` and `lava_marks` were made from (geometry.py)
+        self.covered = 0
+        self.lava_marks: dict[str, int] = {}
 
     def __getstate__(self):
-        return {k: getattr(self, k) for k in self.__slots__}
+        return {k: getattr(self, k) for k in self.__slots__ if k not in _DERIVED}
 
     def __setstate__(self, fields):
         for name, value in fields.items():  # the previous release's data dirs hold pickled states
             setattr(self, _FORMER_NAMES.get(name, name), value)
+        if not isinstance(self.people, People):
+            self.people = People(self.people, self.seats)
+        self.lava_seen, self.covered, self.lava_marks = -1, 0, {}
 
     def clone(self) -> PompeiiState:
         c = PompeiiState.__new__(PompeiiState)
@@ -86,7 +144,7 @@ class PompeiiState:
         c.deck = list(self.deck)
         c.unused = list(self.unused)
         c.discard = list(self.discard)
-        c.people = list(self.people)
+        c.people = self.people.copy()
         c.lava = list(self.lava)
         c.lava_order = list(self.lava_order)
         c.tiles_discarded = list(self.tiles_discarded)
@@ -105,22 +163,23 @@ class PompeiiState:
         c.moves_made = self.moves_made
         c.first_end = self.first_end
         c.first_lone = self.first_lone
+        c.lava_seen = self.lava_seen
+        c.covered = self.covered
+        c.lava_marks = self.lava_marks  # replaced, never mutated
         return c
 
     # small queries used everywhere
     def on_cell(self, cell: int) -> int:
-        p = self.seats
-        return sum(self.people[cell * p:(cell + 1) * p])
+        return self.people.crowd[cell]
 
     def count(self, cell: int, seat: int) -> int:
         return self.people[cell * self.seats + seat]
 
     def on_board(self, seat: int) -> int:
-        p = self.seats
-        return sum(self.people[seat::p])
+        return self.people.placed[seat]
 
     def board_total(self) -> int:
-        return sum(self.people)
+        return sum(self.people.placed)
 
 
 def layout(state: PompeiiState) -> B.Layout:
