@@ -61,6 +61,17 @@ def spread(mask: int) -> int:
     return (((mask & ~_EAST_EDGE) << 1) | ((mask & ~_WEST_EDGE) >> 1) | (mask << COLS) | (mask >> COLS)) & CITY_MASK
 
 
+def _within(cell: int, steps: int) -> int:
+    r, c = square(cell)
+    return sum(1 << i for i in range(CELLS) if abs(i // COLS - r) + abs(i % COLS - c) <= steps) & CITY_MASK
+
+
+FARTHEST = ROWS + COLS - 2  # steps between opposite corners
+# NEAR[cell][k]: the cells k steps or fewer from cell on an empty board (k <= FARTHEST). A walk of k
+# steps from cell sees nothing outside it, so whatever lies outside cannot change where it ends.
+NEAR = tuple(tuple(_within(i, k) for k in range(FARTHEST + 1)) for i in range(CELLS))
+
+
 def cells_of(mask: int) -> list[int]:
     """The cells of a mask in increasing order (the order squares are listed in everywhere)."""
     out = []

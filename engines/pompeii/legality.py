@@ -104,7 +104,12 @@ def into_another_building(state: PompeiiState, origin: int, target: int) -> bool
 def can_declare(state: PompeiiState, seat: int) -> bool:
     """POM-51: phase 1 and the whole hand is wild."""
     hand = state.hands[seat]
-    return state.phase == SETTLE and bool(hand) and all(is_wild(state, number) for number in set(hand))
+    if state.phase != SETTLE or not hand:
+        return False
+    for number in set(hand):
+        if not is_wild(state, number):
+            return False
+    return True
 
 
 def relative_cells(state: PompeiiState) -> list[int]:
@@ -147,14 +152,17 @@ def may_move_from(state: PompeiiState, seat: int, cell: int) -> bool:
     return state.first_lone or state.on_board(seat) == 1  # POM-74 (a) / (b)
 
 
+# Walks remembered: a pure function of the open cells near the origin, so turns, games and every
+# determinization share them; emptied when full.
 _WALKS: dict[tuple[int, int, int], tuple[tuple[MovePerson, ...], int, bool]] = {}
-_WALKS_KEPT = 50_000  # walks remembered (a pure function of its key), emptied when full
+_WALKS_KEPT = 20_000
 
 
 def person_steps(open_: int, origin: int, allowance: int) -> tuple[tuple[MovePerson, ...], int, bool]:
     """POM-71..73: one person's moves from origin (each reachable square in increasing order, then
     leaving when an open gate is within allowance - 1 steps), the reachable cells as a mask, and
     whether it may leave. Gate squares are never vents (board.json), so open gates are open cells."""
+    open_ &= B.NEAR[origin][min(allowance, B.FARTHEST)]
     key = (open_, origin, allowance)
     found = _WALKS.get(key)
     if found is None:
@@ -170,13 +178,14 @@ def person_steps(open_: int, origin: int, allowance: int) -> tuple[tuple[MovePer
     return found
 
 
-def movable_people(state: PompeiiState, seat: int):
-    """POM-71..74: (origin, its person's moves) per square whose person may move."""
+def movable_people(state: PompeiiState, seat: int) -> list[tuple[MovePerson, ...]]:
+    """POM-71..74: the moves of each person of `seat` that may move, square by square. Only the
+    square where this turn's first move ended may hold a person who may not (POM-74)."""
     open_ = open_cells(state)
     crowd = state.people.crowd
-    for origin in B.cells_of(state.people.where[seat]):
-        if may_move_from(state, seat, origin):
-            yield origin, person_steps(open_, origin, crowd[origin])[0]  # POM-71: the allowance
+    barred = state.first_end if state.moves_made and not may_move_from(state, seat, state.first_end) else -1
+    return [person_steps(open_, origin, crowd[origin])[0]  # POM-71: the allowance
+            for origin in B.cells_of(state.people.where[seat]) if origin != barred]
 
 
 def may_pass(state: PompeiiState, can_move: bool) -> bool:
@@ -225,7 +234,7 @@ def lava_moves(state: PompeiiState, seat: int) -> list:
 
 def person_moves(state: PompeiiState, seat: int) -> list:
     out: list = []
-    for _origin, moves in movable_people(state, seat):
+    for moves in movable_people(state, seat):
         out += moves
     if may_pass(state, bool(out)):
         out.append(_PASS)
@@ -425,7 +434,7 @@ def check_move_person(state: PompeiiState, seat: int, move: MovePerson) -> None:
 
 
 def check_pass(state: PompeiiState, seat: int, move: Pass) -> None:
-    can_move = any(moves for _origin, moves in movable_people(state, seat))
+    can_move = any(movable_people(state, seat))
     if not may_pass(state, can_move):
         raise IllegalMove("POM-75", "Both moves must be made, by two different people, while a move is possible.")
 
