@@ -61,15 +61,18 @@ def spread(mask: int) -> int:
     return (((mask & ~_EAST_EDGE) << 1) | ((mask & ~_WEST_EDGE) >> 1) | (mask << COLS) | (mask >> COLS)) & CITY_MASK
 
 
-def _within(cell: int, steps: int) -> int:
-    r, c = square(cell)
-    return sum(1 << i for i in range(CELLS) if abs(i // COLS - r) + abs(i % COLS - c) <= steps) & CITY_MASK
+def _within(cell: int) -> tuple[int, ...]:
+    """The cells k steps or fewer from cell, for k = 0..FARTHEST, as masks."""
+    out = [1 << cell]
+    for _ in range(FARTHEST):
+        out.append(out[-1] | spread(out[-1]))
+    return tuple(out)
 
 
 FARTHEST = ROWS + COLS - 2  # steps between opposite corners
-# NEAR[cell][k]: the cells k steps or fewer from cell on an empty board (k <= FARTHEST). A walk of k
+# NEAR[cell][k]: the cells k steps or fewer from cell through the city (k <= FARTHEST). A walk of k
 # steps from cell sees nothing outside it, so whatever lies outside cannot change where it ends.
-NEAR = tuple(tuple(_within(i, k) for k in range(FARTHEST + 1)) for i in range(CELLS))
+NEAR = tuple(_within(i) for i in range(CELLS))
 
 
 def cells_of(mask: int) -> list[int]:

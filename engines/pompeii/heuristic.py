@@ -12,9 +12,9 @@ from collections import deque
 
 from . import board as B
 from .effects import EFFECTS
-from .geometry import passable
+from .geometry import lava_masks, passable
 from .legality import building_people, legal_moves
-from .moves import DeclareEruption, OmenTarget, Pass, PlaceLava, PlaceRelative, PlayCard
+from .moves import DeclareEruption, MovePerson, OmenTarget, Pass, PlaceLava, PlaceRelative, PlayCard
 from .scoring import outcome
 from .state import OVER, PLACE_LAVA, SETTLE, PompeiiState, layout
 
@@ -26,7 +26,7 @@ _DIST_CACHE: dict[tuple, list[int]] = {}
 def gate_distance(state: PompeiiState) -> list[int]:
     """Steps to leave the city from each cell (gate square = 1); a large number when cut off.
     Depends on lava alone, so cached: rollouts ask for it at nearly every move (read only)."""
-    key = (tuple(state.lava), state.options["vents_block_movement"])
+    key = (lava_masks(state)[0], state.options["vents_block_movement"])
     dist = _DIST_CACHE.get(key)
     if dist is None:
         if len(_DIST_CACHE) > 4096:
@@ -84,26 +84,32 @@ def _policy(state: PompeiiState, seat: int, rng: random.Random, lava):
     return _escape(state, seat, moves, rng)
 
 
+def _best(moves: list, scores: list[float], rng: random.Random):
+    """The first move of highest (score, rng.random()), one draw per move in order: what
+    max(moves, key=lambda m: (score(m), rng.random())) picks, without a call per move."""
+    draw = rng.random
+    keys = [(s, draw()) for s in scores]
+    return moves[keys.index(max(keys))]
+
+
 def _lava_cheap(state, seat, moves, rng):
     p = state.seats
     people = state.people
-
-    def score(m) -> float:
+    crowd = people.crowd
+    scores = []
+    for m in moves:
         c = _cell(m.square)
-        row = people[c * p:(c + 1) * p]
-        own = row[seat]
-        return sum(row) - own - 2.0 * own * (p - 1)
-
-    return max(moves, key=lambda m: (score(m), rng.random()))
+        own = people[c * p + seat]
+        scores.append(crowd[c] - own - 2.0 * own * (p - 1))
+    return _best(moves, scores, rng)
 
 
 def _settle(state, seat, moves, rng):
-    if DECLARE in moves:
+    if moves[-1] == DECLARE:  # legal_moves lists it last, if at all
         if _wants_eruption(state, seat):
             return DECLARE
-        moves = [m for m in moves if m != DECLARE] or moves
-    score = _settle_scorer(state, seat)
-    return max(moves, key=lambda m: (score(m), rng.random()))
+        moves = moves[:-1]
+    return _best(moves, _settle_scores(state, seat, moves), rng)
 
 
 def _wants_eruption(state, seat) -> bool:
@@ -111,24 +117,36 @@ def _wants_eruption(state, seat) -> bool:
     return state.on_board(seat) >= max(state.on_board(s) for s in range(state.seats) if s != seat)
 
 
-def _settle_scorer(state, seat):
-    """Phase-1 score of a move (higher is better): near the gates, with many relatives."""
+def _settle_scores(state, seat, moves: list, declare: float = -1.0) -> list[float]:
+    """Phase-1 score of each move (higher is better): near the gates, with many relatives; declaring
+    the eruption scores `declare`, giving up relatives -1."""
     dist = gate_distance(state)
-    lay = layout(state)
+    building_at = layout(state).building_at
+    first_ad79 = state.first_ad79
+    cols = B.COLS
 
     def card(m: PlayCard) -> float:
-        if m.square is None:
+        square, origin = m.square, m.origin
+        if square is None:
             return -5.0
-        c = _cell(m.square)
-        relatives = building_people(state, lay.building_at[c]) if state.first_ad79 and m.origin is None else 0
-        gain = 0.5 if m.origin is None else 0.5 * dist[_cell(m.origin)]  # moving a far person forward
+        c = square[0] * cols + square[1]
+        relatives = building_people(state, building_at[c]) if first_ad79 and origin is None else 0
+        gain = 0.5 if origin is None else 0.5 * dist[_cell(origin)]  # moving a far person forward
         return 2.0 * relatives - dist[c] + gain
 
-    def omen(m: OmenTarget) -> float:
-        return (5.0 if m.seat == _leader(state, seat) else 0.0) - dist[_cell(m.square)]
+    def relative(m: PlaceRelative) -> float:
+        square = m.square
+        return 10.0 - dist[square[0] * cols + square[1]]
 
-    scorers = {PlayCard: card, PlaceRelative: lambda m: 10.0 - dist[_cell(m.square)], OmenTarget: omen}
-    return lambda m: scorers.get(type(m), _declining)(m)
+    leader: list[int] = []
+
+    def omen(m: OmenTarget) -> float:
+        if not leader:
+            leader.append(_leader(state, seat))
+        return (5.0 if m.seat == leader[0] else 0.0) - dist[_cell(m.square)]
+
+    scorers = {PlayCard: card, PlaceRelative: relative, OmenTarget: omen, DeclareEruption: lambda m: declare}
+    return [scorers.get(type(m), _declining)(m) for m in moves]
 
 
 def _declining(m) -> float:
@@ -136,12 +154,11 @@ def _declining(m) -> float:
 
 
 def _lava(state, seat, moves, rng):
-    score = _lava_scorer(state, seat)
-    return max(moves, key=lambda m: (score(m), rng.random()))
+    return _best(moves, _lava_scores(state, seat, moves), rng)
 
 
-def _lava_scorer(state, seat):
-    """Score of a tile square by trial placement: the opponents it kills (cut-offs included),
+def _lava_scores(state, seat, moves: list) -> list[float]:
+    """Score of each tile square by trial placement: the opponents it kills (cut-offs included),
     less its owner's own dead, counted heavily."""
     def score(m) -> float:
         trial = state.clone()
@@ -151,16 +168,15 @@ def _lava_scorer(state, seat):
         own = deaths[seat]
         return sum(deaths) - own - 2.0 * own * (state.seats - 1)
 
-    return score
+    return [score(m) for m in moves]
 
 
 def _escape(state, seat, moves, rng):
     dist = gate_distance(state)
-    best, best_score = (PASS, 0.0) if PASS in moves else (None, float("-inf"))  # POM-75
-    for m in moves:
-        if m == PASS:
-            continue
-        s = _escape_gain(m, dist)
+    passing = moves[-1] == PASS  # legal_moves lists a pass last, if at all (POM-75)
+    best, best_score = (PASS, 0.0) if passing else (None, float("-inf"))
+    for m in moves[:-1] if passing else moves:
+        s = _step_gain(m, dist)
         if m.target is not None:
             s += 0.1 * rng.random()
         if s > best_score:
@@ -171,27 +187,30 @@ def _escape(state, seat, moves, rng):
 def _escape_gain(m, dist) -> float:
     """Phase-2 score of a move: leaving first (POM-73: a saved person is safe for good), then
     the steps it gains toward an open gate; 0 for a pass."""
-    if m == PASS:
-        return 0.0
-    o = _cell(m.origin)
-    if m.target is None:
+    return 0.0 if m == PASS else _step_gain(m, dist)
+
+
+def _step_gain(m: MovePerson, dist) -> float:
+    origin, target = m
+    o = origin[0] * B.COLS + origin[1]
+    if target is None:
         return 100.0 - dist[o]
-    return dist[o] - dist[_cell(m.target)]
+    return dist[o] - dist[target[0] * B.COLS + target[1]]
 
 
 def rank(state: PompeiiState, seat: int, legal: list, rng: random.Random) -> list:
     """MCTS widening order, best first, by greedy's own scores: without it the search widens to
     random moves, and most of up to ~200 escape moves are pointless."""
     if state.phase == SETTLE:
-        settle = _settle_scorer(state, seat)
-        declare = 50.0 if _wants_eruption(state, seat) else -50.0
-        score = lambda m: declare if m == DECLARE else settle(m)  # noqa: E731
+        scores = _settle_scores(state, seat, legal, 50.0 if _wants_eruption(state, seat) else -50.0)
     elif state.step == PLACE_LAVA:
-        score = _lava_scorer(state, seat)
+        scores = _lava_scores(state, seat, legal)
     else:
         dist = gate_distance(state)
-        score = lambda m: _escape_gain(m, dist)  # noqa: E731
-    return sorted(legal, key=lambda m: (-score(m), rng.random()))
+        scores = [_escape_gain(m, dist) for m in legal]
+    draw = rng.random
+    keys = [(-s, draw()) for s in scores]  # as sorted(legal, key=lambda m: (-score(m), rng.random()))
+    return [legal[i] for i in sorted(range(len(legal)), key=keys.__getitem__)]
 
 
 def evaluate(state: PompeiiState, seat: int) -> float:
@@ -217,11 +236,9 @@ def _settle_worth(state: PompeiiState) -> list[float]:
     p = state.seats
     worth = [state.saved[s] - 0.05 * state.volcano[s] for s in range(p)]
     people = state.people
-    for c in B.CITY:
-        w = 0.75 - 0.1 * dist[c]
-        for s in range(p):
-            if people[c * p + s]:
-                worth[s] += w * people[c * p + s]
+    for s in range(p):
+        for c in B.cells_of(people.where[s]):
+            worth[s] += (0.75 - 0.1 * dist[c]) * people[c * p + s]
     return worth
 
 
@@ -233,11 +250,14 @@ def _escape_worth(state: PompeiiState) -> list[float]:
     threat = _lava_front(state)
     p = state.seats
     people = state.people
+    anyone = 0
+    for cells in people.where:
+        anyone |= cells
     needs: list[list[tuple[int, float]]] = [[] for _ in range(p)]
-    for c in B.CITY:
+    for c in B.cells_of(anyone):
         row = people[c * p:(c + 1) * p]
-        n = sum(row)
-        if n and dist[c] < 99:
+        n = people.crowd[c]
+        if dist[c] < 99:
             need = _moves_needed(dist[c], n)
             risk = 0.2 if threat[c] else 0.0
             for s in range(p):

@@ -48,7 +48,10 @@ def free_slots(state: PompeiiState, cell: int) -> int:
 
 def building_people(state: PompeiiState, building: int) -> int:
     crowd = state.people.crowd
-    return sum(crowd[c] for c in layout(state).buildings[building].squares)
+    n = 0
+    for c in layout(state).buildings[building].squares:
+        n += crowd[c]
+    return n
 
 
 def is_wild(state: PompeiiState, number: int) -> bool:
@@ -65,12 +68,6 @@ def _free(state: PompeiiState, rooms: B.Rooms) -> list[int]:
     return [c for c, slots in rooms if crowd[c] < slots]
 
 
-def free_cells(state: PompeiiState, buildings) -> list[int]:
-    rooms = layout(state).rooms
-    crowd = state.people.crowd
-    return [c for b in buildings for c, slots in rooms[b] if crowd[c] < slots]
-
-
 def all_free_cells(state: PompeiiState) -> list[int]:
     return _free(state, layout(state).wild_rooms[True])
 
@@ -85,6 +82,8 @@ def placement_cells(state: PompeiiState, seat: int, number: int, wild: bool) -> 
     if not state.supply[seat]:
         return []
     return wild_cells(state) if wild else _free(state, layout(state).number_rooms[number])
+
+
 def may_play_without_square(state: PompeiiState, wild: bool, cells: list[int]) -> bool:
     """POM-22/37: a card goes with no square when nothing can be placed, a wild one also by choice."""
     return not cells or (wild and not state.options["wild_placement_compulsory"])
@@ -114,10 +113,12 @@ def can_declare(state: PompeiiState, seat: int) -> bool:
 
 def relative_cells(state: PompeiiState) -> list[int]:
     """POM-33/34: free slots of eligible buildings for the next relative."""
-    targets = layout(state).relative_targets(state.relatives_building)
-    if state.options["relatives_one_per_building"]:
-        targets = [b for b in targets if b not in state.relatives_used]
-    return free_cells(state, targets)
+    lay = layout(state)
+    used = state.relatives_used if state.options["relatives_one_per_building"] else ()
+    crowd = state.people.crowd
+    rooms = lay.rooms
+    return [c for b in lay.relative_targets(state.relatives_building) if b not in used
+            for c, slots in rooms[b] if crowd[c] < slots]
 
 
 def omen_may_take(state: PompeiiState, seat: int, cell: int, victim: int) -> bool:

@@ -38,9 +38,13 @@ class People(list):
 
     def recount(self) -> None:
         p = self.seats
-        self.crowd = [sum(self[c * p:(c + 1) * p]) for c in range(len(self) // p)]
+        cells = len(self) // p
+        if not any(self):
+            self.crowd, self.placed, self.where = [0] * cells, [0] * p, [0] * p
+            return
+        self.crowd = [sum(self[c * p:(c + 1) * p]) for c in range(cells)]
         self.placed = [sum(self[s::p]) for s in range(p)]
-        self.where = [sum(1 << c for c in range(len(self) // p) if self[c * p + s]) for s in range(p)]
+        self.where = [sum(1 << c for c in range(cells) if self[c * p + s]) for s in range(p)]
 
     def __setitem__(self, i, n):
         if not isinstance(i, int):  # a slice: rare, recount everything

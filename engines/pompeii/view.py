@@ -72,7 +72,8 @@ def determinize(v: dict, seat: int, rng: random.Random) -> PompeiiState:
     for entry in v.get("people", []):
         c = _cell(entry["square"])
         for s, n in enumerate(entry["counts"]):
-            state.people[c * p + s] = int(n)
+            if n:
+                state.people[c * p + s] = int(n)
     for entry in v.get("lava", []):
         c = _cell(entry["square"])
         state.lava[c] = entry["symbol"]
@@ -119,7 +120,8 @@ def _special_cards(seats: int, positions: list[int], omens: int, ad79s: int, rng
             continue
         mixed.append(i)
     if ad79s and len(card_at) < ad79s:
-        bottom = [i for i in mixed if i >= bottom_block_start(seats)] or mixed
+        start = bottom_block_start(seats)
+        bottom = [i for i in mixed if i >= start] or mixed
         i = rng.choice(bottom)
         card_at[i] = B.AD79
         mixed.remove(i)
