@@ -12,7 +12,7 @@ from engines.core import Event
 
 from . import board as B
 from .geometry import reached_from_gates, tile_fits
-from .legality import omen_targets, relative_cells
+from .legality import omen_has_target, relative_cells
 from .scoring import outcome
 from .state import (
     ESCAPE,
@@ -68,7 +68,7 @@ def draw(state: PompeiiState, events: list[Event]) -> str | None:
             return "draw"
         state.eruption_seat = seat
         return "eruption"  # POM-50
-    effective = state.first_ad79 and bool(omen_targets(state, seat))  # POM-25 / POM-31: an Omen
+    effective = state.first_ad79 and omen_has_target(state, seat)  # POM-25 / POM-31: an Omen
     events.append(Event("omen_drawn", {"seat": seat, "effective": effective}))
     if effective:
         state.step = OMEN

@@ -13,7 +13,7 @@ from collections import deque
 from . import board as B
 from .effects import EFFECTS
 from .geometry import lava_masks, passable
-from .legality import building_people, legal_moves
+from .legality import legal_moves
 from .moves import DeclareEruption, MovePerson, OmenTarget, Pass, PlaceLava, PlaceRelative, PlayCard
 from .scoring import outcome
 from .state import OVER, PLACE_LAVA, SETTLE, PompeiiState, layout
@@ -121,7 +121,8 @@ def _settle_scores(state, seat, moves: list, declare: float = -1.0) -> list[floa
     """Phase-1 score of each move (higher is better): near the gates, with many relatives; declaring
     the eruption scores `declare`, giving up relatives -1."""
     dist = gate_distance(state)
-    building_at = layout(state).building_at
+    lay = layout(state)
+    building_at, buildings, crowd = lay.building_at, lay.buildings, state.people.crowd
     first_ad79 = state.first_ad79
     cols = B.COLS
 
@@ -130,7 +131,10 @@ def _settle_scores(state, seat, moves: list, declare: float = -1.0) -> list[floa
         if square is None:
             return -5.0
         c = square[0] * cols + square[1]
-        relatives = building_people(state, building_at[c]) if first_ad79 and origin is None else 0
+        relatives = 0  # building_people, the relatives it earns (POM-32)
+        if first_ad79 and origin is None:
+            for x in buildings[building_at[c]].squares:
+                relatives += crowd[x]
         gain = 0.5 if origin is None else 0.5 * dist[_cell(origin)]  # moving a far person forward
         return 2.0 * relatives - dist[c] + gain
 

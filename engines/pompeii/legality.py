@@ -34,6 +34,7 @@ _SQ = B.SQUARES
 _CARD_AT = {n: tuple(PlayCard(n, _SQ[c]) for c in range(B.CELLS)) for n in range(1, 12)}  # POM-22/37
 _CARD_ALONE = {n: PlayCard(n) for n in range(1, 12)}
 _RELATIVE_AT = tuple(PlaceRelative(_SQ[c]) for c in range(B.CELLS))
+_OMEN_AT = tuple(tuple(OmenTarget(_SQ[c], victim) for victim in range(4)) for c in range(B.CELLS))  # POM-1: 4 seats
 _LAVA_AT = {sym: tuple(PlaceLava(_SQ[c], sym) for c in range(B.CELLS)) for sym in ("", *B.SYMBOLS)}
 _STEP_TO = tuple(tuple(MovePerson(_SQ[o], _SQ[t]) for t in range(B.CELLS)) for o in range(B.CELLS))
 _LEAVE_FROM = tuple(MovePerson(_SQ[o], None) for o in range(B.CELLS))
@@ -123,19 +124,30 @@ def relative_cells(state: PompeiiState) -> list[int]:
 
 def omen_may_take(state: PompeiiState, seat: int, cell: int, victim: int) -> bool:
     """POM-31: an Omen drawn by `seat` may take a person of `victim` (a seat) on `cell`."""
-    return bool(state.people[cell * state.seats + victim]) and (
-        victim != seat or state.options["omen_targets"] == "any")
+    return bool(state.people[cell * state.seats + victim]) and victim in omen_victims(state, seat)
+
+
+def omen_victims(state: PompeiiState, seat: int) -> list[int]:
+    """POM-31: the seats whose people an Omen drawn by `seat` may take (its own only with omen_targets "any")."""
+    mine = state.options["omen_targets"] == "any"
+    return [victim for victim in range(state.seats) if victim != seat or mine]
 
 
 def omen_targets(state: PompeiiState, seat: int) -> list[tuple[int, int]]:
     """POM-31: (cell, owner) of people an Omen may take, in cell order."""
     p = state.seats
     people = state.people
-    anyone = 0
-    for cells in people.where:
-        anyone |= cells
-    return [(c, victim) for c in B.cells_of(anyone) for victim in range(p)
-            if people[c * p + victim] and omen_may_take(state, seat, c, victim)]
+    victims = omen_victims(state, seat)
+    cells = 0
+    for victim in victims:
+        cells |= people.where[victim]
+    return [(c, victim) for c in B.cells_of(cells) for victim in victims if people[c * p + victim]]
+
+
+def omen_has_target(state: PompeiiState, seat: int) -> bool:
+    """POM-25/31: whether an Omen drawn by `seat` has anybody to take."""
+    where = state.people.where
+    return any(where[victim] for victim in omen_victims(state, seat))
 
 
 # ---------------------------------------------------------------- phase 2: people
@@ -208,12 +220,15 @@ def wild_moves(state: PompeiiState, seat: int, number: int) -> list:
 
 def card_moves(state: PompeiiState, seat: int) -> list:
     out: list = []
+    rooms = layout(state).number_rooms
+    crowd = state.people.crowd
     for number in sorted(set(state.hands[seat])):
-        wild = is_wild(state, number)
+        free = [c for c, slots in rooms[number] if crowd[c] < slots]
+        wild = not free  # POM-36
         if moves_existing(state, wild):
             out += wild_moves(state, seat, number)
             continue
-        cells = placement_cells(state, seat, number, wild)
+        cells = free if free and state.supply[seat] else placement_cells(state, seat, number, wild)
         row = _CARD_AT[number]
         out += [row[c] for c in cells]
         if may_play_without_square(state, wild, cells):
@@ -226,7 +241,7 @@ def relative_moves(state: PompeiiState, seat: int) -> list:
 
 
 def omen_moves(state: PompeiiState, seat: int) -> list:
-    return [OmenTarget(_SQ[c], victim) for c, victim in omen_targets(state, seat)]
+    return [_OMEN_AT[c][victim] for c, victim in omen_targets(state, seat)]
 
 
 def lava_moves(state: PompeiiState, seat: int) -> list:
@@ -249,7 +264,8 @@ DECISIONS = {PLAY_CARD: card_moves, RELATIVES: relative_moves, OMEN: omen_moves,
 def legal_moves(state: PompeiiState, seat: int) -> list:
     if state.phase == OVER or not 0 <= seat < state.seats:
         return []
-    out = DECISIONS[state.step](state, seat) if seat == state.turn and state.step in DECISIONS else []
+    decide = DECISIONS.get(state.step) if seat == state.turn else None
+    out = decide(state, seat) if decide else []
     if can_declare(state, seat):  # POM-92: out of turn too
         out.append(_DECLARE)
     return out
