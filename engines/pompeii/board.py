@@ -181,7 +181,7 @@ def _layout(split_10: bool) -> Layout:
     if split_10:
         var = _DATA["building_variants"]["building_10_split"]
         raw = [b for b in raw if b["id"] not in var["remove"]] + list(var["add"])
-    buildings = []
+    buildings: list[Building] = []
     building_at = [-1] * CELLS
     slots_at = [0] * CELLS
     for b in raw:

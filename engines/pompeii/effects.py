@@ -2,7 +2,9 @@
 runs on through the flow table (flow.py) to the next decision."""
 from __future__ import annotations
 
-from engines.core import Event, advance
+from typing import Any
+
+from engines.core import Effect, Event, advance
 
 from . import board as B
 from .flow import FLOW, clear_relatives, cut_off
@@ -24,12 +26,13 @@ def play_card(state: PompeiiState, seat: int, move: PlayCard, events: list[Event
     lay = layout(state)
     target = None if move.square is None else cell_of(move.square)
     origin = None if move.origin is None else cell_of(move.origin)  # only a wild move names one (POM-37)
-    relatives = 0
+    relatives, building = 0, -1
     if target is not None and not wild and state.first_ad79:
-        relatives = building_people(state, lay.building_at[target])  # POM-32: before the placement
+        building = lay.building_at[target]
+        relatives = building_people(state, building)  # POM-32: before the placement
     state.hands[seat].remove(number)
     state.discard.append(number)
-    data = {"seat": seat, "number": number, "wild": wild}
+    data: dict[str, Any] = {"seat": seat, "number": number, "wild": wild}
     if origin is not None:
         state.people[origin * state.seats + seat] -= 1
         data["origin"] = B.sq(origin)
@@ -40,7 +43,6 @@ def play_card(state: PompeiiState, seat: int, move: PlayCard, events: list[Event
         data["square"] = B.sq(target)
     events.append(Event("card_played", data))
     if relatives:
-        building = lay.building_at[target]
         state.relatives_left = relatives
         state.relatives_building = building
         state.relatives_used = []
@@ -131,7 +133,7 @@ def pass_move(state: PompeiiState, seat: int, move: Pass, events: list[Event]) -
     advance(FLOW, state, events, "after_move")
 
 
-EFFECTS = {
+EFFECTS: dict[type, Effect] = {
     PlayCard: play_card,
     PlaceRelative: place_relative,
     StopRelatives: stop_relatives,

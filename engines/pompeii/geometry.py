@@ -2,7 +2,7 @@
 
 The city is read as bit masks (board.py): covered cells, open cells, walks and floods are a few
 integer operations per step, and the masks of the lava laid so far are kept in the state, remade
-from `lava_order` only when it has grown (or was replaced) since.
+from `lava_order` only when it has grown or was replaced since.
 """
 from __future__ import annotations
 
@@ -13,18 +13,19 @@ from .state import PompeiiState
 def lava_masks(state: PompeiiState) -> tuple[int, dict[str, int]]:
     """The covered cells, and per symbol the cells whose tile counts as it (POM-62)."""
     order = state.lava_order
-    if state.lava_seen != len(order):
-        covered, marks = 0, {}
+    if state.lava_read is not order or state.lava_seen != len(order):
+        covered = 0
+        marks: dict[str, int] = {}
         for c, symbol in order:
             covered |= 1 << c
             marks[symbol] = marks.get(symbol, 0) | 1 << c
-        state.covered, state.lava_marks, state.lava_seen = covered, marks, len(order)
+        state.covered, state.lava_marks, state.lava_read, state.lava_seen = covered, marks, order, len(order)
     return state.covered, state.lava_marks
 
 
 def note_lava(state: PompeiiState, cell: int, symbol: str) -> None:
     """Lay a tile: the cell, the order of tiles, and the masks when they were up to date."""
-    fresh = state.lava_seen == len(state.lava_order)
+    fresh = state.lava_read is state.lava_order and state.lava_seen == len(state.lava_order)
     state.lava[cell] = symbol
     state.lava_order.append((cell, symbol))
     if fresh:

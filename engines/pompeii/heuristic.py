@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 import random
 from collections import deque
+from collections.abc import Callable
+from typing import Any
 
 from . import board as B
 from .effects import EFFECTS
@@ -38,7 +40,7 @@ def gate_distance(state: PompeiiState) -> list[int]:
 def _gate_distance(state: PompeiiState) -> list[int]:
     far = 99
     dist = [far] * B.CELLS
-    queue = deque()
+    queue: deque[int] = deque()
     for g in B.GATES:
         if passable(state, g):
             dist[g] = 1
@@ -149,7 +151,8 @@ def _settle_scores(state, seat, moves: list, declare: float = -1.0) -> list[floa
             leader.append(_leader(state, seat))
         return (5.0 if m.seat == leader[0] else 0.0) - dist[_cell(m.square)]
 
-    scorers = {PlayCard: card, PlaceRelative: relative, OmenTarget: omen, DeclareEruption: lambda m: declare}
+    scorers: dict[type, Callable[[Any], float]] = {
+        PlayCard: card, PlaceRelative: relative, OmenTarget: omen, DeclareEruption: lambda m: declare}
     return [scorers.get(type(m), _declining)(m) for m in moves]
 
 

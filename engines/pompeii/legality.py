@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from engines.core import IllegalMove
+from engines.core import Check, IllegalMove
 
 from . import board as B
 from .geometry import lava_targets, open_cells, tile_options, walk
@@ -356,7 +356,7 @@ def _check_wild_move(state: PompeiiState, seat: int, move: PlayCard, origin, tar
     if origin is None:
         return
     if not state.count(origin, seat):
-        raise IllegalMove("POM-37", f"Seat {seat} has nobody on {list(move.origin)}.")
+        raise IllegalMove("POM-37", f"Seat {seat} has nobody on {list(move.origin or ())}.")
     if target not in wild_cells(state) and target in all_free_cells(state):
         raise IllegalMove("POM-33", "Neutral buildings are filled only by relatives, never by a card.")
     if target not in wild_cells(state) or not into_another_building(state, origin, target):
@@ -456,7 +456,7 @@ def check_pass(state: PompeiiState, seat: int, move: Pass) -> None:
         raise IllegalMove("POM-75", "Both moves must be made, by two different people, while a move is possible.")
 
 
-CHECKS = {
+CHECKS: dict[type, Check] = {
     PlayCard: check_play_card,
     PlaceRelative: check_place_relative,
     StopRelatives: check_stop_relatives,

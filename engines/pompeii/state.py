@@ -20,7 +20,7 @@ FIRST_MOVE = "first_move"
 SECOND_MOVE = "second_move"
 
 _FORMER_NAMES = {"players": "seats"}
-_DERIVED = ("lava_seen", "covered", "lava_marks")  # recomputed from lava_order, never pickled
+_DERIVED = ("lava_read", "lava_seen", "covered", "lava_marks")  # remade from lava_order, never pickled
 
 
 class People(list):
@@ -119,7 +119,8 @@ class PompeiiState:
         self.moves_made = 0
         self.first_end = -1  # cell where this turn's first move ended (-1: pass, exit or none)
         self.first_lone = False  # the first mover was alone at the start of the turn (POM-74 a)
-        self.lava_seen = -1  # len(lava_order) that `covered` and `lava_marks` were made from (geometry.py)
+        self.lava_read: list[tuple[int, str]] | None = None  # the lava_order list that `covered` and
+        self.lava_seen = 0  # `lava_marks` were made from, and its length then (geometry.lava_masks)
         self.covered = 0
         self.lava_marks: dict[str, int] = {}
 
@@ -131,7 +132,7 @@ class PompeiiState:
             setattr(self, _FORMER_NAMES.get(name, name), value)
         if not isinstance(self.people, People):
             self.people = People(self.people, self.seats)
-        self.lava_seen, self.covered, self.lava_marks = -1, 0, {}
+        self.lava_read, self.lava_seen, self.covered, self.lava_marks = None, 0, 0, {}
 
     def clone(self) -> PompeiiState:
         c = PompeiiState.__new__(PompeiiState)
@@ -167,6 +168,7 @@ class PompeiiState:
         c.moves_made = self.moves_made
         c.first_end = self.first_end
         c.first_lone = self.first_lone
+        c.lava_read = c.lava_order if self.lava_read is self.lava_order else None
         c.lava_seen = self.lava_seen
         c.covered = self.covered
         c.lava_marks = self.lava_marks  # replaced, never mutated
