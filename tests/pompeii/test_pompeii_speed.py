@@ -4,9 +4,8 @@ import pickle
 import random
 from collections import deque
 
-from engines.pompeii import GAME
+from engines.pompeii import GAME, geometry, legality
 from engines.pompeii import board as B
-from engines.pompeii import geometry, legality
 from engines.pompeii.state import People
 
 from .support import cover, escape_position, put
