@@ -35,6 +35,7 @@ def sq(cell: int) -> dict:
 VOID = frozenset(index(s) for s in _DATA["void_cells"])
 CITY = tuple(i for i in range(CELLS) if i not in VOID)
 IS_CITY = tuple(i not in VOID for i in range(CELLS))
+CELL_AT = {SQUARES[i]: i for i in CITY}  # a city square's (row, col) -> its cell
 
 
 def _neighbours(i: int) -> tuple[int, ...]:
@@ -57,7 +58,7 @@ _EAST_EDGE = _WEST_EDGE << (COLS - 1)
 
 
 def spread(mask: int) -> int:
-    """The cells orthogonally beside those of `mask` (POM-3), void cells included."""
+    """The city squares orthogonally beside the cells of `mask` (POM-3)."""
     return (((mask & ~_EAST_EDGE) << 1) | ((mask & ~_WEST_EDGE) >> 1) | (mask << COLS) | (mask >> COLS)) & CITY_MASK
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from engines.core import Event
 
 from . import board as B
-from .geometry import reached_from_gates, tile_fits
+from .geometry import cut_off_cells, tile_fits
 from .legality import omen_has_target, relative_cells
 from .scoring import outcome
 from .state import (
@@ -30,6 +30,13 @@ from .state import (
 
 OPENING_TILES = 6  # POM-61
 
+# The events of every draw, made once: frozen, and their data is only ever read (the codecs copy it).
+_SEATS = range(4)  # POM-1
+_CARD_DRAWN = tuple(Event("card_drawn", {"seat": s}) for s in _SEATS)
+_CARD_RECEIVED = tuple(tuple(Event("card_received", {"seat": s, "number": n}, to=s) for n in range(B.AD79 + 1))
+                       for s in _SEATS)
+_TILE_DRAWN = {(s, kind): Event("tile_drawn", {"seat": s, "tile": kind}) for s in _SEATS for kind in B.TILE_KINDS}
+
 
 def clear_relatives(state: PompeiiState) -> None:
     state.relatives_left = 0
@@ -42,7 +49,8 @@ def relatives(state: PompeiiState, events: list[Event]) -> str | None:
     if state.relatives_left > 0 and state.supply[state.turn] > 0 and relative_cells(state):
         state.step = RELATIVES
         return None
-    clear_relatives(state)
+    if state.relatives_left or state.relatives_building >= 0 or state.relatives_used:
+        clear_relatives(state)
     return "draw"
 
 
@@ -54,8 +62,8 @@ def draw(state: PompeiiState, events: list[Event]) -> str | None:
     card = state.deck.pop()
     if card <= 11:
         state.hands[seat].append(card)
-        events.append(Event("card_drawn", {"seat": seat}))
-        events.append(Event("card_received", {"seat": seat, "number": card}, to=seat))
+        events.append(_CARD_DRAWN[seat])
+        events.append(_CARD_RECEIVED[seat][card])
         state.turn = (seat + 1) % state.seats  # POM-20: the seat to the left plays
         state.step = PLAY_CARD
         return None
@@ -121,7 +129,7 @@ def next_tile(state: PompeiiState, events: list[Event]) -> str | None:
     """POM-60: the seat due draws a tile; it waits for PLACE_LAVA unless it must be discarded (POM-63)."""
     seat = state.turn
     state.pending_tile = draw_tile(state)
-    events.append(Event("tile_drawn", {"seat": seat, "tile": state.pending_tile}))
+    events.append(_TILE_DRAWN[seat, state.pending_tile])
     if tile_fits(state):
         state.step = PLACE_LAVA
         return None
@@ -136,7 +144,7 @@ def cut_off(state: PompeiiState, events: list[Event]) -> None:
     anyone = 0
     for cells in people.where:
         anyone |= cells
-    lost = anyone & ~reached_from_gates(state)
+    lost = cut_off_cells(state, anyone)
     if not lost:
         return
     p = state.seats

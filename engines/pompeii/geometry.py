@@ -118,11 +118,12 @@ def can_leave(state: PompeiiState, dist: dict[int, int], allowance: int) -> bool
     return any(dist.get(g, allowance) <= allowance - 1 for g in B.GATES if not state.lava[g])
 
 
-def reached_from_gates(state: PompeiiState) -> int:
-    """POM-65 steps 1-2: uncovered gate squares spread through passable squares (a mask)."""
+def cut_off_cells(state: PompeiiState, cells: int) -> int:
+    """POM-65: the cells of mask `cells` that no open gate reaches: uncovered gate squares spread
+    through passable squares (steps 1-2), and the spreading stops once it has reached all of them."""
     open_ = open_cells(state)
     seen = front = B.GATE_MASK & open_
-    while front:
+    while front and cells & ~seen:
         front = B.spread(front) & open_ & ~seen
         seen |= front
-    return seen
+    return cells & ~seen

@@ -9,8 +9,6 @@ from __future__ import annotations
 import math
 import random
 from collections import deque
-from collections.abc import Callable
-from typing import Any
 
 from . import board as B
 from .effects import EFFECTS
@@ -121,43 +119,63 @@ def _wants_eruption(state, seat) -> bool:
 
 def _settle_scores(state, seat, moves: list, declare: float = -1.0) -> list[float]:
     """Phase-1 score of each move (higher is better): near the gates, with many relatives; declaring
-    the eruption scores `declare`, giving up relatives -1."""
+    the eruption scores `declare`, giving up relatives -1. Moves of one kind come in runs (as
+    legal_moves lists them), each scored by its kind's scorer in one pass."""
     dist = gate_distance(state)
+    out: list[float] = []
+    start, n = 0, len(moves)
+    while start < n:
+        kind = type(moves[start])
+        end = start + 1
+        while end < n and type(moves[end]) is kind:
+            end += 1
+        out += _SETTLE_SCORES.get(kind, _declining)(state, seat, dist, moves[start:end], declare)
+        start = end
+    return out
+
+
+def _card_scores(state, seat, dist, cards: list, declare: float) -> list[float]:
+    """Near an open gate, plus the relatives the building earns (POM-32); no square: -5."""
     lay = layout(state)
     building_at, buildings, crowd = lay.building_at, lay.buildings, state.people.crowd
     first_ad79 = state.first_ad79
     cols = B.COLS
-
-    def card(m: PlayCard) -> float:
+    out = []
+    for m in cards:
         square, origin = m.square, m.origin
         if square is None:
-            return -5.0
+            out.append(-5.0)
+            continue
         c = square[0] * cols + square[1]
-        relatives = 0  # building_people, the relatives it earns (POM-32)
+        relatives = 0  # building_people(state, building_at[c])
         if first_ad79 and origin is None:
             for x in buildings[building_at[c]].squares:
                 relatives += crowd[x]
         gain = 0.5 if origin is None else 0.5 * dist[_cell(origin)]  # moving a far person forward
-        return 2.0 * relatives - dist[c] + gain
-
-    def relative(m: PlaceRelative) -> float:
-        square = m.square
-        return 10.0 - dist[square[0] * cols + square[1]]
-
-    leader: list[int] = []
-
-    def omen(m: OmenTarget) -> float:
-        if not leader:
-            leader.append(_leader(state, seat))
-        return (5.0 if m.seat == leader[0] else 0.0) - dist[_cell(m.square)]
-
-    scorers: dict[type, Callable[[Any], float]] = {
-        PlayCard: card, PlaceRelative: relative, OmenTarget: omen, DeclareEruption: lambda m: declare}
-    return [scorers.get(type(m), _declining)(m) for m in moves]
+        out.append(2.0 * relatives - dist[c] + gain)
+    return out
 
 
-def _declining(m) -> float:
-    return -1.0  # StopRelatives
+def _relative_scores(state, seat, dist, relatives: list, declare: float) -> list[float]:
+    return [10.0 - dist[_cell(m.square)] for m in relatives]
+
+
+def _omen_scores(state, seat, dist, omens: list, declare: float) -> list[float]:
+    """The leader's people first, then those nearest a gate."""
+    leader = _leader(state, seat)
+    return [(5.0 if m.seat == leader else 0.0) - dist[_cell(m.square)] for m in omens]
+
+
+def _declaring(state, seat, dist, moves: list, declare: float) -> list[float]:
+    return [declare] * len(moves)
+
+
+def _declining(state, seat, dist, moves: list, declare: float) -> list[float]:
+    return [-1.0] * len(moves)  # StopRelatives
+
+
+_SETTLE_SCORES = {PlayCard: _card_scores, PlaceRelative: _relative_scores, OmenTarget: _omen_scores,
+                  DeclareEruption: _declaring}
 
 
 def _lava(state, seat, moves, rng):

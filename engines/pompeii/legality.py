@@ -175,7 +175,8 @@ def person_steps(open_: int, origin: int, allowance: int) -> tuple[tuple[MovePer
     """POM-71..73: one person's moves from origin (each reachable square in increasing order, then
     leaving when an open gate is within allowance - 1 steps), the reachable cells as a mask, and
     whether it may leave. Gate squares are never vents (board.json), so open gates are open cells."""
-    open_ &= B.NEAR[origin][min(allowance, B.FARTHEST)]
+    bounds = B.NEAR[origin]
+    open_ &= bounds[allowance] if allowance <= B.FARTHEST else bounds[-1]
     key = (open_, origin, allowance)
     found = _WALKS.get(key)
     if found is None:
@@ -284,6 +285,12 @@ def seats_to_act(state: PompeiiState) -> list[int]:
 
 def to_cell(square, rule: str) -> int:
     """The cell of a move's (row, col), refused under `rule` when it is no city square (POM-3)."""
+    try:
+        cell = B.CELL_AT.get(square)
+    except TypeError:  # unhashable: not a (row, col) tuple
+        cell = None
+    if cell is not None:
+        return cell
     try:
         r, c = square
         r, c = int(r), int(c)

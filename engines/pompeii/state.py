@@ -46,20 +46,20 @@ class People(list):
         self.placed = [sum(self[s::p]) for s in range(p)]
         self.where = [sum(1 << c for c in range(cells) if self[c * p + s]) for s in range(p)]
 
-    def __setitem__(self, i, n):
+    def __setitem__(self, i, count):
         if not isinstance(i, int):  # a slice: rare, recount everything
-            list.__setitem__(self, i, n)
+            list.__setitem__(self, i, count)
             self.recount()
             return
         if i < 0:
             i += len(self)
         old = self[i]
-        list.__setitem__(self, i, n)
-        if n != old:
+        list.__setitem__(self, i, count)
+        if count != old:
             cell, seat = divmod(i, self.seats)
-            self.crowd[cell] += n - old
-            self.placed[seat] += n - old
-            if not n:
+            self.crowd[cell] += count - old
+            self.placed[seat] += count - old
+            if not count:
                 self.where[seat] &= ~(1 << cell)
             elif not old:
                 self.where[seat] |= 1 << cell
