@@ -21,13 +21,15 @@ SECOND_MOVE = "second_move"
 
 _FORMER_NAMES = {"players": "seats"}
 _DERIVED = ("lava_read", "lava_seen", "covered", "lava_marks")  # remade from lava_order, never pickled
+_NO_MARKS: dict[str, int] = {}  # shared: lava_marks is replaced, never written
 
 
 class People(list):
     """`people[cell * seats + seat]` counts a seat's people on a cell (a plain list of ints to read).
     Every write also keeps the totals the rules ask for at nearly every decision: per cell (`crowd`:
     POM-71's allowance, the free slots of POM-22), per seat (`placed`: POM-76) and the cells each seat
-    stands on (`where`, a bit mask per seat), so no query scans the board."""
+    stands on (`where`, a bit mask per seat), so no query scans the board. The totals are bytes: a
+    game has at most 100 pieces (POM-11)."""
 
     __slots__ = ("seats", "crowd", "placed", "where")
 
@@ -40,10 +42,10 @@ class People(list):
         p = self.seats
         cells = len(self) // p
         if not any(self):
-            self.crowd, self.placed, self.where = [0] * cells, [0] * p, [0] * p
+            self.crowd, self.placed, self.where = bytearray(cells), bytearray(p), [0] * p
             return
-        self.crowd = [sum(self[c * p:(c + 1) * p]) for c in range(cells)]
-        self.placed = [sum(self[s::p]) for s in range(p)]
+        self.crowd = bytearray(sum(self[c * p:(c + 1) * p]) for c in range(cells))
+        self.placed = bytearray(sum(self[s::p]) for s in range(p))
         self.where = [sum(1 << c for c in range(cells) if self[c * p + s]) for s in range(p)]
 
     def __setitem__(self, i, count):
@@ -68,8 +70,8 @@ class People(list):
         c = People.__new__(People)
         list.extend(c, self)
         c.seats = self.seats
-        c.crowd = list(self.crowd)
-        c.placed = list(self.placed)
+        c.crowd = bytearray(self.crowd)
+        c.placed = bytearray(self.placed)
         c.where = list(self.where)
         return c
 
@@ -122,7 +124,7 @@ class PompeiiState:
         self.lava_read: list[tuple[int, str]] | None = None  # the lava_order list that `covered` and
         self.lava_seen = 0  # `lava_marks` were made from, and its length then (geometry.lava_masks)
         self.covered = 0
-        self.lava_marks: dict[str, int] = {}
+        self.lava_marks: dict[str, int] = _NO_MARKS
 
     def __getstate__(self):
         return {k: getattr(self, k) for k in self.__slots__ if k not in _DERIVED}
@@ -132,7 +134,7 @@ class PompeiiState:
             setattr(self, _FORMER_NAMES.get(name, name), value)
         if not isinstance(self.people, People):
             self.people = People(self.people, self.seats)
-        self.lava_read, self.lava_seen, self.covered, self.lava_marks = None, 0, 0, {}
+        self.lava_read, self.lava_seen, self.covered, self.lava_marks = None, 0, 0, _NO_MARKS
 
     def clone(self) -> PompeiiState:
         c = PompeiiState.__new__(PompeiiState)

@@ -27,7 +27,7 @@ def test_issue22_people_totals_follow_every_write():
         state = GAME.new_state(seats, {}, rng.randrange(2**32))
         while not GAME.is_over(state):
             people = state.people
-            assert (people.crowd, people.placed, people.where) == recounted(people)
+            assert (list(people.crowd), list(people.placed), people.where) == recounted(people)
             seat = rng.choice(GAME.seats_to_act(state))
             GAME.apply(state, seat, rng.choice(GAME.legal_moves(state, seat)))
         assert state.board_total() == 0 and recounted(state.people)[1] == [0] * seats
@@ -38,7 +38,7 @@ def test_issue22_people_totals_follow_direct_writes_and_slices():
     state.people[5 * 3 + 1] += 2
     state.people[-1] = 4
     state.people[0:3] = [1, 0, 1]
-    assert (state.people.crowd, state.people.placed, state.people.where) == recounted(state.people)
+    assert (list(state.people.crowd), list(state.people.placed), state.people.where) == recounted(state.people)
     assert state.on_cell(5) == 2 and state.on_board(1) == 2 and state.on_board(2) == 5
 
 
