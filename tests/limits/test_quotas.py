@@ -68,6 +68,7 @@ def test_requests_per_client_not_per_connection(web):
 def test_creates_per_minute_and_live_games(web):
     server = web(GE_CREATES_PER_MIN="4", GE_LIVE_GAMES_PER_CLIENT="2", GE_LIVE_GAMES="3")
     client = Client(server.target, GAME)
+    t0 = time.monotonic()
     games = [client.create(2, seed=i) for i in range(2)]
     code, message, delay = create(client)
     assert code == "RESOURCE_EXHAUSTED" and "GE_LIVE_GAMES_PER_CLIENT" in message and delay > 0
@@ -77,9 +78,10 @@ def test_creates_per_minute_and_live_games(web):
         assert create(client)[0] == "RESOURCE_EXHAUSTED"
     client.adjudicate(*games[2], "done", rollouts=4)
     code, message, delay = create(client)  # the 5th create within a minute
-    assert code == "RESOURCE_EXHAUSTED" and "GE_CREATES_PER_MIN" in message and 1 < delay <= 15
-    # the total: client 2 takes the last two of 3 live places, client 3 is refused
-    for _ in range(2):
+    if time.monotonic() - t0 < 14:  # else (a slow machine) the bucket has earned a 5th: 4 a minute is one per 15 s
+        assert code == "RESOURCE_EXHAUSTED" and "GE_CREATES_PER_MIN" in message and 1 < delay <= 15
+    # the total: client 2 takes the last of 3 live places, client 3 is refused
+    for _ in range(2 if code == "RESOURCE_EXHAUSTED" else 1):
         assert web_call(server.web_port, SERVICE, "CreatePompeiiGame", {"seats": 2})[0] == 200
     status, err = web_call(server.web_port, SERVICE, "CreatePompeiiGame", {"seats": 2}, source="127.0.0.3")
     assert status == 429 and "GE_LIVE_GAMES" in err["message"] and web_retry_s(err) > 0
