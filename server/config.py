@@ -50,7 +50,7 @@ class Config:
     requests_per_s: float = setting("GE_RATE_LIMIT_PER_S", 200.0)  # per client, burst 2x
     creates_per_min: float = setting("GE_CREATES_PER_MIN", 120.0)  # per client
     creates_burst: float = setting("GE_CREATES_BURST", 20.0)  # per client, at once
-    creates_total_per_s: float = setting("GE_CREATES_TOTAL_PER_S", 20.0)  # heavy creators together, burst 2x
+    creates_total_per_s: float = setting("GE_CREATES_TOTAL_PER_S", 20.0)  # heavy creators together, burst 1 s
     creates_light_per_min: float = setting("GE_CREATES_LIGHT_PER_MIN", 10.0)  # per client: not held to the total
     live_games: int = setting("GE_LIVE_GAMES", 10000)  # unfinished games, all clients
     live_games_per_client: int = setting("GE_LIVE_GAMES_PER_CLIENT", 1000)

@@ -39,6 +39,7 @@ class Exhausted(_Exhausted):
         metrics.LIMIT_REFUSALS.labels("quota").inc()  # every quota refusal, counted where it is made
 
 PACE_MIN_S, PACE_MAX_S = 0.25, 1.0  # a paced refusal is held for its retry delay, within these
+LIGHT_BURST = 2  # a light share comes two at a time: sixty addresses cannot spend theirs in one burst
 STREAM_PACE_MAX_S = 5.0  # a refused stream has no deadline to keep: held for its whole retry delay
 PACED_PER_CLIENT = 256
 CALLER: contextvars.ContextVar[str] = contextvars.ContextVar("caller", default="")
@@ -276,10 +277,11 @@ class Quotas:
         if s.creates_total_per_s <= 0:
             return
         light = s.creates_light_per_min
-        if light > 0 and self._bucket("create_light", client, light).take(light / 60, light) == 0.0:
+        burst = min(light, LIGHT_BURST)
+        if light > 0 and self._bucket("create_light", client, burst).take(light / 60, burst) == 0.0:
             return
         total = s.creates_total_per_s
-        self._take("create_total", "", total, 2 * total, 1,
+        self._take("create_total", "", total, max(1.0, total), 1,
                    f"the server takes at most {total:g} games a second from clients that create more than "
                    f"{light:g} a minute (GE_CREATES_TOTAL_PER_S, GE_CREATES_LIGHT_PER_MIN)")
 
