@@ -264,8 +264,9 @@ class Quotas:
         try:
             self._take_from_total(client)
         except Exhausted:
-            if rate > 0:
-                self.buckets[("create", client)].tokens += 1  # nothing was created: its own quota is given back
+            own = self.buckets.get(("create", client))  # gone if the light bucket's creation cleared them
+            if own is not None:
+                own.tokens += 1  # nothing was created: its own quota is given back
             raise
 
     def _take_from_total(self, client: str) -> None:
