@@ -26,17 +26,18 @@ def distinct_move_kinds(*kinds: type) -> None:
     `Rob(3) == Assassinate(3)`; MCTS keys and "is this move legal" checks need
     moves of different kinds to differ. Every engine calls this once on its kinds.
     """
+    # Equal moves are of one kind with equal fields, so the tuple's own (C) hash stays consistent
+    # with `eq`; moves of two kinds with equal fields merely share a hash bucket.
+    tuple_eq, tuple_ne = tuple.__eq__, tuple.__ne__
+
     def eq(self: tuple[Any, ...], other: object) -> bool:
-        return type(self) is type(other) and tuple.__eq__(self, other)
+        return type(self) is type(other) and tuple_eq(self, other)
 
     def ne(self: tuple[Any, ...], other: object) -> bool:
-        return not eq(self, other)
-
-    def hash_(self: tuple[Any, ...]) -> int:
-        return hash((type(self).__name__, tuple.__hash__(self)))
+        return type(self) is not type(other) or tuple_ne(self, other)
 
     for kind in kinds:  # setattr: replacing a class's dunders is what this function is for
-        for name, method in (("__eq__", eq), ("__ne__", ne), ("__hash__", hash_)):
+        for name, method in (("__eq__", eq), ("__ne__", ne), ("__hash__", tuple.__hash__)):
             setattr(kind, name, method)
 
 
@@ -57,20 +58,43 @@ class InvalidOptions(RuleError):
     """Game creation refused: bad seat count, unknown flag or bad value."""
 
 
-@dataclass(frozen=True)
 class Event:
     """Something that happened. `to` is PUBLIC (None) or the only seat that may see it.
 
     `kind` names the event in the game's vocabulary and `data` holds plain
     JSON-like values; both match the game's protobuf event message field names.
+    A value: never changed once made. Slotted with a plain `__init__` (a playout makes about
+    two per move; a frozen dataclass's `object.__setattr__` per field cost as much as a move).
     """
 
-    kind: str
-    data: Mapping[str, Any] = field(default_factory=dict)
-    to: int | None = PUBLIC
+    __slots__ = ("kind", "data", "to")
+    __match_args__ = ("kind", "data", "to")
+
+    def __init__(self, kind: str, data: Mapping[str, Any] | None = None, to: int | None = PUBLIC):
+        self.kind = kind
+        self.data: Mapping[str, Any] = {} if data is None else data
+        self.to = to
 
     def visible_to(self, seat: int | None) -> bool:
         return self.to is PUBLIC or self.to == seat
+
+    def __repr__(self) -> str:
+        return f"Event(kind={self.kind!r}, data={self.data!r}, to={self.to!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Event:
+            return NotImplemented
+        return (self.kind, self.data, self.to) == (other.kind, other.data, other.to)
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.data, self.to))
+
+    def __reduce__(self) -> tuple[type[Event], tuple[str, Mapping[str, Any], int | None]]:
+        return Event, (self.kind, self.data, self.to)
+
+    def __setstate__(self, state: Mapping[str, Any]) -> None:
+        """Loads events pickled when Event was a frozen dataclass (its fields as a dict)."""
+        self.kind, self.data, self.to = state["kind"], state["data"], state["to"]
 
 
 @dataclass(frozen=True)

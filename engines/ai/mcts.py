@@ -17,25 +17,34 @@ import math
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from engines.core import Game, Move
 
-Evaluate = Callable[[Any, int], float]
+Evaluate = Callable[[Any, int], list[float]]  # (state, seats): every seat's estimated reward
+SeatEvaluate = Callable[[Any, int], float]  # (state, seat): one seat's
 Policy = Callable[[Any, int, random.Random], Move]
 Rank = Callable[[Any, int, list[Move], random.Random], list[Move]]  # legal moves, best first
 
 
-@dataclass
 class Node:
-    mover: int = -1  # seat that made the move leading here
-    visits: int = 0
-    available: int = 0
-    reward: float = 0.0  # summed reward of `mover`
-    children: dict[Move, Node] = field(default_factory=dict)
-    order: dict[Move, float] | None = None  # widening priority per move: prior's move first, then random
-    bias: float = 0.0  # progressive bias of the prior's move: fades as 1/visits, keeps the mean unbiased
+    """One tree node; slotted, since a search makes one per expanded move."""
+
+    __slots__ = ("mover", "visits", "available", "reward", "children", "order", "ranked", "bias")
+
+    def __init__(self, mover: int = -1, bias: float = 0.0):
+        self.mover = mover  # seat that made the move leading here
+        self.visits = 0
+        self.available = 0
+        self.reward = 0.0  # summed reward of `mover`
+        self.children: dict[Move, Node] = {}
+        # widening priority per move (prior's move first, then `rank`'s order, then random), and the
+        # moves seen so far sorted by it, so widening need not sort each legal list again
+        self.order: dict[Move, float] | None = None
+        self.ranked: list[Move] = []
+        self.bias = bias  # progressive bias of the prior's move: fades as 1/visits, keeps the mean unbiased
 
     def ucb(self, c: float) -> float:
         if self.visits == 0:
@@ -49,6 +58,17 @@ class SearchResult:
     best: Move
     stats: list[tuple[Move, float, int]]  # (move, mean reward for the searcher, visits)
     iterations: int
+
+
+@dataclass(frozen=True)
+class PerSeat:
+    """An `Evaluate` made of a game's one-seat `evaluate`, for a heuristic without `evaluate_all`
+    (one pass over the position for every seat, which a search calls after each rollout)."""
+
+    evaluate: SeatEvaluate
+
+    def __call__(self, state: Any, seats: int) -> list[float]:
+        return [self.evaluate(state, s) for s in range(seats)]
 
 
 def actor(game: Game, state: Any) -> int:
@@ -73,7 +93,7 @@ def terminal_rewards(game: Game, state: Any) -> list[float]:
 def rollout(game: Game, state: Any, seats: int, rng: random.Random, depth: int,
             evaluate: Evaluate | None, policy: Policy | None = None) -> list[float]:
     """Play `depth` moves (random, or `policy`), then score: the outcome if the game
-    ended, else `evaluate` per seat (or a draw when there is none)."""
+    ended, else `evaluate` (or a draw when there is none)."""
     for _ in range(depth):
         if game.is_over(state):
             return terminal_rewards(game, state)
@@ -84,7 +104,7 @@ def rollout(game: Game, state: Any, seats: int, rng: random.Random, depth: int,
         return terminal_rewards(game, state)
     if evaluate is None:
         return [1.0 / seats] * seats
-    return [evaluate(state, s) for s in range(seats)]
+    return evaluate(state, seats)
 
 
 def first_order(legal: list[Move], state: Any, who: int, rng: random.Random,
@@ -104,17 +124,54 @@ def widen(node: Node, legal: list[Move], state: Any, who: int, rng: random.Rando
     """Progressive widening: the first max(1, k * visits^alpha) of `legal` in the node's
     priority order (see `first_order`); moves first seen in later determinizations rank
     after those, in random order."""
-    if node.order is None:
-        node.order = first_order(legal, state, who, rng, prior, rank)
     order = node.order
+    if order is None:
+        order = node.order = first_order(legal, state, who, rng, prior, rank)
+        node.ranked = sorted(order, key=order.__getitem__)
     late = len(order)
+    fresh = []
     for m in legal:
         if m not in order:
             order[m] = late + rng.random()
+            fresh.append(m)
+    if fresh:  # each batch ranks after every move seen before it (keys from len(order) up)
+        fresh.sort(key=order.__getitem__)
+        node.ranked.extend(fresh)
     width = max(1, int(k * node.visits ** alpha))
-    if width >= len(legal):
-        return sorted(legal, key=order.__getitem__)
-    return sorted(legal, key=order.__getitem__)[:width]
+    if len(node.ranked) == len(legal):  # every move seen so far is legal here
+        return node.ranked[:width]
+    present = set(legal)
+    return list(islice((m for m in node.ranked if m in present), width))
+
+
+def descend(game: Game, state: Any, node: Node, who: int, legal: list[Move], rng: random.Random, c: float,
+            prior_bias: float, first_unvisited: bool) -> Node:
+    """Count `legal` as available under `node`, pick the move (an unvisited one, the first with
+    widening, else at random; otherwise the highest UCB, the first of equals), apply it to `state`
+    and return its child."""
+    children = node.children
+    order = node.order
+    kids = []
+    for m in legal:
+        child = children.get(m)
+        if child is None:
+            child = children[m] = Node(who, prior_bias if order is not None and order[m] < 0 else 0.0)
+        child.available += 1
+        kids.append(child)
+    unvisited = [i for i, child in enumerate(kids) if child.visits == 0]
+    if unvisited:
+        pick = unvisited[0] if first_unvisited else rng.choice(unvisited)
+    else:
+        log, sqrt = math.log, math.sqrt
+        pick, best = 0, -math.inf
+        for i, child in enumerate(kids):  # Node.ucb, inlined: the same floats
+            visits = child.visits
+            value = (child.reward / visits + c * sqrt(log(max(child.available, 1)) / visits)
+                     + child.bias / (visits + 1))
+            if value > best:
+                pick, best = i, value
+    game.apply(state, who, legal[pick])
+    return kids[pick]
 
 
 def search(game: Game, view: dict[str, Any], seat: int, seats: int, rng: random.Random, *,
@@ -138,26 +195,14 @@ def search(game: Game, view: dict[str, Any], seat: int, seats: int, rng: random.
             who = seat if first else actor(game, state)
             legal = game.legal_moves(state, who)
             first = False
+            if not legal:
+                break  # only the searching seat may lack a move: refused below
             if widen_k:
                 legal = widen(node, legal, state, who, rng, prior, widen_k, widen_alpha, rank)
-            for m in legal:
-                child = node.children.get(m)
-                if child is None:
-                    child = node.children[m] = Node(mover=who)
-                    if node.order is not None and node.order[m] < 0:
-                        child.bias = prior_bias
-                child.available += 1
-            unvisited = [m for m in legal if node.children[m].visits == 0]
-            if unvisited:
-                move = unvisited[0] if widen_k else rng.choice(unvisited)
-                game.apply(state, who, move)
-                node = node.children[move]
-                path.append(node)
-                break
-            move = max(legal, key=lambda m: node.children[m].ucb(c))
-            game.apply(state, who, move)
-            node = node.children[move]
+            node = descend(game, state, node, who, legal, rng, c, prior_bias, widen_k != 0.0)
             path.append(node)
+            if node.visits == 0:  # expanded a new child: roll out from it
+                break
         rewards = rollout(game, state, seats, rng, rollout_depth, evaluate, rollout_policy)
         for n in path:
             n.visits += 1

@@ -10,7 +10,7 @@ from typing import Any
 from engines import registry
 from engines.core import Move
 
-from .mcts import search
+from .mcts import Evaluate, PerSeat, search
 
 POLICIES = ("random", "greedy", "mcts")
 
@@ -42,11 +42,20 @@ def mcts_settings(game_id: str) -> dict[str, Any]:
     env = os.environ.get
     guided = env("GE_MCTS_ROLLOUT", "greedy") == "greedy"
     return {"rollout_depth": int(env("GE_MCTS_DEPTH", t["depth"])), "c": float(env("GE_MCTS_C", t["c"])),
-            "evaluate": getattr(h, "evaluate", None),
+            "evaluate": seat_values(h),
             "rollout_policy": getattr(h, "rollout", h.choose) if guided else None,
             "prior": getattr(h, "prior", h.choose), "rank": getattr(h, "rank", None),
             "widen_k": float(env("GE_MCTS_WIDEN", t["widen"])),
             "prior_bias": float(env("GE_MCTS_BIAS", t["bias"]))}
+
+
+def seat_values(h: ModuleType) -> Evaluate | None:
+    """The heuristic's estimate of every seat's reward: its `evaluate_all(state, seats)` when it has
+    one (the position read once), else its `evaluate(state, seat)` per seat, else none."""
+    if hasattr(h, "evaluate_all"):
+        evaluate_all: Evaluate = h.evaluate_all
+        return evaluate_all
+    return PerSeat(h.evaluate) if hasattr(h, "evaluate") else None
 
 
 def choose(policy: str, game_id: str, view: dict[str, Any], seat: int, seats: int, rng: random.Random,

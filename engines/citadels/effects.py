@@ -2,10 +2,9 @@
 runs on through the flow table (flow.py) where a move ends a pick or a turn."""
 from __future__ import annotations
 
-from engines.core import Effect, advance
+from engines.core import Effect, Event, advance
 
 from .cards import ARCHITECT, CONSTANTS, COST, DISTRICT, MERCHANT, WARLORD
-from .events import event
 from .flow import FLOW
 from .legality import destroy_price, draw_numbers, income_amount
 from .moves import (
@@ -70,7 +69,7 @@ def take_from_hand(state: CitadelsState, seat: int, card: int) -> None:
 def pick_character(state, seat, move, events):
     state.pile.remove(move.rank)
     state.held[seat].append(move.rank)
-    events.append(event("character_picked", {"seat": seat, "rank": move.rank}, seat))
+    events.append(Event("character_picked", {"seat": seat, "rank": move.rank}, seat))
     if state.seats == 2 and state.pick_number in (1, 2):  # CIT-24: keep, then discard one of choice
         state.selection_step = DISCARD
         return
@@ -83,7 +82,7 @@ def discard_character(state, seat, move, events):
     state.face_down_by.append(seat)
     state.my_discards[seat].append(move.rank)
     state.selection_step = PICK
-    events.append(event("character_discarded", {"seat": seat, "rank": move.rank}, seat))
+    events.append(Event("character_discarded", {"seat": seat, "rank": move.rank}, seat))
     advance(FLOW, state, events, "after_pick")
 
 
@@ -92,27 +91,27 @@ def after_action(state, seat, events):
     state.action_taken = True
     if state.active_rank == MERCHANT:  # CIT-51
         got = gain(state, seat, CONSTANTS["merchant_extra_gold"])
-        events.append(event("gold_gained", {"seat": seat, "amount": got, "reason": "merchant"}))
+        events.append(Event("gold_gained", {"seat": seat, "amount": got, "reason": "merchant"}))
     elif state.active_rank == ARCHITECT:  # CIT-52
         cards = draw_cards(state, CONSTANTS["architect_extra_cards"])
         state.hands[seat].extend(cards)
-        events.append(event("cards_drawn", {"seat": seat, "count": len(cards), "kept": len(cards),
+        events.append(Event("cards_drawn", {"seat": seat, "count": len(cards), "kept": len(cards),
                                             "reason": "architect"}))
-        events.append(event("cards_seen", {"seat": seat, "cards": cards, "reason": "architect"}, seat))
+        events.append(Event("cards_seen", {"seat": seat, "cards": cards, "reason": "architect"}, seat))
 
 
 def take_gold(state, seat, move, events):
     got = gain(state, seat, CONSTANTS["take_gold_amount"])
-    events.append(event("gold_gained", {"seat": seat, "amount": got, "reason": "take_gold"}))
+    events.append(Event("gold_gained", {"seat": seat, "amount": got, "reason": "take_gold"}))
     after_action(state, seat, events)
 
 
 def draw(state, seat, move, events):
     d, k = draw_numbers(state, seat)
     cards = draw_cards(state, d)
-    events.append(event("cards_drawn", {"seat": seat, "count": len(cards), "kept": min(k, len(cards)),
+    events.append(Event("cards_drawn", {"seat": seat, "count": len(cards), "kept": min(k, len(cards)),
                                         "reason": "draw"}))
-    events.append(event("cards_seen", {"seat": seat, "cards": cards, "reason": "draw"}, seat))
+    events.append(Event("cards_seen", {"seat": seat, "cards": cards, "reason": "draw"}, seat))
     state.hands[seat].extend(cards)  # held while the keep choice is pending
     if len(cards) <= k:
         after_action(state, seat, events)
@@ -127,8 +126,8 @@ def keep_cards(state, seat, move, events):
         state.hands[seat].remove(c)
     to_bottom(state, returned, seat)  # CIT-36 [actor]
     state.drawn, state.keep_count, state.step = [], 0, MAIN
-    events.append(event("cards_kept", {"seat": seat, "kept": len(kept), "returned": len(returned)}))
-    events.append(event("cards_returned", {"seat": seat, "cards": returned, "reason": "draw"}, seat))
+    events.append(Event("cards_kept", {"seat": seat, "kept": len(kept), "returned": len(returned)}))
+    events.append(Event("cards_returned", {"seat": seat, "cards": returned, "reason": "draw"}, seat))
     after_action(state, seat, events)
 
 
@@ -139,31 +138,31 @@ def build(state, seat, move, events):
     state.cities[seat].append(card)
     state.built_in[card] = state.round
     state.builds_made += 1
-    events.append(event("district_built", {"seat": seat, "card": card, "district": DISTRICT[card],
+    events.append(Event("district_built", {"seat": seat, "card": card, "district": DISTRICT[card],
                                        "cost": COST[card], "round": state.round}))
     if len(state.cities[seat]) == state.options["city_complete_size"]:
         first = state.first_completer < 0
         if first:  # CIT-69, CIT-70
             state.first_completer, state.complete_round, state.final_round = seat, state.round, True
-        events.append(event("city_completed", {"seat": seat, "round": state.round, "first": first}))
+        events.append(Event("city_completed", {"seat": seat, "round": state.round, "first": first}))
 
 
 def collect_income(state, seat, move, events):
     state.income_taken = True
     got = gain(state, seat, income_amount(state, seat, state.active_rank))
-    events.append(event("income_collected", {"seat": seat, "rank": state.active_rank, "amount": got}))
+    events.append(Event("income_collected", {"seat": seat, "rank": state.active_rank, "amount": got}))
 
 
 def assassinate(state, seat, move, events):
     state.power_used = True
     state.murdered = move.rank
-    events.append(event("murder_named", {"seat": seat, "rank": move.rank}))
+    events.append(Event("murder_named", {"seat": seat, "rank": move.rank}))
 
 
 def rob(state, seat, move, events):
     state.power_used = True
     state.robbed = move.rank
-    events.append(event("robbery_named", {"seat": seat, "rank": move.rank}))
+    events.append(Event("robbery_named", {"seat": seat, "rank": move.rank}))
 
 
 def magic_swap(state, seat, move, events):
@@ -171,10 +170,10 @@ def magic_swap(state, seat, move, events):
     other = move.player
     state.hands[seat], state.hands[other] = state.hands[other], state.hands[seat]
     state.known_hand[seat], state.known_hand[other] = state.known_hand[other], state.known_hand[seat]
-    events.append(event("magic_swap", {"seat": seat, "target": other, "cards_given": len(state.hands[other]),
+    events.append(Event("magic_swap", {"seat": seat, "target": other, "cards_given": len(state.hands[other]),
                                    "cards_received": len(state.hands[seat])}))
-    events.append(event("cards_seen", {"seat": seat, "cards": list(state.hands[seat]), "reason": "swap"}, seat))
-    events.append(event("cards_seen", {"seat": other, "cards": list(state.hands[other]), "reason": "swap"}, other))
+    events.append(Event("cards_seen", {"seat": seat, "cards": list(state.hands[seat]), "reason": "swap"}, seat))
+    events.append(Event("cards_seen", {"seat": other, "cards": list(state.hands[other]), "reason": "swap"}, other))
 
 
 def magic_redraw(state, seat, move, events):
@@ -186,9 +185,9 @@ def magic_redraw(state, seat, move, events):
     to_bottom(state, cards, seat)
     new = draw_cards(state, len(cards))
     state.hands[seat].extend(new)
-    events.append(event("magic_redraw", {"seat": seat, "count": len(cards)}))
-    events.append(event("cards_returned", {"seat": seat, "cards": cards, "reason": "redraw"}, seat))
-    events.append(event("cards_seen", {"seat": seat, "cards": new, "reason": "redraw"}, seat))
+    events.append(Event("magic_redraw", {"seat": seat, "count": len(cards)}))
+    events.append(Event("cards_returned", {"seat": seat, "cards": cards, "reason": "redraw"}, seat))
+    events.append(Event("cards_seen", {"seat": seat, "cards": new, "reason": "redraw"}, seat))
 
 
 def laboratory(state, seat, move, events):
@@ -197,8 +196,8 @@ def laboratory(state, seat, move, events):
     state.known_hand[seat] = []  # CIT-80
     to_bottom(state, [move.card], seat)
     got = gain(state, seat, 1)
-    events.append(event("laboratory_used", {"seat": seat, "gold": got}))
-    events.append(event("cards_returned", {"seat": seat, "cards": [move.card], "reason": "laboratory"}, seat))
+    events.append(Event("laboratory_used", {"seat": seat, "gold": got}))
+    events.append(Event("cards_returned", {"seat": seat, "cards": [move.card], "reason": "laboratory"}, seat))
 
 
 def smithy(state, seat, move, events):
@@ -206,8 +205,8 @@ def smithy(state, seat, move, events):
     pay(state, seat, 2)
     cards = draw_cards(state, 3)
     state.hands[seat].extend(cards)
-    events.append(event("smithy_used", {"seat": seat, "count": len(cards)}))
-    events.append(event("cards_seen", {"seat": seat, "cards": cards, "reason": "smithy"}, seat))
+    events.append(Event("smithy_used", {"seat": seat, "count": len(cards)}))
+    events.append(Event("cards_seen", {"seat": seat, "cards": cards, "reason": "smithy"}, seat))
 
 
 def warlord_destroy(state, seat, move, events):
@@ -217,7 +216,7 @@ def warlord_destroy(state, seat, move, events):
     pay(state, seat, price)
     state.cities[owner].remove(card)
     state.built_in[card] = -1
-    events.append(event("district_destroyed", {"seat": seat, "target": owner, "card": card,
+    events.append(Event("district_destroyed", {"seat": seat, "target": owner, "card": card,
                                            "district": DISTRICT[card], "price": price}))
     resume = state.step
     keeper = owner_of(state, "graveyard")
@@ -225,7 +224,7 @@ def warlord_destroy(state, seat, move, events):
         state.graveyard_card, state.graveyard_seat = card, keeper
         state.graveyard_victim, state.graveyard_resume = owner, resume
         state.step = GRAVEYARD
-        events.append(event("graveyard_offered", {"seat": keeper, "card": card}))
+        events.append(Event("graveyard_offered", {"seat": keeper, "card": card}))
         return
     dispose(state, card, events)
     if resume == END:
@@ -240,7 +239,7 @@ def dispose(state, card, events):
     else:
         state.discard_pile.append(card)
         where = "discard"
-    events.append(event("district_removed", {"card": card, "district": DISTRICT[card], "to": where}))
+    events.append(Event("district_removed", {"card": card, "district": DISTRICT[card], "to": where}))
 
 
 def resume_after_graveyard(state, events):
@@ -257,12 +256,12 @@ def graveyard_recover(state, seat, move, events):
     pay(state, seat, 1)
     state.hands[seat].append(card)
     state.known_hand[seat].append(card)  # CIT-63, CIT-80: public
-    events.append(event("graveyard_recovered", {"seat": seat, "card": card, "district": DISTRICT[card]}))
+    events.append(Event("graveyard_recovered", {"seat": seat, "card": card, "district": DISTRICT[card]}))
     resume_after_graveyard(state, events)
 
 
 def graveyard_decline(state, seat, move, events):
-    events.append(event("graveyard_declined", {"seat": seat}))
+    events.append(Event("graveyard_declined", {"seat": seat}))
     dispose(state, state.graveyard_card, events)
     resume_after_graveyard(state, events)
 
@@ -270,13 +269,13 @@ def graveyard_decline(state, seat, move, events):
 def end_turn(state, seat, move, events):
     if state.active_rank == WARLORD and state.options["warlord_timing"] == "end_of_turn":
         state.step = END  # CIT-32 end step
-        events.append(event("warlord_step", {"seat": seat}))
+        events.append(Event("warlord_step", {"seat": seat}))
         return
     advance(FLOW, state, events, "finish_turn")
 
 
 def warlord_skip(state, seat, move, events):
-    events.append(event("warlord_skipped", {"seat": seat}))
+    events.append(Event("warlord_skipped", {"seat": seat}))
     advance(FLOW, state, events, "finish_turn")
 
 

@@ -3,8 +3,9 @@ the character draft, the calling order and the end of the game. Each step names 
 returns None where the game waits for a seat."""
 from __future__ import annotations
 
+from engines.core import Event
+
 from .cards import BISHOP, DRAFT, KING, RANKS, THIEF, WARLORD
-from .events import event
 from .scoring import completable, names_in_play, score
 from .state import MAIN, OVER, PICK, SELECTION, TURNS, CitadelsState, holder
 
@@ -38,7 +39,7 @@ def start_round(state: CitadelsState, events: list) -> str | None:
     state.protected = -1
     state.revealed_ranks, state.revealed_seats = [], []
     reset_turn(state)
-    events.append(event("round_started", {"round": state.round, "crown": state.crown}))
+    events.append(Event("round_started", {"round": state.round, "crown": state.crown}))
     ranks = list(RANKS)
     state.rng.shuffle(ranks)
     state.face_down_ranks, state.face_down_by = [ranks.pop(0)], [-1]  # CIT-21.1 face down, hidden
@@ -48,10 +49,10 @@ def start_round(state: CitadelsState, events: list) -> str | None:
         rank = ranks.pop(0)
         if rank == KING and not state.options["king_may_be_face_up"]:  # CIT-21.2
             king_aside = True
-            events.append(event("king_set_aside", {"round": state.round}))
+            events.append(Event("king_set_aside", {"round": state.round}))
             continue
         state.face_up.append(rank)
-        events.append(event("face_up_discard", {"rank": rank}))
+        events.append(Event("face_up_discard", {"rank": rank}))
     if king_aside:  # CIT-21.3
         ranks.append(KING)
         state.rng.shuffle(ranks)
@@ -74,7 +75,7 @@ def offer(state: CitadelsState, events: list) -> str | None:
         state.shown_face_down[seat] = shown
     ranks = sorted(state.pile)
     state.seen[seat].append(ranks)
-    events.append(event("characters_offered", {"seat": seat, "ranks": ranks[:], "face_down_rank": shown}, seat))
+    events.append(Event("characters_offered", {"seat": seat, "ranks": ranks[:], "face_down_rank": shown}, seat))
     return None
 
 
@@ -88,11 +89,11 @@ def after_pick(state: CitadelsState, events: list) -> str | None:
         state.face_down_ranks.append(rank)
         state.face_down_by.append(last)
         state.my_discards[last].append(rank)
-        events.append(event("character_discarded", {"seat": last, "rank": rank}, last))
+        events.append(Event("character_discarded", {"seat": last, "rank": rank}, last))
     state.pile = []
     state.picker = -1
     state.phase = TURNS
-    events.append(event("selection_ended", {"round": state.round}))
+    events.append(Event("selection_ended", {"round": state.round}))
     return "call_next"
 
 
@@ -105,7 +106,7 @@ def call_next(state: CitadelsState, events: list) -> str | None:
             return "end_round"
         seat = holder(state, rank)
         if seat < 0 or rank == state.murdered:  # CIT-28, CIT-30: silence
-            events.append(event("character_called", {"rank": rank, "seat": -1}))
+            events.append(Event("character_called", {"rank": rank, "seat": -1}))
             continue
         reveal(state, rank, seat, events)
         return None
@@ -117,16 +118,16 @@ def reveal(state: CitadelsState, rank: int, seat: int, events: list) -> None:
     state.revealed_seats.append(seat)
     state.active, state.active_rank = seat, rank
     reset_turn(state)
-    events.append(event("character_called", {"rank": rank, "seat": seat}))
+    events.append(Event("character_called", {"rank": rank, "seat": seat}))
     if rank == state.robbed:  # CIT-29.1, CIT-31
         thief = holder(state, THIEF)
         amount = state.gold[seat]
         state.gold[seat] = 0
         state.gold[thief] += amount
-        events.append(event("robbery", {"thief_seat": thief, "victim_seat": seat, "rank": rank, "amount": amount}))
+        events.append(Event("robbery", {"thief_seat": thief, "victim_seat": seat, "rank": rank, "amount": amount}))
     if rank == KING:  # CIT-29.2, CIT-49
         state.crown = seat
-        events.append(event("crown_taken", {"seat": seat}))
+        events.append(Event("crown_taken", {"seat": seat}))
     if rank == BISHOP:  # CIT-29.3, CIT-50
         state.protected = seat
 
@@ -136,26 +137,26 @@ def end_round(state: CitadelsState, events: list) -> str | None:
     state.active, state.active_rank = -1, 0
     victim = holder(state, state.murdered) if state.murdered else -1
     state.last_murdered_seat = victim
-    events.append(event("round_ended", {"round": state.round, "murdered_rank": state.murdered,
+    events.append(Event("round_ended", {"round": state.round, "murdered_rank": state.murdered,
                                         "murdered_seat": victim}))
     if state.murdered == KING and victim >= 0 and state.options["murdered_king_gets_crown"]:
         state.crown = victim
-        events.append(event("crown_taken", {"seat": victim}))
+        events.append(Event("crown_taken", {"seat": victim}))
     if not state.final_round and not completable(state):  # CIT-69 gap, see completable()
         state.final_round, state.complete_round = True, state.round
-        events.append(event("game_stalled", {"round": state.round, "names_left": len(names_in_play(state))}))
+        events.append(Event("game_stalled", {"round": state.round, "names_left": len(names_in_play(state))}))
     if state.final_round:  # CIT-69
         state.phase = OVER
         state.calling = 0
         state.result = score(state)
-        events.append(event("game_over", {"scores": state.result["scores"], "winners": list(state.result["winners"])}))
+        events.append(Event("game_over", {"scores": state.result["scores"], "winners": list(state.result["winners"])}))
         return None
     return "start_round"
 
 
 def finish_turn(state: CitadelsState, events: list) -> str | None:
     """CIT-32: the turn ends; the next rank is called."""
-    events.append(event("turn_ended", {"seat": state.active, "rank": state.active_rank}))
+    events.append(Event("turn_ended", {"seat": state.active, "rank": state.active_rank}))
     return "call_next"
 
 

@@ -2,24 +2,8 @@
 the games); these pin the pieces it is built from."""
 from __future__ import annotations
 
-import dataclasses
-import pickle
-
-import pytest
-
 from engines.citadels import GAME, generator
-from engines.citadels.events import event
 from engines.citadels.moves import MagicRedraw
-from engines.core import Event
-
-
-def test_event_helper_makes_an_ordinary_event():
-    made, plain = event("gold_gained", {"seat": 1, "amount": 2}, 1), Event("gold_gained", {"seat": 1, "amount": 2}, 1)
-    assert made == plain and repr(made) == repr(plain) and type(made) is Event
-    assert event("round_started", {"round": 1}).to is None
-    assert pickle.loads(pickle.dumps(made)) == plain
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        made.kind = "other"  # type: ignore[misc]
 
 
 def test_redraw_listing_is_built_once_per_hand_and_matches_a_fresh_one():
