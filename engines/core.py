@@ -204,6 +204,10 @@ class Game(Protocol):
     def apply(self, state: Any, seat: int, move: Move) -> list[Event]:
         """Check then mutate. Raise IllegalMove before touching the state."""
 
+    def play(self, state: Any, seat: int, move: Move) -> list[Event]:
+        """`apply` for a move just taken from `legal_moves(state, seat)` (a search's tree and
+        rollouts): the same effect and events, without re-running the checks it passed."""
+
     def view(self, state: Any, seat: int | None) -> dict[str, Any]:
         """What `seat` (None = spectator) may know; keys match the proto view."""
 
@@ -310,6 +314,11 @@ class Engine(Generic[S]):
 
     def apply(self, state: S, seat: int, move: Move) -> list[Event]:
         self.check(state, seat, move)
+        events: list[Event] = []
+        self.effects[type(move)](state, seat, move, events)
+        return events
+
+    def play(self, state: S, seat: int, move: Move) -> list[Event]:
         events: list[Event] = []
         self.effects[type(move)](state, seat, move, events)
         return events

@@ -72,10 +72,11 @@ class PerSeat:
 
 
 def actor(game: Game, state: Any) -> int:
-    """Whose decision a tree node models: the seat to move, else any seat that may act."""
-    seats = game.seats_to_act(state)
+    """Whose decision a tree node models: the seat to move, else any seat that may act.
+    (`to_move` is one of `seats_to_act` whenever it is a seat: the contract; listing who may act
+    costs some engines a legal-move scan per seat.)"""
     turn = game.to_move(state)
-    return turn if turn in seats else seats[0]
+    return turn if turn is not None else game.seats_to_act(state)[0]
 
 
 def terminal_rewards(game: Game, state: Any) -> list[float]:
@@ -99,7 +100,7 @@ def rollout(game: Game, state: Any, seats: int, rng: random.Random, depth: int,
             return terminal_rewards(game, state)
         who = actor(game, state)
         move = policy(state, who, rng) if policy else rng.choice(game.legal_moves(state, who))
-        game.apply(state, who, move)
+        game.play(state, who, move)
     if game.is_over(state):
         return terminal_rewards(game, state)
     if evaluate is None:
@@ -170,7 +171,7 @@ def descend(game: Game, state: Any, node: Node, who: int, legal: list[Move], rng
                      + child.bias / (visits + 1))
             if value > best:
                 pick, best = i, value
-    game.apply(state, who, legal[pick])
+    game.play(state, who, legal[pick])
     return kids[pick]
 
 

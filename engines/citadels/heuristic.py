@@ -184,8 +184,23 @@ def evaluate(state, seat: int) -> float:
     """Winning chance from the lead in expected final points over the best opponent."""
     if state.phase == OVER:
         return 1.0 if seat in state.result["winners"] else 0.0
-    w = _worths(state.options["city_complete_size"], state.first_completer, tuple(state.gold),
-                tuple(map(tuple, state.cities)), tuple(map(tuple, state.hands)))
+    return _lead_chance(_position_worths(state), seat)
+
+
+def evaluate_all(state, seats: int) -> list[float]:
+    """`evaluate` of every seat from one reading of the position."""
+    if state.phase == OVER:
+        return [evaluate(state, seat) for seat in range(seats)]
+    w = _position_worths(state)
+    return [_lead_chance(w, seat) for seat in range(seats)]
+
+
+def _position_worths(state) -> tuple:
+    return _worths(state.options["city_complete_size"], state.first_completer, tuple(state.gold),
+                   tuple(map(tuple, state.cities)), tuple(map(tuple, state.hands)))
+
+
+def _lead_chance(w: tuple, seat: int) -> float:
     mine = w[seat]
     best = max(w[:seat] + w[seat + 1:])
     return 1.0 / (1.0 + math.exp(-(mine - best) / SCALE))

@@ -294,10 +294,11 @@ def _threats(state, village):
     return d.threats[village]
 
 
-def _standing(state, seat, rain, cards):
+def _standing(state, seat, outlook, rain, cards):
     """A seat's temperature once its `rain` cards are played, expected damage, threats, and
-    tie-break potential: the tie-break value plus what `cards` more walls would add."""
-    heat, tiebreak = _village_outlook(state, seat)
+    tie-break potential: the tie-break value plus what `cards` more walls would add
+    (`outlook`: its `_village_outlook`)."""
+    heat, tiebreak = outlook
     return (max(state.temperatures[seat] - 30 * rain, 0), heat, _threats(state, state.villages[seat]),
             tiebreak + cards)
 
@@ -363,9 +364,21 @@ def evaluate(state, seat):
     if state.phase == OVER:
         ranks, winners = outcome_keys(state)
         return 1.0 / len(winners) if seat in winners else 0.0
+    return _win_chance(state, seat, [_village_outlook(state, s) for s in range(state.seats)])
+
+
+def evaluate_all(state, seats):
+    """`evaluate` of every seat, each village's outlook computed once."""
+    if state.phase == OVER:
+        return [evaluate(state, seat) for seat in range(seats)]
+    outlooks = [_village_outlook(state, s) for s in range(state.seats)]
+    return [_win_chance(state, seat, outlooks) for seat in range(seats)]
+
+
+def _win_chance(state, seat, outlooks):
     hands = _hand_estimates(state, seat)
-    mine = _standing(state, seat, *hands[seat])
-    others = [_standing(state, s, *hands[s]) for s in range(state.seats) if s != seat]
+    mine = _standing(state, seat, outlooks[seat], *hands[seat])
+    others = [_standing(state, s, outlooks[s], *hands[s]) for s in range(state.seats) if s != seat]
     p = 1.0
     for o in others:
         p *= 1.0 / (1.0 + math.exp(-_edge_logit(mine, o)))

@@ -246,10 +246,24 @@ def evaluate(state: PompeiiState, seat: int) -> float:
     if state.phase == OVER:
         won = outcome(state).winners
         return 1.0 / len(won) if seat in won else 0.0
+    return _lead_chance(state, seat, *_worth(state))
+
+
+def evaluate_all(state: PompeiiState, seats: int) -> list[float]:
+    """`evaluate` of every seat, the position's worths computed once."""
+    if state.phase == OVER:
+        return [evaluate(state, seat) for seat in range(seats)]
+    worth, scale = _worth(state)
+    return [_lead_chance(state, seat, worth, scale) for seat in range(seats)]
+
+
+def _worth(state: PompeiiState) -> tuple[list[float], float]:
     if state.phase == SETTLE:
-        worth, scale = _settle_worth(state), 3.0
-    else:
-        worth, scale = _escape_worth(state), 1.2
+        return _settle_worth(state), 3.0
+    return _escape_worth(state), 1.2
+
+
+def _lead_chance(state: PompeiiState, seat: int, worth: list[float], scale: float) -> float:
     mine = worth[seat]
     best = max(worth[s] for s in range(state.seats) if s != seat)
     return 1.0 / (1.0 + math.exp(-(mine - best) / scale))

@@ -170,16 +170,31 @@ def evaluate(state, seat):
     if state.over:
         ranks = rank_by(outcome_keys(state))[0]
         return 1.0 if ranks[seat] == 1 else 0.0
+    return _lead_chance(state, seat, [_income(state, s) for s in range(state.seats)])
+
+
+def evaluate_all(state, seats):
+    """`evaluate` of every seat, each seat's income counted once."""
+    if state.over:
+        return [evaluate(state, seat) for seat in range(seats)]
+    incomes = [_income(state, s) for s in range(state.seats)]
+    return [_lead_chance(state, seat, incomes) for seat in range(seats)]
+
+
+def _income(state, seat):
+    """Coins the seat's regions bring each turn (the Necromancer's: its ghosts' regions, plus one)."""
+    if seat == state.necromancer:
+        return len(regions_of(state, D.GHOSTS)) + 1
+    return sum(len(regions_of(state, k)) for k in kinds_of(state, seat))
+
+
+def _lead_chance(state, seat, incomes):
     left = state.rounds - state.round + 1
     coins_known = state.options["public_coins"]
 
     def projected(other):
-        if other == state.necromancer:
-            income = len(regions_of(state, D.GHOSTS)) + 1
-        else:
-            income = sum(len(regions_of(state, k)) for k in kinds_of(state, other))
         coins = state.coins[other] if (coins_known or other == seat) else state.coins[seat]
-        return coins + income * left * 0.8
+        return coins + incomes[other] * left * 0.8
 
     mine = projected(seat)
     best_other = max((projected(s) for s in range(state.seats) if s != seat), default=0)

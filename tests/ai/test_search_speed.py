@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import pickle
 import random
 from types import SimpleNamespace
 
@@ -63,3 +64,41 @@ def test_item4_a_heuristic_evaluates_every_seat_at_once_when_it_can():
     engine = registry.game("kuhn")
     state = engine.new_state(2, {}, 1)
     assert mcts.rollout(engine, state, 2, random.Random(0), 0, lambda s, seats: [0.7, 0.3]) == [0.7, 0.3]
+
+
+@pytest.mark.parametrize("game", [g for g in registry.GAME_IDS if hasattr(policies.heuristic(g), "evaluate_all")])
+def test_item4_evaluate_all_equals_evaluate_per_seat_along_random_games(game):
+    engine, heuristic = registry.game(game), policies.heuristic(game)
+    rng = random.Random(11)
+    for seats in registry.tested_seats(game):
+        state = engine.new_state(seats, {}, rng.randrange(2**32))
+        while True:  # every position of a random game, the end included
+            assert heuristic.evaluate_all(state, seats) == [heuristic.evaluate(state, s) for s in range(seats)]
+            if engine.is_over(state):
+                break
+            seat = rng.choice(engine.seats_to_act(state))
+            engine.apply(state, seat, rng.choice(engine.legal_moves(state, seat)))
+
+
+@pytest.mark.parametrize("game", list(registry.GAME_IDS))
+def test_item4_play_is_apply_without_the_checks_for_a_listed_move(game, monkeypatch):
+    engine = registry.game(game)
+    rng = random.Random(3)
+    state = engine.new_state(registry.typical_seats(game), {}, 9)
+    while not engine.is_over(state):
+        seat = rng.choice(engine.seats_to_act(state))
+        move = rng.choice(engine.legal_moves(state, seat))
+        played = engine.clone(state)
+        assert engine.play(played, seat, move) == engine.apply(state, seat, move)
+        assert pickle.dumps(played) == pickle.dumps(state)
+    monkeypatch.setattr(type(engine), "check", lambda *a: pytest.fail("play re-ran the checks"))
+    state = engine.new_state(registry.typical_seats(game), {}, 9)
+    seat = engine.to_move(state)
+    engine.play(state, seat, engine.legal_moves(state, seat)[0])
+
+
+def test_item4_the_actor_is_the_seat_to_move_without_listing_who_may_act(monkeypatch):
+    engine = registry.game("pompeii")
+    state = engine.new_state(3, {}, 1)
+    monkeypatch.setattr(type(engine), "seats_to_act", lambda *a: pytest.fail("listed every seat's moves"))
+    assert mcts.actor(engine, state) == engine.to_move(state)
