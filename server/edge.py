@@ -1,8 +1,8 @@
-"""What every RPC of every servicer shares, on both transports (the gRPC port and server/web.py):
-the quota check, one log line with latency (`note(...)` adds fields to it), the latency metric,
-and refusals (`ServiceError`, server/errors.py) as one neutral google.rpc.Status that each
-transport renders: grpc's abort here, a ConnectError in server/web.py. No exception ever leaves
-as UNKNOWN: an unexpected one becomes INTERNAL and is logged.
+"""What every RPC of every servicer shares (the web port's calls arrive here too, forwarded by
+server/web.py): the quota check, one log line with latency (`note(...)` adds fields to it), the
+latency metric, and refusals (`ServiceError`, server/errors.py) as one google.rpc.Status in the
+call's trailers (the web edge renders it as a ConnectError). No exception ever leaves as UNKNOWN:
+an unexpected one becomes INTERNAL and is logged.
 
     class PlayerServicer(player_pb2_grpc.PlayerServiceServicer):
         @rpc
@@ -17,7 +17,7 @@ import functools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager as AsyncContextManager
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import structlog
 from google.protobuf import any_pb2
@@ -25,7 +25,7 @@ from google.protobuf.message import Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from . import limits, metrics, quotas
+from . import limits, metrics, quotas, transport
 from .errors import ServiceError
 
 log = structlog.get_logger("gameengine")
@@ -58,18 +58,9 @@ def refusal_status(err: ServiceError) -> status_pb2.Status:
     return status_pb2.Status(code=getattr(code_pb2, err.code_name), message=message, details=packed)
 
 
-@runtime_checkable
-class Refuses(Protocol):
-    """A transport that renders a refusal itself (server/web.py's context: a ConnectError)."""
-
-    async def refuse(self, status: status_pb2.Status) -> None: ...
-
-
 async def refuse(context: Any, err: ServiceError) -> None:
-    """End the call with the refusal; raises (grpc's abort, or the web transport's error)."""
+    """End the call with the refusal (grpc's abort raises)."""
     status = refusal_status(err)
-    if isinstance(context, Refuses):
-        await context.refuse(status)
     s = rpc_status.to_status(status)
     await context.abort(s.code, s.details, s.trailing_metadata)
 
@@ -84,7 +75,8 @@ def note(**fields: Any) -> None:
 
 def caller_of(context: Any) -> str:
     """The caller's quota identity, also kept for the rest of the call (quotas.caller())."""
-    client = quotas.client_identity(context.peer(), quotas.player_token_of(context.invocation_metadata()))
+    client = quotas.client_identity(transport.peer_of(context)[0],
+                                    quotas.player_token_of(context.invocation_metadata()))
     quotas.CALLER.set(client)
     return client
 

@@ -21,6 +21,7 @@ from . import (
     access,
     drain,
     expiry,
+    gateway,
     lobby,
     logs,
     metrics,
@@ -31,7 +32,6 @@ from . import (
     tournaments,
     tracing,
     transport,
-    web,
 )
 from .config import Config
 from .datadir import StartupError
@@ -108,6 +108,10 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     alpha = reflection_pb2.DESCRIPTOR.services_by_name["ServerReflection"]
     for name in (reflection.V1ALPHA, reflection.V1):  # the same messages under both names
         add_service(alpha, reflection_pb2, reflector, server, name=name)  # type: ignore[arg-type]
+    edge = gateway.WebEdge(cfg) if cfg.web_port else None
+    if edge is not None:  # the web port's calls come over a Unix socket only the edge can reach
+        gateway.add_internal(server, core, wanted)
+        server.add_insecure_port("unix:" + edge.socket)
     credentials = transport.grpc_credentials(cfg)
     try:
         port = (server.add_secure_port(f"{cfg.host}:{cfg.port}", credentials) if credentials
@@ -117,7 +121,9 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     if cfg.metrics_port:
         start_http_server(cfg.metrics_port, addr=cfg.host)
     await server.start()
-    web_stop = await web.start(core, referee, cfg)  # Connect/gRPC-Web and the page on GE_WEB_PORT
+    if edge is not None and not (edge.bind() and await edge.start()):  # Connect/gRPC-Web and the page
+        await edge.stop()
+        edge = None
     for name in names + [""]:
         await _set(health_servicer, name, health_pb2.HealthCheckResponse.SERVING)
     # The server's overall status also follows the referee's worker pool (NOT_SERVING only
@@ -152,9 +158,9 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     log.info("stopping")
     for name in names + [""]:
         await _set(health_servicer, name, health_pb2.HealthCheckResponse.NOT_SERVING)
+    if edge is not None:  # first: its calls in flight still need the gRPC server
+        await edge.stop()
     await server.stop(grace=5)
-    if web_stop is not None:
-        await web_stop()
     for t in tasks:
         t.cancel()
     referee.close()

@@ -1,10 +1,10 @@
 """Per-RPC observation for both transports: the standard gRPC metric families and the
 request id and peer bound to every log line written while the call runs.
 
-The gRPC port gets it from `RpcObserver`, a grpc.aio server interceptor (so health and
-reflection are counted too); the Connect/gRPC-Web port from `web_unary`/`web_stream`,
-which server/web.py wraps around each endpoint. py-grpc-prometheus does not support
-grpc.aio, hence this small interceptor with its exact names and labels.
+`RpcObserver`, a grpc.aio server interceptor, sees every call (health and reflection too, and the
+web port's, which the web edge forwards: their `transport` label is "web" and their peer the
+browser's). py-grpc-prometheus does not support grpc.aio, hence this small interceptor with its
+exact names and labels.
 """
 from __future__ import annotations
 
@@ -18,9 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import grpc
 import structlog
-from connectrpc.request import RequestContext
 
-from . import metrics
+from . import metrics, transport
 
 if TYPE_CHECKING:  # annotations only (grpc's classes are not subscriptable at run time)
     from .service import GameCore
@@ -114,8 +113,9 @@ class RpcObserver(grpc.aio.ServerInterceptor):
     @staticmethod
     def _unary(behavior: Unary, kind: str, service: str, method: str, rid: str, forwarded: str | None) -> Unary:
         async def observed(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-            call = Call(kind, service, method, "grpc")
-            bind_log_fields(rid, context.peer(), forwarded)
+            peer, via = transport.peer_of(context)  # "web": forwarded by the web edge
+            call = Call(kind, service, method, via)
+            bind_log_fields(rid, peer, forwarded)
             try:
                 response = await behavior(request, context)
             except BaseException as e:
@@ -130,8 +130,9 @@ class RpcObserver(grpc.aio.ServerInterceptor):
     def _stream(behavior: Stream, kind: str, service: str, method: str, rid: str,
                 forwarded: str | None) -> Callable[[Any, Any], AsyncIterator[Any]]:
         async def observed(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
-            call = Call(kind, service, method, "grpc")
-            bind_log_fields(rid, context.peer(), forwarded)
+            peer, via = transport.peer_of(context)  # "web": forwarded by the web edge
+            call = Call(kind, service, method, via)
+            bind_log_fields(rid, peer, forwarded)
             try:
                 result = behavior(request, context)
                 if asyncio.iscoroutine(result):  # a handler that writes with context.write()
@@ -145,56 +146,6 @@ class RpcObserver(grpc.aio.ServerInterceptor):
                 raise
             call.finish(_grpc_code(context, None))
         return observed
-
-
-# ---- Connect / gRPC-Web port -------------------------------------------------
-
-def _web_fields(ctx: RequestContext[Any, Any]) -> tuple[str, str, str | None]:
-    headers = ctx.request_headers
-    return request_id(headers.get("x-request-id")), f"web:{ctx.client_address or 'unknown'}", \
-        headers.get("x-forwarded-for")
-
-
-def _web_code(err: BaseException) -> str:
-    code = getattr(err, "code", None)
-    if code is not None and hasattr(code, "name"):
-        name: str = code.name  # a ConnectError's Code
-        return name
-    return "CANCELLED" if isinstance(err, (asyncio.CancelledError, GeneratorExit)) else "UNKNOWN"
-
-
-def web_unary(fn: Callable[[Any, RequestContext[Any, Any]], Awaitable[Any]], service: str,
-              method: str) -> Callable[[Any, RequestContext[Any, Any]], Awaitable[Any]]:
-    async def observed(request: Any, ctx: RequestContext[Any, Any]) -> Any:
-        call = Call("unary", service, method, "web")
-        rid, peer, forwarded = _web_fields(ctx)
-        bind_log_fields(rid, peer, forwarded)
-        try:
-            response = await fn(request, ctx)
-        except BaseException as e:
-            call.finish(_web_code(e))
-            raise
-        call.sent()
-        call.finish("OK")
-        return response
-    return observed
-
-
-def web_stream(fn: Callable[[Any, RequestContext[Any, Any]], AsyncIterator[Any]], service: str,
-               method: str) -> Callable[[Any, RequestContext[Any, Any]], AsyncIterator[Any]]:
-    async def observed(request: Any, ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:
-        call = Call("server_stream", service, method, "web")
-        rid, peer, forwarded = _web_fields(ctx)
-        bind_log_fields(rid, peer, forwarded)
-        try:
-            async for item in fn(request, ctx):
-                call.sent()
-                yield item
-        except BaseException as e:
-            call.finish(_web_code(e))
-            raise
-        call.finish("OK")
-    return observed
 
 
 # ---- games in memory --------------------------------------------------------------

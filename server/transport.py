@@ -70,3 +70,19 @@ def raise_fd_limit() -> int:
     if soft < hard:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     return hard
+
+
+WEB_PEER = "x-ge-web-peer"  # the browser's address, sent by the web edge (server/gateway.py) with each call
+MAX_PEER = 128
+
+
+def peer_of(context: Any) -> tuple[str, str]:
+    """(peer, transport) of a call. The web edge's calls arrive on the internal Unix socket, which
+    only this server's own processes can reach; there, and only there, WEB_PEER names the real
+    caller (`web:host:port`). Anyone else's WEB_PEER is ignored."""
+    peer = context.peer() or ""
+    if peer.startswith("unix:"):
+        for key, value in context.invocation_metadata() or ():
+            if key == WEB_PEER and isinstance(value, str):
+                return value[:MAX_PEER], "web"
+    return peer, "grpc"

@@ -1,28 +1,29 @@
 """Browser access: the same services over the Connect protocol and gRPC-Web, on GE_WEB_PORT.
 
-Browsers cannot speak plain gRPC, so a second listener (uvicorn, HTTP/1.1) serves
-every method of every game's service with the `connectrpc` library, which speaks
-Connect (JSON or binary), gRPC-Web (binary; text mode via grpcweb_text.py) and gRPC on the same paths as the gRPC server
-(`/gameengine.v1.PompeiiService/MakePompeiiMove`, ...). It also serves the
-reference spectator/player page from `server/web_static/`.
+Browsers cannot speak plain gRPC, so the web edge (uvicorn, HTTP/1.1) serves every method of every
+game's service with the `connectrpc` library, which speaks Connect (JSON or binary), gRPC-Web
+(binary; text mode via grpcweb_text.py) and gRPC on the same paths as the gRPC server
+(`/gameengine.v1.PompeiiService/MakePompeiiMove`, ...). It also serves the reference
+spectator/player page from `server/web_static/`.
 
-There is no second implementation: each web method calls the very handlers the
-gRPC server uses (servicer.GameServicer / GameServiceServicer ...), so the GameCore
-operations, codecs, quotas, logging, metrics and the mapping of ServiceError to a
-google.rpc.Status are shared. Only the transport differs: `_WebContext` stands in
-for grpc's ServicerContext, and renders a refusal's google.rpc.Status (the same one
-the gRPC port sends) as a ConnectError with the same code, message and details
-(ErrorInfo.metadata["rule"] is the rule id).
+The edge runs in its own process (server/gateway.py), so parsing HTTP and encoding JSON for
+browsers never holds up the gRPC server's event loop (issue 19: a flood of web requests had
+raised gRPC players' p99 twentyfold). There is no second implementation: each web method is
+forwarded as the same gRPC call over the server's internal socket, with the browser's address
+(transport.WEB_PEER), so quotas, logs, metrics and refusals are the gRPC server's own. A refusal's
+google.rpc.Status comes back in the call's trailers and leaves as a ConnectError with the same
+code, message and details (ErrorInfo.metadata["rule"] is the rule id).
 """
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import socket
+import hashlib
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import grpc
 import structlog
 import uvicorn
 from connectrpc.code import Code
@@ -32,6 +33,8 @@ from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
 from connectrpc.request import RequestContext
 from connectrpc.server import ConnectASGIApplication, Endpoint
 from google.protobuf import message_factory
+from google.protobuf.descriptor import ServiceDescriptor
+from google.protobuf.message import Message
 from google.rpc import code_pb2, status_pb2
 from protobuf.wkt import Any as WireAny
 from starlette.exceptions import HTTPException
@@ -47,13 +50,6 @@ from gameengine.v1 import common_pb2, lobby_pb2, player_pb2, tournament_pb2
 
 from . import fanout, transport, webguard
 from .grpcweb_text import grpc_web_text
-from .lobby import LobbyServicer
-from .observe import web_stream, web_unary
-from .participation import seating_of
-from .players import PlayerServicer
-from .service import GameCore
-from .servicer import GameServicer, GameServiceServicer, handlers_of
-from .tournaments import TournamentServicer
 
 log = structlog.get_logger("gameengine.web")
 STATIC = Path(__file__).resolve().parent / "web_static"
@@ -67,31 +63,44 @@ EXPOSE_HEADERS = ["grpc-status", "grpc-message", "grpc-status-details-bin", "con
                   "connect-accept-encoding", "content-encoding"]
 
 
-class _WebContext:
-    """The part of grpc.aio.ServicerContext that server/edge.py uses: peer(), invocation_metadata(),
-    time_remaining(), and refuse() in place of abort()."""
+# Request headers a call carries on to the gRPC server as metadata (the rest are HTTP's own).
+FORWARDED = frozenset({"authorization", "x-api-key", "x-player-token", "x-game-id", "x-request-id",
+                       "x-forwarded-for", "traceparent", "tracestate"})
+LIVE_GAMES = "/gameengine.internal.WebEdge/LiveGames"  # the page's game list (main.py answers it)
 
-    def __init__(self, ctx: RequestContext[Any, Any]):
-        self._ctx = ctx
 
-    def peer(self) -> str:
-        return f"web:{self._ctx.client_address or 'unknown'}"
+def metadata_of(ctx: RequestContext[Any, Any]) -> list[tuple[str, str]]:
+    """The forwarded headers, and the browser's address as the call's peer (transport.WEB_PEER)."""
+    md = [(k, v) for k, v in ctx.request_headers.allitems() if k in FORWARDED and v.isascii() and v.isprintable()]
+    md.append((transport.WEB_PEER, f"web:{ctx.client_address or 'unknown'}"))
+    return md
 
-    def invocation_metadata(self) -> list[tuple[str, str]]:
-        return list(self._ctx.request_headers.allitems())
 
-    def time_remaining(self) -> float | None:
-        ms = self._ctx.timeout_ms
-        return None if ms is None else ms / 1000
-
-    async def refuse(self, status: status_pb2.Status) -> None:
-        raise connect_error(status)
+def timeout_of(ctx: RequestContext[Any, Any]) -> float | None:
+    return None if ctx.timeout_ms is None else ctx.timeout_ms / 1000
 
 
 def connect_error(status: status_pb2.Status) -> ConnectError:
-    """A refusal (servicer.refusal_status) as Connect and gRPC-Web send it."""
+    """A refusal's google.rpc.Status as Connect and gRPC-Web send it."""
     return ConnectError(Code[code_pb2.Code.Name(status.code)], status.message,
                         [WireAny(type_url=d.type_url, value=d.value) for d in status.details])
+
+
+def refusal(e: grpc.aio.AioRpcError) -> ConnectError:
+    """The gRPC server's refusal (its google.rpc.Status trailer), or a transport failure as its code."""
+    for key, value in e.trailing_metadata() or ():
+        if key == "grpc-status-details-bin" and isinstance(value, bytes):
+            return connect_error(status_pb2.Status.FromString(value))
+    return ConnectError(Code[e.code().name], e.details() or e.code().name.lower())
+
+
+def shared_decoder(cls: Any) -> Callable[[bytes], Message]:
+    """Decode a response; the same bytes decode to one shared message (fanout.SHARED), so N spectators
+    of a game cost one JSON encoding per event, as on the gRPC port."""
+    def decode(raw: bytes) -> Message:
+        key = (cls.DESCRIPTOR.full_name, hashlib.blake2b(raw, digest_size=16).digest())
+        return fanout.SHARED.message(key, None, lambda: cls.FromString(raw))
+    return decode
 
 
 class _App(ConnectASGIApplication[Any]):
@@ -102,59 +111,66 @@ class _App(ConnectASGIApplication[Any]):
         return "/"
 
 
-def endpoints(servicers: list[tuple[Any, object]]) -> dict[str, Endpoint[Any, Any]]:
-    """`/<service>/<method>` -> endpoint calling the gRPC servicer's method of that name."""
+def endpoints(services: list[ServiceDescriptor], channel: grpc.aio.Channel) -> dict[str, Endpoint[Any, Any]]:
+    """`/<service>/<method>` -> an endpoint forwarding the call to the gRPC server."""
     result: dict[str, Endpoint[Any, Any]] = {}
-    for service, servicer in servicers:
-        handlers = handlers_of(servicer, service)
+    for service in services:
         for m in service.methods:
-            info = MethodInfo(name=m.name, service_name=service.full_name,
-                              input=message_factory.GetMessageClass(m.input_type),
-                              output=message_factory.GetMessageClass(m.output_type),
+            if m.client_streaming:
+                continue  # none of ours; browsers cannot send a client stream
+            inp, out = message_factory.GetMessageClass(m.input_type), message_factory.GetMessageClass(m.output_type)
+            info = MethodInfo(name=m.name, service_name=service.full_name, input=inp, output=out,
                               idempotency_level=IdempotencyLevel.UNKNOWN,
                               stream_type=StreamType.SERVER_STREAM if m.server_streaming else StreamType.UNARY)
-            fn = handlers[m.name]
             path = f"/{service.full_name}/{m.name}"
             if m.server_streaming:
-                result[path] = Endpoint.server_stream(
-                    method=info, function=web_stream(_stream(fn), service.full_name, m.name))
-            elif m.client_streaming:
-                raise NotImplementedError(f"{path}: client streaming is not served to browsers")
+                result[path] = Endpoint.server_stream(method=info, function=_stream(channel.unary_stream(
+                    path, request_serializer=inp.SerializeToString, response_deserializer=shared_decoder(out))))
             else:
-                result[path] = Endpoint.unary(method=info, function=web_unary(_unary(fn), service.full_name, m.name))
+                result[path] = Endpoint.unary(method=info, function=_unary(channel.unary_unary(
+                    path, request_serializer=inp.SerializeToString, response_deserializer=shared_decoder(out))))
     return result
 
 
-def _unary(fn: Callable[..., Awaitable[Any]]) -> Callable[[Any, RequestContext[Any, Any]], Awaitable[Any]]:
-    async def call(request: Any, ctx: RequestContext[Any, Any]) -> Any:
-        return await fn(request, _WebContext(ctx))
-    return call
+def _unary(call: Any) -> Callable[[Any, RequestContext[Any, Any]], Awaitable[Any]]:
+    async def forward(request: Any, ctx: RequestContext[Any, Any]) -> Any:
+        try:
+            return await call(request, metadata=metadata_of(ctx), timeout=timeout_of(ctx))
+        except grpc.aio.AioRpcError as e:
+            raise refusal(e) from None
+    return forward
 
 
-def _stream(fn: Callable[..., AsyncIterator[Any]]) -> Callable[[Any, RequestContext[Any, Any]], AsyncIterator[Any]]:
-    def call(request: Any, ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:
-        return fn(request, _WebContext(ctx))
-    return call
+def _stream(call: Any) -> Callable[[Any, RequestContext[Any, Any]], AsyncIterator[Any]]:
+    async def forward(request: Any, ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:
+        stream = call(request, metadata=metadata_of(ctx), timeout=timeout_of(ctx))
+        try:
+            async for message in stream:
+                yield message
+        except grpc.aio.AioRpcError as e:
+            raise refusal(e) from None
+        finally:
+            stream.cancel()  # the browser left: the gRPC server's stream ends too
+    return forward
 
 
-def build_app(core: GameCore, referee: Any, cfg: Any) -> ASGIApp:
+def services_of(wanted: list[str]) -> list[ServiceDescriptor]:
+    services = [common_pb2.DESCRIPTOR.services_by_name["GameService"],
+                player_pb2.DESCRIPTOR.services_by_name["PlayerService"],
+                lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"],
+                tournament_pb2.DESCRIPTOR.services_by_name["TournamentService"]]
+    return services + [codecs.codec(game).service for game in wanted]
+
+
+def build_app(channel: grpc.aio.Channel, cfg: Any) -> ASGIApp:
     """The ASGI application: RPC paths go to connectrpc, the rest to the static page."""
     wanted = [g for g in cfg.games.split(",") if g] or list(codecs.load_all())
-    servicers: list[tuple[Any, object]] = [
-        (common_pb2.DESCRIPTOR.services_by_name["GameService"],
-         GameServiceServicer(core, wanted, referee, cfg.admin_token)),
-        (player_pb2.DESCRIPTOR.services_by_name["PlayerService"], PlayerServicer(core)),
-        (lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"], LobbyServicer(core, referee, cfg)),
-        (tournament_pb2.DESCRIPTOR.services_by_name["TournamentService"],
-         TournamentServicer(core, referee, cfg, wanted))]
-    for game in wanted:
-        codec = codecs.codec(game)
-        servicers.append((codec.service, GameServicer(codec, core, referee)))
-    routes = endpoints(servicers)
+    routes = endpoints(services_of(wanted), channel)
     rpc = grpc_web_text(_App(service=None, endpoints=lambda _: routes,  # type: ignore[arg-type, return-value]
                              codecs=[fanout.SharedCodec(c) for c in google_protobuf_codecs()],
                              read_max_bytes=cfg.max_message_bytes), cfg.max_message_bytes)
     static = StaticFiles(directory=STATIC, html=True)
+    list_games = channel.unary_unary(LIVE_GAMES, request_serializer=_json_bytes, response_deserializer=json.loads)
 
     types = [{"game": g, "prefix": registry.entry(g).prefix, "service": registry.entry(g).service,
               "data_files": list(registry.spec(g).data_files),
@@ -169,10 +185,12 @@ def build_app(core: GameCore, referee: Any, cfg: Any) -> ASGIApp:
             await rpc(scope, receive, send)
         elif path == "/api/games":
             offset, limit = _page(scope)
-            games = live_games(core, wanted)
-            await JSONResponse({"types": types, "games": games[offset:offset + limit], "total": len(games),
-                                "next_offset": offset + limit if offset + limit < len(games) else None},
-                               headers={"cache-control": "no-store"})(scope, receive, send)
+            try:
+                page = await list_games({"offset": offset, "limit": limit}, timeout=10)
+            except grpc.aio.AioRpcError as e:
+                await JSONResponse({"error": e.code().name}, status_code=503)(scope, receive, send)
+                return
+            await JSONResponse({"types": types, **page}, headers={"cache-control": "no-store"})(scope, receive, send)
         elif path.startswith("/data/") and path.split("/")[2] in data:
             # the games' public board/card data files, so the page draws from the engine's own geometry
             game = path.split("/")[2]
@@ -187,6 +205,10 @@ def build_app(core: GameCore, referee: Any, cfg: Any) -> ASGIApp:
         return guarded
     return CORSMiddleware(guarded, allow_origins=origins, allow_methods=["GET", "POST", "OPTIONS"],
                           allow_headers=ALLOW_HEADERS, expose_headers=EXPOSE_HEADERS, max_age=7200)
+
+
+def _json_bytes(value: Any) -> bytes:
+    return json.dumps(value).encode()
 
 
 async def _files(files: StaticFiles, scope: Scope, receive: Receive, send: Send) -> None:
@@ -212,49 +234,20 @@ def _page(scope: Scope) -> tuple[int, int]:
     return offset, limit
 
 
-def live_games(core: GameCore, wanted: list[str], limit: int = 2000) -> list[dict[str, Any]]:
-    """Spectator-level list for the page's game picker: ids, game, seats, version, over.
-    (Spectating a game id is public by design: a spectator only ever gets public views.)
-    Private lobby games are never listed (LOBBY-6)."""
-    games = []
-    for rec in list(core.store.games.values())[-limit:]:
-        seating = seating_of(rec)
-        if rec.game in wanted and not (seating is not None and seating.private):
-            games.append({"game_id": rec.game_id, "game": rec.game, "seats": rec.seats,
-                          "version": rec.version, "over": core.is_over(rec)})
-    games.sort(key=lambda g: (g["over"], g["game_id"]))
-    return games
-
-
 def cfg_value(cfg: Any, name: str, default: Any) -> Any:
     return getattr(cfg, name, default)
 
 
 class _Server(uvicorn.Server):
-    """uvicorn embedded in our loop: it must not take over SIGTERM/SIGINT (main.py owns them)."""
+    """uvicorn in the edge's own loop: server/gateway.py owns SIGTERM/SIGINT."""
 
     def capture_signals(self) -> contextlib.AbstractContextManager[None]:  # type: ignore[override]
         return contextlib.nullcontext()
 
 
-async def start(core: GameCore, referee: Any, cfg: Any) -> Callable[[], Awaitable[None]] | None:
-    """Start the web listener on cfg.web_port (0 disables) and return an async stop().
-
-    A port that cannot be bound is logged and skipped: the gRPC service stays up."""
-    port = int(cfg_value(cfg, "web_port", 8080))
-    if not port:
-        return None
-    sock = socket.socket(socket.AF_INET6 if ":" in cfg.host else socket.AF_INET)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((cfg.host, port))
-    except OSError as e:
-        sock.close()
-        log.error("web_listener_failed", host=cfg.host, port=port, error=str(e))
-        return None
-    sock.listen(256)
-    sock.setblocking(False)
-    config = uvicorn.Config(build_app(core, referee, cfg), lifespan="off", log_config=None, access_log=False,
+def server(app: ASGIApp, cfg: Any) -> uvicorn.Server:
+    """uvicorn with the web port's limits (README "Limits"), serving `app`."""
+    config = uvicorn.Config(app, lifespan="off", log_config=None, access_log=False,
                             ws="none", timeout_graceful_shutdown=2, log_level="warning",
                             # the peer address is the quota identity: no X-Forwarded-For from anyone
                             proxy_headers=False, server_header=False,
@@ -262,16 +255,4 @@ async def start(core: GameCore, referee: Any, cfg: Any) -> Callable[[], Awaitabl
                                                    cfg.web_header_timeout_s),
                             timeout_keep_alive=cfg.web_idle_s, limit_concurrency=cfg.web_max_connections or None,
                             h11_max_incomplete_event_size=16 * 1024, **transport.web_ssl(cfg))
-    server = _Server(config)
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    while not server.started and not task.done():
-        await asyncio.sleep(0.01)
-    log.info("web_serving", host=cfg.host, port=port, cors=cfg_value(cfg, "web_cors_origins", ""),
-             tls=bool(transport.web_ssl(cfg)))
-
-    async def stop() -> None:
-        server.should_exit = True
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(task, timeout=5)
-
-    return stop
+    return _Server(config)

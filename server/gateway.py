@@ -1,0 +1,222 @@
+"""The web edge's process: `python -m server.gateway`, started and watched by the server (main.py).
+
+The web port (server/web.py: Connect, gRPC-Web and the page) parses HTTP/1.1 and encodes JSON for
+browsers, about 1 ms of Python per request. In the gRPC server's event loop that work came in
+bursts that held up every gRPC call queued behind it; in its own process it has its own
+interpreter and event loop, and the gRPC players keep their latency whatever browsers send.
+
+- The server binds the web port and hands the listening socket to the edge, so a restarted edge
+  takes over the same port, and a port that cannot be bound is the server's start-up error.
+- The edge forwards each call over a Unix socket in a private directory (`WebEdge.socket`), the
+  only place where `transport.WEB_PEER` (the browser's address) is believed.
+- The edge exits when the server does (a parent-death signal, and a check of its parent).
+- If the edge dies, the server starts another one a second later; the gRPC port never stops.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import ctypes
+import json
+import os
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+from typing import Any
+
+import grpc
+import structlog
+
+from . import logs, transport, web
+from .config import Config
+from .participation import seating_of
+
+log = structlog.get_logger("gameengine.web")
+READY = b"ready\n"  # the edge's one line on its stdout, once it listens
+RESTART_DELAY_S = 1.0
+PAGE_MAX = web.PAGE_MAX
+
+
+# ---- the server's side --------------------------------------------------------------------------
+
+def live_games(core: Any, wanted: list[str], offset: int, limit: int, newest: int = 2000) -> dict[str, Any]:
+    """A page of the spectator-level list for the page's game picker: ids, game, seats, version, over.
+    (Spectating a game id is public by design: a spectator only ever gets public views.)
+    Private lobby games are never listed (LOBBY-6)."""
+    games = []
+    for rec in list(core.store.games.values())[-newest:]:
+        seating = seating_of(rec)
+        if rec.game in wanted and not (seating is not None and seating.private):
+            games.append({"game_id": rec.game_id, "game": rec.game, "seats": rec.seats,
+                          "version": rec.version, "over": core.is_over(rec)})
+    games.sort(key=lambda g: (g["over"], g["game_id"]))
+    limit = min(PAGE_MAX, max(1, limit))
+    return {"games": games[offset:offset + limit], "total": len(games),
+            "next_offset": offset + limit if offset + limit < len(games) else None}
+
+
+def add_internal(server: grpc.aio.Server, core: Any, wanted: list[str]) -> None:
+    """web.LIVE_GAMES, answered only on the internal socket (anyone else: PERMISSION_DENIED)."""
+    async def live(request: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> bytes:
+        if not (context.peer() or "").startswith("unix:"):
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED, "internal to the web edge")
+        try:
+            q = json.loads(request)
+            offset, limit = max(0, int(q["offset"])), int(q["limit"])
+        except (ValueError, KeyError, TypeError):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "offset and limit are integers")
+        return json.dumps(live_games(core, wanted, offset, limit)).encode()
+
+    service, _, method = web.LIVE_GAMES.strip("/").partition("/")
+    handler = grpc.unary_unary_rpc_method_handler(live, request_deserializer=bytes, response_serializer=bytes)
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, {method: handler}),))
+
+
+class WebEdge:
+    """The web port: its listening socket (bound here) and the edge process serving it."""
+
+    def __init__(self, cfg: Config):
+        self.cfg = cfg
+        self.dir = tempfile.mkdtemp(prefix="ge-web-")  # 0700: only this server's user reaches the socket
+        self.socket = os.path.join(self.dir, "edge.sock")
+        self.listener: socket.socket | None = None
+        self.proc: asyncio.subprocess.Process | None = None
+        self.stopping = False
+        self._watch: asyncio.Task[None] | None = None
+
+    def bind(self) -> bool:
+        """Bind the web port; a port that cannot be bound is logged and skipped (gRPC stays up)."""
+        cfg = self.cfg
+        sock = socket.socket(socket.AF_INET6 if ":" in cfg.host else socket.AF_INET)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((cfg.host, cfg.web_port))
+        except OSError as e:
+            sock.close()
+            log.error("web_listener_failed", host=cfg.host, port=cfg.web_port, error=str(e))
+            return False
+        sock.listen(256)
+        self.listener = sock
+        return True
+
+    async def start(self, timeout_s: float = 60) -> bool:
+        """Start the edge and wait until it listens; then keep it running (`_keep`)."""
+        if not await self._spawn(timeout_s):
+            return False
+        self._watch = asyncio.create_task(self._keep())
+        log.info("web_serving", host=self.cfg.host, port=self.cfg.web_port, pid=self.proc and self.proc.pid,
+                 cors=self.cfg.web_cors_origins, tls=bool(transport.web_ssl(self.cfg)))
+        return True
+
+    async def _spawn(self, timeout_s: float) -> bool:
+        assert self.listener is not None
+        fd = self.listener.fileno()
+        # from the loop's thread: the edge's parent-death signal follows the thread that started it
+        self.proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "server.gateway", "--socket", self.socket, "--listen-fd", str(fd),
+            "--parent", str(os.getpid()), pass_fds=(fd,), stdout=asyncio.subprocess.PIPE)
+        assert self.proc.stdout is not None
+        try:
+            line = await asyncio.wait_for(self.proc.stdout.readline(), timeout_s)
+        except TimeoutError:
+            line = b""
+        if line != READY:
+            log.error("web_edge_failed", pid=self.proc.pid, returncode=self.proc.returncode)
+            with contextlib.suppress(ProcessLookupError):
+                self.proc.kill()
+            await self.proc.wait()
+            return False
+        return True
+
+    async def _keep(self) -> None:
+        while not self.stopping:
+            assert self.proc is not None
+            code = await self.proc.wait()
+            if self.stopping:
+                return
+            log.warning("web_edge_exited", pid=self.proc.pid, returncode=code, restart_in_s=RESTART_DELAY_S)
+            await asyncio.sleep(RESTART_DELAY_S)
+            if not self.stopping and await self._spawn(60):
+                log.info("web_edge_restarted", pid=self.proc.pid)
+
+    async def stop(self) -> None:
+        """Stop the edge (it finishes what it serves for up to 2 s), then close the port."""
+        self.stopping = True
+        if self._watch is not None:
+            self._watch.cancel()
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.terminate()
+            try:
+                await asyncio.wait_for(self.proc.wait(), 10)
+            except TimeoutError:
+                self.proc.kill()
+                await self.proc.wait()
+        if self.listener is not None:
+            self.listener.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+# ---- the edge's side ----------------------------------------------------------------------------
+
+def _die_with_parent(parent: int) -> None:
+    """SIGTERM when the server's process ends, even by kill -9 (Linux); elsewhere `_watch_parent`."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # it ended before the signal was armed
+        raise SystemExit(0)
+
+
+async def _watch_parent(parent: int, stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        await asyncio.sleep(1.0)
+        if os.getppid() != parent:
+            stop.set()
+
+
+async def serve(cfg: Config, socket_path: str, listen_fd: int, parent: int) -> None:
+    options = [("grpc.max_receive_message_length", -1),  # what the server sends, it has bounded
+               ("grpc.max_send_message_length", cfg.max_message_bytes + 1024)]
+    async with grpc.aio.insecure_channel("unix:" + socket_path, options=options) as channel:
+        sock = socket.socket(fileno=listen_fd)
+        sock.setblocking(False)
+        server = web.server(web.build_app(channel, cfg), cfg)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        task = asyncio.create_task(server.serve(sockets=[sock]))
+        while not server.started and not task.done():
+            await asyncio.sleep(0.01)
+        if task.done():
+            raise SystemExit("the web edge could not serve its port")
+        sys.stdout.buffer.write(READY)
+        sys.stdout.flush()
+        watcher = asyncio.create_task(_watch_parent(parent, stop))
+        await asyncio.wait([task, asyncio.create_task(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
+        server.should_exit = True
+        watcher.cancel()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(task, timeout=5)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(prog="python -m server.gateway", description="the web edge (started by the server)")
+    p.add_argument("--socket", required=True)
+    p.add_argument("--listen-fd", type=int, required=True)
+    p.add_argument("--parent", type=int, required=True)
+    args = p.parse_args()
+    _die_with_parent(args.parent)
+    cfg = Config.from_env()
+    logs.configure(cfg.log_level)
+    run = asyncio.run
+    if cfg.event_loop == "uvloop":
+        import uvloop
+        run = uvloop.run
+    run(serve(cfg, args.socket, args.listen_fd, args.parent))
+
+
+if __name__ == "__main__":
+    main()
