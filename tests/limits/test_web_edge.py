@@ -1,0 +1,117 @@
+"""The web port runs in its own process (server/gateway.py, issue 19): a flood of browser requests
+cannot hold up the gRPC server's event loop, the edge is restarted if it dies and ends with the
+server, and only the edge can name a caller's address (transport.WEB_PEER)."""
+from __future__ import annotations
+
+import os
+import signal
+import time
+import urllib.request
+from pathlib import Path
+
+import grpc
+import pytest
+
+from clients.sdk import Client
+from tests.web.conftest import WebServer
+
+from .support import raw, web_call
+
+GAME = "pompeii"
+
+
+@pytest.fixture
+def server(tmp_path):
+    s = WebServer(tmp_path / "data", GE_RATE_LIMIT_PER_S="5").start()
+    yield s
+    s.stop()
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        text = (task / "children").read_text().split()
+        found += [int(c) for c in text]
+    return found
+
+
+def edge_of(server: WebServer) -> int:
+    """The pid of the process serving the web port: the server's one `server.gateway` child."""
+    for pid in children(server.proc.pid):
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        if b"server.gateway" in cmdline:
+            return pid
+    raise AssertionError("the server has no web edge process")
+
+
+def page_ok(server: WebServer, timeout: float = 2) -> bool:
+    try:
+        with urllib.request.urlopen(server.base + "/", timeout=timeout) as r:
+            return r.status == 200
+    except OSError:
+        return False
+
+
+def test_item4_web_edge_is_its_own_process_and_a_stalled_edge_does_not_stall_grpc(server):
+    edge = edge_of(server)
+    assert edge != server.proc.pid and page_ok(server)
+    client = Client(server.target, GAME)
+    game_id, _ = client.create(2, seed=1)
+    os.kill(edge, signal.SIGSTOP)  # the edge frozen mid-flight: its work cannot be the server's
+    try:
+        t0 = time.perf_counter()
+        for _ in range(5):
+            client.spectator(game_id).status()
+        assert time.perf_counter() - t0 < 5
+        assert not page_ok(server, timeout=0.5)
+    finally:
+        os.kill(edge, signal.SIGCONT)
+    assert page_ok(server)
+
+
+def test_item4_a_killed_edge_is_replaced_on_the_same_port(server):
+    edge = edge_of(server)
+    os.kill(edge, signal.SIGKILL)
+    deadline = time.time() + 20
+    while time.time() < deadline and not page_ok(server, timeout=1):
+        time.sleep(0.2)
+    assert page_ok(server)
+    assert edge_of(server) != edge
+    status, body = web_call(server.web_port, "PompeiiService", "CreatePompeiiGame", {"seats": 2})
+    assert status == 200 and body["gameId"]
+
+
+def test_item4_the_edge_ends_with_a_killed_server(server):
+    edge = edge_of(server)
+    server.kill9()
+    deadline = time.time() + 10
+    while time.time() < deadline and Path(f"/proc/{edge}").exists() and \
+            Path(f"/proc/{edge}/stat").read_text().split()[2] != "Z":
+        time.sleep(0.1)
+    assert not Path(f"/proc/{edge}").exists() or Path(f"/proc/{edge}/stat").read_text().split()[2] == "Z"
+
+
+def test_item2_a_grpc_caller_cannot_pose_as_a_browser(server):
+    """Over TCP the web peer header is ignored: ten spoofed addresses are still one client."""
+    client = Client(server.target, GAME)
+    game_id, _ = client.create(2, seed=1)
+    view = client.request("get_view", game_id=game_id)
+    codes = [raw(client.rpcs["get_view"], view, metadata=(("x-ge-web-peer", f"web:10.0.0.{i}:1"),))[0]
+             for i in range(20)]
+    assert "RESOURCE_EXHAUSTED" in codes  # GE_RATE_LIMIT_PER_S=5 (burst 10) for the one real client
+
+
+def test_item2_browsers_behind_the_edge_are_counted_by_their_own_address(server):
+    statuses = [web_call(server.web_port, "GameService", "GetGameStatus", {"gameId": "nope"},
+                         source="127.0.0.5")[0] for _ in range(15)]
+    assert 429 in statuses  # one browser over its rate ...
+    status, _ = web_call(server.web_port, "GameService", "GetGameStatus", {"gameId": "nope"}, source="127.0.0.6")
+    assert status == 404  # ... and another address is not refused for it
+
+
+def test_item5_the_internal_game_list_is_not_served_on_the_public_port(server):
+    with grpc.insecure_channel(server.target) as ch:
+        call = ch.unary_unary("/gameengine.internal.WebEdge/LiveGames")
+        with pytest.raises(grpc.RpcError) as e:
+            call(b'{"offset": 0, "limit": 10}', timeout=5)
+    assert e.value.code() == grpc.StatusCode.PERMISSION_DENIED
