@@ -36,7 +36,7 @@ from .participation import seating_of
 
 log = structlog.get_logger("gameengine.web")
 READY = b"ready\n"  # the edge's one line on its stdout, once it listens
-RESTART_DELAY_S = 1.0
+RESTART_DELAY_S, RESTART_MAX_S = 1.0, 30.0
 PAGE_MAX = web.PAGE_MAX
 
 
@@ -102,14 +102,12 @@ class WebEdge:
         self.listener = sock
         return True
 
-    async def start(self, timeout_s: float = 60) -> bool:
-        """Start the edge and wait until it listens; then keep it running (`_keep`)."""
-        if not await self._spawn(timeout_s):
-            return False
+    async def start(self, timeout_s: float = 60) -> None:
+        """Start the edge, wait until it listens, and keep it running (`_keep`)."""
+        if await self._spawn(timeout_s):
+            log.info("web_serving", host=self.cfg.host, port=self.cfg.web_port, pid=self.proc and self.proc.pid,
+                     cors=self.cfg.web_cors_origins, tls=bool(transport.web_ssl(self.cfg)))
         self._watch = asyncio.create_task(self._keep())
-        log.info("web_serving", host=self.cfg.host, port=self.cfg.web_port, pid=self.proc and self.proc.pid,
-                 cors=self.cfg.web_cors_origins, tls=bool(transport.web_ssl(self.cfg)))
-        return True
 
     async def _spawn(self, timeout_s: float) -> bool:
         assert self.listener is not None
@@ -123,24 +121,31 @@ class WebEdge:
             line = await asyncio.wait_for(self.proc.stdout.readline(), timeout_s)
         except TimeoutError:
             line = b""
-        if line != READY:
-            log.error("web_edge_failed", pid=self.proc.pid, returncode=self.proc.returncode)
-            with contextlib.suppress(ProcessLookupError):
-                self.proc.kill()
-            await self.proc.wait()
-            return False
-        return True
+        if line == READY:
+            return True
+        with contextlib.suppress(ProcessLookupError):
+            self.proc.kill()
+        code = await self.proc.wait()
+        log.error("web_edge_failed", pid=self.proc.pid, returncode=code)
+        return False
 
     async def _keep(self) -> None:
+        """Another edge whenever one ends (after RESTART_DELAY_S, doubling while they keep failing)."""
+        delay = RESTART_DELAY_S
         while not self.stopping:
             assert self.proc is not None
             code = await self.proc.wait()
             if self.stopping:
                 return
-            log.warning("web_edge_exited", pid=self.proc.pid, returncode=code, restart_in_s=RESTART_DELAY_S)
-            await asyncio.sleep(RESTART_DELAY_S)
-            if not self.stopping and await self._spawn(60):
+            log.warning("web_edge_exited", pid=self.proc.pid, returncode=code, restart_in_s=delay)
+            await asyncio.sleep(delay)
+            if self.stopping:
+                return
+            if await self._spawn(60):
+                delay = RESTART_DELAY_S
                 log.info("web_edge_restarted", pid=self.proc.pid)
+            else:
+                delay = min(RESTART_MAX_S, 2 * delay)
 
     async def stop(self) -> None:
         """Stop the edge (it finishes what it serves for up to 2 s), then close the port."""

@@ -97,6 +97,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
         add_service(service, pb, servicer, server)
         names.append(service.full_name)
     health_servicer = health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
+    await _set(health_servicer, "", health_pb2.HealthCheckResponse.NOT_SERVING)  # SERVING once all is up
     # health and reflection get the same request guard as ours: undecodable bytes are
     # INVALID_ARGUMENT there too, never UNKNOWN
     # types-grpcio-health-checking (and -reflection) type DESCRIPTOR as upb's class, protobuf's own
@@ -121,7 +122,9 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     if cfg.metrics_port:
         start_http_server(cfg.metrics_port, addr=cfg.host)
     await server.start()
-    if edge is not None and not (edge.bind() and await edge.start()):  # Connect/gRPC-Web and the page
+    if edge is not None and edge.bind():  # Connect/gRPC-Web and the page
+        await edge.start()
+    elif edge is not None:
         await edge.stop()
         edge = None
     for name in names + [""]:
