@@ -261,6 +261,18 @@ class Player(threading.Thread):
         return lat, err, hints
 
 
+def server_rss(pid: int) -> int:
+    """The server's RSS with its children's (the web edge, the referee's workers)."""
+    total = R.rss_bytes(pid)
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            try:
+                total += server_rss(int(child))
+            except (FileNotFoundError, ProcessLookupError):
+                pass  # it just ended
+    return total
+
+
 def pct(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -280,7 +292,7 @@ def phase(name: str, seconds: float, player: Player, clocked, server, ports, nic
     v0 = clocked.status().version
     rss, t0 = [], time.time()
     while time.time() - t0 < seconds:
-        rss.append(R.rss_bytes(server.pid) / 2**20)
+        rss.append(server_rss(server.pid) / 2**20)
         time.sleep(0.5)
     attacks: dict[str, Any] = {}
     if attacker is not None:
