@@ -42,6 +42,7 @@ PACE_MIN_S, PACE_MAX_S = 0.25, 1.0  # a paced refusal is held for its retry dela
 LIGHT_BURST = 2  # a light share comes two at a time: sixty addresses cannot spend theirs in one burst
 STREAM_PACE_MAX_S = 5.0  # a refused stream has no deadline to keep: held for its whole retry delay
 PACED_PER_CLIENT = 256
+EVENTS_PER_REQUEST = 10  # streamed events that cost a client one request (about as much work to send)
 CALLER: contextvars.ContextVar[str] = contextvars.ContextVar("caller", default="")
 PLAYER_TOKEN_HEADER = "x-player-token"
 # Maps a player token (metadata x-player-token) to its player id, None for an unknown token (an
@@ -178,6 +179,19 @@ class Quotas:
         rate = self.settings.requests_per_s
         self._take("request", client, rate, 2 * rate, 1,
                    f"rate limit of {rate:g} requests/s per client exceeded (GE_RATE_LIMIT_PER_S)")
+
+    async def sent(self, client: str, events: int) -> None:
+        """A stream has sent `events` more events: every EVENTS_PER_REQUEST of them cost one request
+        of the client's rate, waited for (not refused) when it has none left. Replaying a long game's
+        history is work like answering requests: a client re-opening streams on a finished game
+        would otherwise get thousands of events a second for a few requests."""
+        rate = self.settings.requests_per_s
+        cost = events / EVENTS_PER_REQUEST
+        while rate > 0:
+            wait_s = self._bucket("request", client, 2 * rate).take(rate, 2 * rate, cost)
+            if not wait_s:
+                return
+            await asyncio.sleep(wait_s)
 
     @contextlib.asynccontextmanager
     async def turn(self, client: str) -> AsyncIterator[None]:

@@ -138,12 +138,18 @@ class GameServicer:
         note(game_id=request.game_id)
         rec = self.core.record(request.game_id, self.game)
         seat = self.core.seat(rec, request.token)
-        with quotas.QUOTAS.stream(quotas.caller(), rec.game_id, spectator=seat is None):
+        client = quotas.caller()
+        with quotas.QUOTAS.stream(client, rec.game_id, spectator=seat is None):
             metrics.STREAMS.labels(self.game).inc()
             try:
+                sent = 0
                 async for index, version, event in self.core.stream(rec, seat, request.from_version):
                     yield fanout.SHARED.message((rec.game_id, index), event, lambda: self.out["stream_events"](
                         version=version, event=self.codec.event_to_proto(event)))  # noqa: B023 - called at once
+                    sent += 1
+                    if sent == quotas.EVENTS_PER_REQUEST:
+                        await quotas.QUOTAS.sent(client, sent)
+                        sent = 0
             finally:
                 metrics.STREAMS.labels(self.game).dec()
 

@@ -117,3 +117,26 @@ def test_the_web_codec_encodes_a_shared_message_once_per_format():
     assert out["proto"] == message.SerializeToString() and b'"version": 3' in out["json"]
     assert set(shared._encoded[id(message)][1]) == {"web-proto", "web-json"}
     assert [c.decode(out["proto"], type(message)) for c in codecs[:1]] == [message]
+
+
+def test_a_streams_events_cost_its_client_requests(fresh_server):
+    """Re-opening streams on a long game replays its history each time: every EVENTS_PER_REQUEST
+    events cost one request of GE_RATE_LIMIT_PER_S, and the stream waits for them (issue 19's
+    stream fan-out: 716 replays sent 85k events in 10 s for 716 requests)."""
+    from server.quotas import EVENTS_PER_REQUEST
+    server = fresh_server(GE_RATE_LIMIT_PER_S="10", GE_REFEREE_TICK_S="0.01",
+                          GE_REFEREE_MOVES_PER_CLIENT_S="0", GE_DEMO_GAMES_PER_CLIENT="0").start()
+    client = Client(server.target, GAME)
+    game_id, _ = client.create(2, seed=5, time_bank_ms=1, timeout_policy="random")  # the referee plays it
+    deadline = time.time() + 60
+    while not client.status(game_id).over and time.time() < deadline:
+        time.sleep(1)
+    assert client.status(game_id).over
+    time.sleep(2)  # the bucket refills to its burst of 20 requests = 200 events
+    stream = client.rpcs["stream_events"]
+    t0 = time.perf_counter()
+    events = sum(1 for _ in stream(client.request("stream_events", game_id=game_id), timeout=60))
+    took = time.perf_counter() - t0
+    assert events >= 400  # a long game's history, well beyond the burst
+    per_s = 10 * EVENTS_PER_REQUEST
+    assert took >= 0.8 * (events - 2 * per_s) / per_s
