@@ -6,7 +6,7 @@ import gc
 import signal
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import grpc
 import structlog
@@ -84,18 +84,27 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
                              options=transport.grpc_options(cfg) + [
         ("grpc.so_reuseport", 0)])  # a second server on the port fails to bind instead of sharing it
     wanted = [g for g in cfg.games.split(",") if g] or list(codecs.load_all())
+    edge = gateway.WebEdge(cfg) if cfg.web_port else None
+    # The web edge's calls come over a Unix socket only it can reach, to a server of their own: one
+    # HTTP/2 connection carries every browser's calls, so the public port's per-connection limits
+    # (streams, idle, age) must not apply to it.
+    internal = grpc.aio.server(interceptors=[observe.RpcObserver()], options=transport.internal_options(cfg)) \
+        if edge is not None else None
+    api_servers = [server] if internal is None else [server, internal]
     names = [common_pb2.DESCRIPTOR.services_by_name["GameService"].full_name]
-    for game in wanted:
-        codec = codecs.codec(game)
-        add_service(codec.service, codec.pb2, GameServicer(codec, core, referee), server)
-        names.append(codec.service.full_name)
-    add_service(common_pb2.DESCRIPTOR.services_by_name["GameService"], common_pb2,
-                GameServiceServicer(core, wanted, referee, cfg.admin_token), server)
-    for pb, servicer in ((player_pb2, PlayerServicer(core)), (lobby_pb2, lobby.LobbyServicer(core, referee, cfg)),
-                         (tournament_pb2, tournaments.TournamentServicer(core, referee, cfg, wanted))):
-        service = next(iter(pb.DESCRIPTOR.services_by_name.values()))
-        add_service(service, pb, servicer, server)
-        names.append(service.full_name)
+    api: list[tuple[Any, Any, object]] = [
+        (codecs.codec(game).service, codecs.codec(game).pb2, GameServicer(codecs.codec(game), core, referee))
+        for game in wanted]
+    api.append((common_pb2.DESCRIPTOR.services_by_name["GameService"], common_pb2,
+                GameServiceServicer(core, wanted, referee, cfg.admin_token)))
+    for pb, player_side in ((player_pb2, PlayerServicer(core)), (lobby_pb2, lobby.LobbyServicer(core, referee, cfg)),
+                            (tournament_pb2, tournaments.TournamentServicer(core, referee, cfg, wanted))):
+        api.append((next(iter(pb.DESCRIPTOR.services_by_name.values())), pb, player_side))
+    for service, pb, servicer in api:
+        for srv in api_servers:
+            add_service(service, pb, servicer, srv)
+        if service.full_name not in names:
+            names.append(service.full_name)
     health_servicer = health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
     await _set(health_servicer, "", health_pb2.HealthCheckResponse.NOT_SERVING)  # SERVING once all is up
     # health and reflection get the same request guard as ours: undecodable bytes are
@@ -109,10 +118,9 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     alpha = reflection_pb2.DESCRIPTOR.services_by_name["ServerReflection"]
     for name in (reflection.V1ALPHA, reflection.V1):  # the same messages under both names
         add_service(alpha, reflection_pb2, reflector, server, name=name)  # type: ignore[arg-type]
-    edge = gateway.WebEdge(cfg) if cfg.web_port else None
-    if edge is not None:  # the web port's calls come over a Unix socket only the edge can reach
-        gateway.add_internal(server, core, wanted)
-        server.add_insecure_port("unix:" + edge.socket)
+    if edge is not None and internal is not None:
+        gateway.add_internal(internal, core, wanted)
+        internal.add_insecure_port("unix:" + edge.socket)
     credentials = transport.grpc_credentials(cfg)
     try:
         port = (server.add_secure_port(f"{cfg.host}:{cfg.port}", credentials) if credentials
@@ -122,6 +130,8 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     if cfg.metrics_port:
         start_http_server(cfg.metrics_port, addr=cfg.host)
     await server.start()
+    if internal is not None:
+        await internal.start()
     if edge is not None and edge.bind():  # Connect/gRPC-Web and the page
         await edge.start()
     elif edge is not None:
@@ -163,6 +173,8 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
         await _set(health_servicer, name, health_pb2.HealthCheckResponse.NOT_SERVING)
     if edge is not None:  # first: its calls in flight still need the gRPC server
         await edge.stop()
+    if internal is not None:
+        await internal.stop(grace=1)
     await server.stop(grace=5)
     for t in tasks:
         t.cancel()

@@ -38,6 +38,13 @@ def grpc_options(cfg: Config) -> list[tuple[str, int]]:
     return [(k, v) for k, v in options if v > 0]  # 0 = the setting is off (gRPC's own default)
 
 
+def internal_options(cfg: Config) -> list[tuple[str, int]]:
+    """The web edge's socket (server/gateway.py): one connection carries every browser's calls, which
+    the web port's own caps bound (GE_WEB_MAX_CONNECTIONS), so no stream, idle or age limit here."""
+    return [("grpc.max_receive_message_length", cfg.max_message_bytes),
+            ("grpc.max_send_message_length", max(8 << 20, 8 * cfg.max_message_bytes))]
+
+
 def tls_on(cfg: Config) -> bool:
     if bool(cfg.tls_cert) != bool(cfg.tls_key):
         raise SystemExit("GE_TLS_CERT and GE_TLS_KEY go together: set both or neither")

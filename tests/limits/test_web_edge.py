@@ -114,4 +114,33 @@ def test_item5_the_internal_game_list_is_not_served_on_the_public_port(server):
         call = ch.unary_unary("/gameengine.internal.WebEdge/LiveGames")
         with pytest.raises(grpc.RpcError) as e:
             call(b'{"offset": 0, "limit": 10}', timeout=5)
-    assert e.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert e.value.code() == grpc.StatusCode.UNIMPLEMENTED
+
+
+def test_item4_browsers_share_the_edge_connection_beyond_the_public_stream_cap(tmp_path):
+    """Every browser's calls travel on the edge's one connection to the server: the public port's
+    GE_GRPC_STREAMS_PER_CONNECTION must not cap them, or a few held streams block everyone else."""
+    import json
+    import socket as sock
+
+    s = WebServer(tmp_path / "data", GE_GRPC_STREAMS_PER_CONNECTION="4").start()
+    try:
+        game_id, _ = Client(s.target, GAME).create(2, seed=1)
+        body = json.dumps({"gameId": game_id, "fromVersion": 1}).encode()  # waits for the first move
+        envelope = b"\0" + len(body).to_bytes(4, "big") + body
+        held = []
+        for i in range(6):  # six spectators waiting, from six addresses
+            c = sock.create_connection(("127.0.0.1", s.web_port), source_address=(f"127.0.5.{i + 1}", 0))
+            c.sendall(b"POST /gameengine.v1.PompeiiService/StreamPompeiiEvents HTTP/1.1\r\nHost: t\r\n"
+                      b"Content-Type: application/connect+json\r\nConnect-Protocol-Version: 1\r\n"
+                      b"Content-Length: %d\r\n\r\n" % len(envelope) + envelope)
+            held.append(c)
+        time.sleep(1)
+        t0 = time.perf_counter()
+        status, reply = web_call(s.web_port, "GameService", "GetGameStatus", {"gameId": game_id}, source="127.0.5.9")
+        assert status == 200 and reply["status"]["gameId"] == game_id
+        assert time.perf_counter() - t0 < 3
+        for c in held:
+            c.close()
+    finally:
+        s.stop()
