@@ -124,6 +124,7 @@ class Settings:
     demo_bank_ms: int = 0
     streams_per_client: int = 0
     spectators_per_game: int = 0  # seat streams are not counted here: a victim keeps its own
+    spectator_events_per_game_s: float = 0  # events sent to a game's spectators, all clients together
     hints_per_client: int = 0  # at once
     hints_per_game: int = 0  # at once
     hint_ms_per_client_min: float = 0  # search time per client per minute
@@ -180,15 +181,20 @@ class Quotas:
         self._take("request", client, rate, 2 * rate, 1,
                    f"rate limit of {rate:g} requests/s per client exceeded (GE_RATE_LIMIT_PER_S)")
 
-    async def sent(self, client: str, events: int) -> None:
+    async def sent(self, client: str, events: int, spectated: str = "") -> None:
         """A stream has sent `events` more events: every EVENTS_PER_REQUEST of them cost one request
-        of the client's rate, waited for (not refused) when it has none left. Replaying a long game's
-        history is work like answering requests: a client re-opening streams on a finished game
-        would otherwise get thousands of events a second for a few requests."""
-        rate = self.settings.requests_per_s
-        cost = events / EVENTS_PER_REQUEST
+        of the client's rate, and a spectator's (`spectated`: the game id) also draw on the game's
+        GE_SPECTATOR_EVENTS_PER_GAME_S, which all addresses share. Either is waited for, not
+        refused. Replaying a long game's history is work like answering requests: clients
+        re-opening streams on a finished game would otherwise get thousands of events a second."""
+        rate, per_game = self.settings.requests_per_s, self.settings.spectator_events_per_game_s
+        await self._wait("request", client, rate, events / EVENTS_PER_REQUEST)
+        if spectated:
+            await self._wait("spectated", spectated, per_game, events)
+
+    async def _wait(self, kind: str, key: str, rate: float, cost: float) -> None:
         while rate > 0:
-            wait_s = self._bucket("request", client, 2 * rate).take(rate, 2 * rate, cost)
+            wait_s = self._bucket(kind, key, 2 * rate).take(rate, 2 * rate, cost)
             if not wait_s:
                 return
             await asyncio.sleep(wait_s)

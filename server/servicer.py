@@ -148,7 +148,7 @@ class GameServicer:
                         version=version, event=self.codec.event_to_proto(event)))  # noqa: B023 - called at once
                     sent += 1
                     if sent == quotas.EVENTS_PER_REQUEST:
-                        await quotas.QUOTAS.sent(client, sent)
+                        await quotas.QUOTAS.sent(client, sent, rec.game_id if seat is None else "")
                         sent = 0
             finally:
                 metrics.STREAMS.labels(self.game).dec()

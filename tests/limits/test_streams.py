@@ -140,3 +140,24 @@ def test_a_streams_events_cost_its_client_requests(fresh_server):
     assert events >= 400  # a long game's history, well beyond the burst
     per_s = 10 * EVENTS_PER_REQUEST
     assert took >= 0.8 * (events - 2 * per_s) / per_s
+
+
+def test_a_games_spectators_share_GE_SPECTATOR_EVENTS_PER_GAME_S(fresh_server):
+    """Many addresses each within their own rate still share one budget of events per game sent to
+    spectators: a seat's own stream never waits for it."""
+    server = fresh_server(GE_SPECTATOR_EVENTS_PER_GAME_S="100", GE_REFEREE_TICK_S="0.01",
+                          GE_REFEREE_MOVES_PER_CLIENT_S="0", GE_DEMO_GAMES_PER_CLIENT="0").start()
+    client = Client(server.target, GAME)
+    game_id, tokens = client.create(2, seed=5, time_bank_ms=1, timeout_policy="random")  # the referee plays it
+    deadline = time.time() + 60
+    while not client.status(game_id).over and time.time() < deadline:
+        time.sleep(1)
+    assert client.status(game_id).over
+    stream = client.rpcs["stream_events"]
+    t0 = time.perf_counter()
+    seat_events = sum(1 for _ in stream(client.request("stream_events", game_id=game_id, token=tokens[0]),
+                                        timeout=60))
+    assert time.perf_counter() - t0 < 2 and seat_events >= 400  # a seat: not the spectators' budget
+    t0 = time.perf_counter()
+    events = sum(1 for _ in stream(client.request("stream_events", game_id=game_id), timeout=60))
+    assert events >= 400 and time.perf_counter() - t0 >= 0.8 * (events - 200) / 100
