@@ -43,6 +43,7 @@ from gameengine.storage.v1 import storage_pb2 as spb
 from gameengine.v1 import common_pb2
 
 from . import participation, tournament_records
+from .moveprotos import move_proto
 from .participation import PlayerNotified, PlayerRegistered, Seating, SeatingChanged
 
 
@@ -125,7 +126,7 @@ class GameRecord:
 
     @property
     def engine(self) -> Game:
-        return registry.game(self.game)
+        return engine_of(self.game)
 
     def savepoint(self) -> Savepoint:
         """What `rollback` restores: every field a record's `apply` may change."""
@@ -141,6 +142,17 @@ class GameRecord:
         del self.log[n_log:], self.events[n_events:], self.history[n_history:]
         if state_touched:  # the engine state is rebuilt from the moves that stay
             self.state = rebuild_state(self)
+
+
+_ENGINES: dict[str, Game] = {}
+
+
+def engine_of(game: str) -> Game:
+    """registry.game, looked up once per game (it imports the engine's module on every call)."""
+    engine = _ENGINES.get(game)
+    if engine is None:
+        engine = _ENGINES[game] = registry.game(game)
+    return engine
 
 
 # (version, seq, log length, events length, history length, referee state, seating, token hashes)
@@ -206,7 +218,7 @@ class MoveMade:
 
     def encode(self, game: str) -> spb.MoveMade:
         msg = spb.MoveMade(seat=self.seat, idempotency_key=self.key, by_referee=self.by_referee)
-        msg.move.CopyFrom(codecs.Codec.pack(codecs.codec(game).move_to_proto(self.move)))
+        msg.move.CopyFrom(codecs.Codec.pack(move_proto(codecs.codec(game), self.move)))
         return msg
 
     @classmethod

@@ -25,6 +25,7 @@ from gameengine.codecs import Codec, MalformedMove
 from gameengine.v1 import common_pb2, common_pb2_grpc
 
 from . import access, drain, fanout, limits, lobby, metrics, quotas
+from .moveprotos import move_proto
 from .edge import guarded, note, rpc, rpc_stream
 from .errors import InvalidArgument
 from .service import GameCore
@@ -55,6 +56,8 @@ class GameServicer:
         self.engine = registry.game(self.game)
         self.rpc_names = {role: method.name for role, method in codec.rpcs.items()}
         self.out = {role: codec.response(role) for role in codec.rpcs}
+        self.move_latency = metrics.MOVE_LATENCY.labels(self.game)
+        self.moves_counted = {r: metrics.MOVES.labels(self.game, r) for r in ("accepted", "replayed")}
 
     def handlers(self) -> dict[str, Callable[..., Any]]:
         """RPC name -> handler, e.g. "MakePompeiiMove" -> self.make_move."""
@@ -67,7 +70,8 @@ class GameServicer:
             raise InvalidArgument(f"malformed move: {e}") from None
 
     def _moves_out(self, moves: Iterable[Move]) -> list[Message]:
-        return [self.codec.move_to_proto(m) for m in moves]
+        codec = self.codec
+        return [move_proto(codec, m) for m in moves]
 
     @rpc
     async def create_game(self, request: Any, context: Any) -> Message:
@@ -124,8 +128,8 @@ class GameServicer:
              version=request.expected_version)
         t0 = time.perf_counter()
         events, replayed = await self.core.make_move(rec, seat, request.expected_version, request.idempotency_key, move)
-        metrics.MOVE_LATENCY.labels(self.game).observe(time.perf_counter() - t0)
-        metrics.MOVES.labels(self.game, "replayed" if replayed else "accepted").inc()
+        self.move_latency.observe(time.perf_counter() - t0)
+        self.moves_counted["replayed" if replayed else "accepted"].inc()
         if not replayed:  # a replay changes nothing, the clock included
             self.referee.on_move(rec, seat)
         return self.out["make_move"](

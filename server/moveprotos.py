@@ -1,0 +1,32 @@
+"""Moves as their protobuf messages, each converted once.
+
+A game's moves repeat (the same cards, cells and steps in game after game) and the codec's
+field-by-field conversion was a third of a MakeMove call, spent on the caller's legal moves
+(bench/notes/service.md). Moves are frozen dataclasses, so a move is its own key; the cached
+message is only ever copied into a response or a record (protobuf copies a message it is
+given), never changed.
+"""
+from __future__ import annotations
+
+from google.protobuf.message import Message
+
+from engines.core import Move
+from gameengine.codecs import Codec
+
+KEPT = 1 << 16  # distinct moves kept per process; past it the cache starts over
+
+_protos: dict[Move, Message] = {}
+
+
+def move_proto(codec: Codec, move: Move) -> Message:
+    """codec.move_to_proto(move), from the cache when this move was converted before."""
+    try:
+        msg = _protos.get(move)
+    except TypeError:  # an unhashable move (none today): converted every time
+        return codec.move_to_proto(move)
+    if msg is None:
+        msg = codec.move_to_proto(move)
+        if len(_protos) >= KEPT:
+            _protos.clear()
+        _protos[move] = msg
+    return msg
