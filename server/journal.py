@@ -106,6 +106,7 @@ class Journal:
         self.failed: str | None = None  # why the last write or fsync failed; None when healthy
         self._dirty = False
         self._sync_failed = False  # a background fdatasync failed: the next write retries it first
+        self._appended = 0  # appends so far: sync() clears _dirty only if none came during its fdatasync
         self._lock = threading.Lock()  # the syncer thread never fsyncs a closed fd
         self._closed = threading.Event()
         if fsync == "interval":
@@ -150,6 +151,7 @@ class Journal:
             metrics.JOURNAL_APPEND_SECONDS.observe(time.perf_counter() - t0)
             metrics.JOURNAL_BYTES.inc(len(frames))
             self._size += len(frames)
+            self._appended += 1
             self.failed = None
             self._dirty = self.fsync != "always"
 
@@ -186,15 +188,25 @@ class Journal:
             self.sync()
 
     def sync(self) -> None:
+        """fdatasync what was written, outside the lock: appends (on the event loop) never wait
+        for the disk under GE_FSYNC=interval. It syncs a duplicate of the fd, so a rotate or a
+        close meanwhile cannot make it sync a closed or reused one."""
         with self._lock:
-            if self._dirty and not self._closed.is_set():
-                try:
-                    fdatasync(self._fd)
-                except OSError as e:  # writes are refused until an fsync succeeds again
-                    metrics.JOURNAL_ERRORS.inc()
-                    self.failed = f"fsync: {describe(e)}"
-                    self._sync_failed = True
-                    return
+            if not self._dirty or self._closed.is_set():
+                return
+            fd, appended = os.dup(self._fd), self._appended
+        try:
+            fdatasync(fd)
+        except OSError as e:  # writes are refused until an fsync succeeds again
+            with self._lock:
+                metrics.JOURNAL_ERRORS.inc()
+                self.failed = f"fsync: {describe(e)}"
+                self._sync_failed = True
+            return
+        finally:
+            os.close(fd)
+        with self._lock:
+            if self._appended == appended:  # nothing written meanwhile: all of it is on disk
                 self._dirty = False
 
     def rotate(self) -> int:

@@ -1,10 +1,11 @@
-"""Moves as their protobuf messages, each converted once.
+"""Moves to and from their protobuf messages, each distinct move converted once.
 
 A game's moves repeat (the same cards, cells and steps in game after game) and the codec's
-field-by-field conversion was a third of a MakeMove call, spent on the caller's legal moves
-(bench/notes/service.md). Moves are frozen dataclasses, so a move is its own key; the cached
+field-by-field conversion was a third of a MakeMove call, spent on the caller's legal moves,
+and a third of a restore, spent on the journaled moves (bench/notes/service.md). Moves are
+frozen dataclasses, so a move is its own key and one instance can serve every game; a cached
 message is only ever copied into a response or a record (protobuf copies a message it is
-given), never changed.
+given), never changed. A move's wire bytes decode to one move, so they key the other way.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from gameengine.codecs import Codec
 KEPT = 1 << 16  # distinct moves kept per process; past it the cache starts over
 
 _protos: dict[Move, Message] = {}
+_moves: dict[tuple[str, bytes], Move] = {}
 
 
 def move_proto(codec: Codec, move: Move) -> Message:
@@ -30,3 +32,16 @@ def move_proto(codec: Codec, move: Move) -> Message:
             _protos.clear()
         _protos[move] = msg
     return msg
+
+
+def move_from_wire(codec: Codec, wire: bytes) -> Move:
+    """codec.move_from_proto of the game's Move message serialized as `wire`; a malformed move
+    raises MalformedMove (and is not kept), undecodable bytes protobuf's DecodeError."""
+    key = (codec.game_id, wire)
+    move = _moves.get(key)
+    if move is None:
+        move = codec.move_from_proto(codec.Move.FromString(wire))
+        if len(_moves) >= KEPT:
+            _moves.clear()
+        _moves[key] = move
+    return move

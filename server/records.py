@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, NamedTuple, Protocol
 
 from google.protobuf import any_pb2
 from google.protobuf.message import Message
@@ -43,7 +43,8 @@ from gameengine.storage.v1 import storage_pb2 as spb
 from gameengine.v1 import common_pb2
 
 from . import participation, tournament_records
-from .moveprotos import move_proto
+from .eventlog import EventLog
+from .moveprotos import move_from_wire, move_proto
 from .participation import PlayerNotified, PlayerRegistered, Seating, SeatingChanged
 
 
@@ -93,8 +94,8 @@ class RefereeState:
 
 # ---- the game in memory ---------------------------------------------------------------
 
-@dataclass
-class LogEntry:
+class LogEntry(NamedTuple):
+    """One accepted move (a tuple: one object per move for the collector, the move itself shared)."""
     seat: int
     move: Move
     key: str  # idempotency key ("" when none)
@@ -116,13 +117,16 @@ class GameRecord:
     version: int = 0  # accepted moves
     seq: int = 0  # journaled records after `Created` (the redo guard)
     log: list[LogEntry] = field(default_factory=list)
-    events: list[tuple[int, Event]] = field(default_factory=list)
+    events: EventLog = field(init=False)  # (version, to, encoded event) per event, compactly
     idem: dict[str, int] = field(default_factory=dict)  # scoped idempotency key -> version it produced
     referee_state: RefereeState = field(default_factory=RefereeState)
     seating: Seating | None = None  # open or reserved seats (server/participation.py)
     # Every journaled record of the game, each as a length-delimited field 1: exactly the wire
     # form of a storage GameHistory, so a snapshot writes it as it is.
     history: bytearray = field(default_factory=bytearray, repr=False)
+
+    def __post_init__(self) -> None:
+        self.events = EventLog(self.game)
 
     @property
     def engine(self) -> Game:
@@ -139,7 +143,8 @@ class GameRecord:
             self.idem.pop(entry.key, None)
         self.version, self.seq, self.referee_state = version, seq, referee_state
         self.seating, self.token_hashes = seating, token_hashes  # apply_seating replaces, never mutates
-        del self.log[n_log:], self.events[n_events:], self.history[n_history:]
+        del self.log[n_log:], self.history[n_history:]
+        self.events.truncate(n_events)
         if state_touched:  # the engine state is rebuilt from the moves that stay
             self.state = rebuild_state(self)
 
@@ -224,14 +229,18 @@ class MoveMade:
     @classmethod
     def decode(cls, msg: spb.MoveMade, game: str) -> MoveMade:
         codec = codecs.codec(game)
-        return cls(msg.seat, codec.move_from_proto(_unpack(codec, msg.move, codec.Move)), msg.idempotency_key,
-                   msg.by_referee)
+        stored = msg.move
+        if stored.type_url.rpartition("/")[2] == codec.Move.DESCRIPTOR.full_name:
+            move = move_from_wire(codec, stored.value)
+        else:
+            move = codec.move_from_proto(_unpack(codec, stored, codec.Move))  # refused: a FormatError
+        return cls(msg.seat, move, msg.idempotency_key, msg.by_referee)
 
     def apply(self, rec: GameRecord, at: float) -> list[Event]:
         events = rec.engine.apply(rec.state, self.seat, self.move)  # IllegalMove: state unchanged
         rec.version += 1
         rec.log.append(LogEntry(self.seat, self.move, self.key, self.by_referee, at))
-        rec.events.extend((rec.version, e) for e in events)
+        rec.events.extend(rec.version, events)
         if self.key:
             rec.idem[self.key] = rec.version
         return events
@@ -253,7 +262,7 @@ class RefereeActed:
 
     def apply(self, rec: GameRecord, at: float) -> list[Event]:
         event = Event("referee", {"action": self.action, "seat": self.seat, "reason": self.reason})
-        rec.events.append((rec.version, event))
+        rec.events.extend(rec.version, [event])
         return [event]
 
 

@@ -159,14 +159,14 @@ class GameCore:
         return moves
 
     def visible_events(self, rec: GameRecord, seat: int | None, after_version: int = 0, start: int = 0,
-                       end: int | None = None) -> Iterator[tuple[int, int, Event]]:
-        """(index, version, event) for events after `after_version` that `seat` may see; from 0
-        also those made before the first move (game_started, referee events)."""
+                       end: int | None = None) -> Iterator[tuple[int, int, bytes]]:
+        """(index, version, encoded event) for events after `after_version` that `seat` may see;
+        from 0 also those made before the first move (game_started, referee events)."""
         events = rec.events
         for i in range(start, len(events) if end is None else end):
-            version, event = events[i]
-            if (version > after_version or version == after_version == 0) and event.visible_to(seat):
-                yield i, version, event
+            version = events.version(i)
+            if (version > after_version or version == after_version == 0) and events.visible_to(i, seat):
+                yield i, version, events.wire(i)
 
     def log(self, rec: GameRecord, seat: int | None) -> list[dict[str, Any]]:
         """The move log; another seat's private move is withheld, after the end too unless revealed."""
@@ -204,16 +204,16 @@ class GameCore:
             raise InvalidArgument(e.message, rule=e.rule) from None
 
     async def make_move(self, rec: GameRecord, seat: int, expected_version: int, key: str,
-                        move: Move, by_referee: str = "", announce: tuple[Write, ...] = ()) -> tuple[list[Event], bool]:
-        """Returns (events visible to `seat`, replayed). Refusals change nothing. `announce`:
-        records written in the same unit just before the move (the referee's reason)."""
+                        move: Move, by_referee: str = "", announce: tuple[Write, ...] = ()) -> tuple[list[bytes], bool]:
+        """Returns (the encoded events visible to `seat`, replayed). Refusals change nothing.
+        `announce`: records written in the same unit just before the move (the referee's reason)."""
         limits.bounded("idempotency_key", key, limits.MAX_IDEMPOTENCY_KEY_BYTES)
         async with self.store.lock(rec.game_id):
             scoped = f"{seat}:{key}" if key else ""
             if scoped and scoped in rec.idem:  # a retry of an acknowledged move
                 version = rec.idem[scoped]
                 _same_move_or_refuse(rec, version, move)
-                return [e for v, e in rec.events if v == version and e.visible_to(seat)], True
+                return rec.events.wires_at(version, seat), True
             if self.is_over(rec):
                 raise Illegal("the game is over", rule="GAME-OVER")
             if lobby.waiting(rec):
@@ -223,21 +223,23 @@ class GameCore:
                 raise closed
             if seat in rec.referee_state.forfeited and not by_referee:
                 raise PermissionDenied(f"seat {seat} has forfeited; the referee plays it")
+            first = len(rec.events)
             try:
-                events = self.store.commit(rec, [*announce, MoveMade(seat, move, scoped, by_referee)],
-                                           expected_version, followups=lambda r: self.after_move(r, seat))
+                self.store.commit(rec, [*announce, MoveMade(seat, move, scoped, by_referee)],
+                                  expected_version, followups=lambda r: self.after_move(r, seat))
             except IllegalMove as e:
                 raise Illegal(e.message, rule=e.rule) from None
-            return [e for e in events if e.visible_to(seat)], False
+            events = rec.events
+            return [events.wire(i) for i in range(first, len(events)) if events.visible_to(i, seat)], False
 
     def write(self, rec: GameRecord, *writes: Write) -> list[Event]:
         """An unversioned write (the referee's clock, forfeits, adjudication, announcements)."""
         return self.store.commit(rec, writes)
 
     async def stream(self, rec: GameRecord, seat: int | None,
-                     from_version: int) -> AsyncIterator[tuple[int, int, Event]]:
-        """(index, version, event) for events after `from_version` visible to `seat`, then live ones
-        until the game ends."""
+                     from_version: int) -> AsyncIterator[tuple[int, int, bytes]]:
+        """(index, version, encoded event) for events after `from_version` visible to `seat`, then
+        live ones until the game ends."""
         index = 0
         while True:
             signal = self.store.signal(rec.game_id)  # set by any change made after this line

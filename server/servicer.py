@@ -25,7 +25,7 @@ from gameengine.codecs import Codec, MalformedMove
 from gameengine.v1 import common_pb2, common_pb2_grpc
 
 from . import access, drain, fanout, limits, lobby, metrics, quotas
-from .moveprotos import move_proto
+from .moveprotos import move_from_wire, move_proto
 from .edge import guarded, note, rpc, rpc_stream
 from .errors import InvalidArgument
 from .service import GameCore
@@ -56,6 +56,7 @@ class GameServicer:
         self.engine = registry.game(self.game)
         self.rpc_names = {role: method.name for role, method in codec.rpcs.items()}
         self.out = {role: codec.response(role) for role in codec.rpcs}
+        self.event_of = codec.Event.FromString  # an encoded event (server/eventlog.py) as its message
         self.move_latency = metrics.MOVE_LATENCY.labels(self.game)
         self.moves_counted = {r: metrics.MOVES.labels(self.game, r) for r in ("accepted", "replayed")}
 
@@ -65,7 +66,7 @@ class GameServicer:
 
     def _move_in(self, msg: Message) -> Move:
         try:
-            return self.codec.move_from_proto(msg)
+            return move_from_wire(self.codec, msg.SerializeToString())
         except MalformedMove as e:
             raise InvalidArgument(f"malformed move: {e}") from None
 
@@ -133,7 +134,7 @@ class GameServicer:
         if not replayed:  # a replay changes nothing, the clock included
             self.referee.on_move(rec, seat)
         return self.out["make_move"](
-            status=status_proto(self.core.status(rec, seat)), events=[self.codec.event_to_proto(e) for e in events],
+            status=status_proto(self.core.status(rec, seat)), events=[self.event_of(w) for w in events],
             replayed=replayed, legal_moves=self._moves_out(self.core.legal_moves(rec, seat)))
 
     @rpc_stream
@@ -149,7 +150,7 @@ class GameServicer:
                 sent = 0
                 async for index, version, event in self.core.stream(rec, seat, request.from_version):
                     yield fanout.SHARED.message((rec.game_id, index), event, lambda: self.out["stream_events"](
-                        version=version, event=self.codec.event_to_proto(event)))  # noqa: B023 - called at once
+                        version=version, event=self.event_of(event)))  # noqa: B023 - called at once
                     sent += 1
                     if sent == quotas.EVENTS_PER_REQUEST:
                         await quotas.QUOTAS.sent(client, sent, rec.game_id if seat is None else "")
