@@ -1,7 +1,8 @@
 """Memory under connection churn: server RSS growth over four 15-second waves in which 4 threads each open
 a channel per game, play a full Pompeii game and send a stale (refused) move before every real one.
-Finished games are evicted after 1 s, so RSS should stay flat. It guards the server's gc.freeze, which
-would leak any object that survives a collection and later becomes cyclic garbage. Loopback only.
+Finished games are evicted after 1 s, so RSS should stay flat: anything a game, a connection or a refusal
+leaves behind (a reference cycle the collector cannot free, a per-game entry nobody removes, an unbounded
+cache such as the move conversions of server/moveprotos.py) shows up as growth. Loopback only.
 
     python -m bench.churn
 """

@@ -57,8 +57,9 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     log.info("recovered", data_dir=cfg.data_dir, restore_s=round(time.perf_counter() - t0, 3), **counts)
     # Small young generations keep each collection short: with (50000, 20, 100) a
     # middle-generation pass every ~1.4 s at 1900 moves/s stalled the loop ~10 ms.
-    # Full collections are kept short by `_collect_and_freeze`; what start-up and
-    # recovery loaded is frozen out of their sight at once.
+    # Full collections stay short because a live game is a few dozen tracked objects
+    # (events and log stored compactly: server/eventlog.py); what start-up and recovery
+    # loaded (modules, descriptors, the restored games) is frozen out of their sight once.
     gc.freeze()
     gc.set_threshold(5_000, 10, 10)
     quotas.QUOTAS = quotas.Quotas(quotas.Settings.of(cfg))
@@ -158,7 +159,6 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
              asyncio.create_task(_evictions(store, core, cfg.finished_ttl_s)),
              asyncio.create_task(expiry.run(store, core, referee, cfg.idle_game_ttl_s)),
              asyncio.create_task(referee.run()),
-             asyncio.create_task(_collect_and_freeze(1.0)),
              asyncio.create_task(lobby.expiry_loop(core, cfg.lobby_waiting_ttl_s)),
              asyncio.create_task(_watch_storage(journal, health_servicer, names + [""], lambda: referee.healthy)),
              asyncio.create_task(drain.STATE.watch(lambda: counts_games()[0]))]
@@ -202,17 +202,6 @@ async def _watch_storage(journal: Journal, health_servicer: Health, names: list[
             for name in names:
                 await _set(health_servicer, name, health_pb2.HealthCheckResponse.SERVING
                            if ok and (name or referee_ok()) else health_pb2.HealthCheckResponse.NOT_SERVING)
-
-
-async def _collect_and_freeze(interval_s: float) -> None:
-    """Every interval, a full collection, then freeze the survivors. Left alone, a full
-    collection scans every live game (~1500 objects per finished Pompeii game) and stalled
-    the loop 0.1-0.6 s with a few thousand games; right after a freeze it scans only what
-    was made since, and what survives it is alive."""
-    while True:
-        await asyncio.sleep(interval_s)
-        gc.collect()
-        gc.freeze()
 
 
 async def _set(health_servicer: Health, name: str, status: int) -> None:
