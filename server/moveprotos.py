@@ -3,7 +3,8 @@
 A game's moves repeat (the same cards, cells and steps in game after game) and the codec's
 field-by-field conversion was a third of a MakeMove call, spent on the caller's legal moves,
 and a third of a restore, spent on the journaled moves (bench/notes/service.md). Moves are
-frozen dataclasses, so a move is its own key and one instance can serve every game; a cached
+immutable (named tuples), so a move with its kind is its key and one instance can serve every
+game (the kind is part of the key: two kinds with equal fields are equal tuples); a cached
 message is only ever copied into a response or a record (protobuf copies a message it is
 given), never changed. A move's wire bytes decode to one move, so they key the other way.
 """
@@ -16,21 +17,22 @@ from gameengine.codecs import Codec
 
 KEPT = 1 << 16  # distinct moves kept per process; past it the cache starts over
 
-_protos: dict[Move, Message] = {}
+_protos: dict[tuple[type, Move], Message] = {}
 _moves: dict[tuple[str, bytes], Move] = {}
 
 
 def move_proto(codec: Codec, move: Move) -> Message:
     """codec.move_to_proto(move), from the cache when this move was converted before."""
+    key = (type(move), move)
     try:
-        msg = _protos.get(move)
+        msg = _protos.get(key)
     except TypeError:  # an unhashable move (none today): converted every time
         return codec.move_to_proto(move)
     if msg is None:
         msg = codec.move_to_proto(move)
         if len(_protos) >= KEPT:
             _protos.clear()
-        _protos[move] = msg
+        _protos[key] = msg
     return msg
 
 

@@ -25,9 +25,9 @@ from gameengine.codecs import Codec, MalformedMove
 from gameengine.v1 import common_pb2, common_pb2_grpc
 
 from . import access, drain, fanout, limits, lobby, metrics, quotas
-from .moveprotos import move_from_wire, move_proto
 from .edge import guarded, note, rpc, rpc_stream
 from .errors import InvalidArgument
+from .moveprotos import move_from_wire, move_proto
 from .service import GameCore
 
 if TYPE_CHECKING:

@@ -1,0 +1,162 @@
+"""Issue 22, the service side: compact events and log (item 3), the move path's conversions and the
+journal's background fsync (item 2)."""
+from __future__ import annotations
+
+import gc
+import os
+import random
+import threading
+import time
+
+import pytest
+
+from engines.core import PUBLIC
+from gameengine import codecs
+from gameengine.codecs import MalformedMove
+from server import journal, moveprotos
+
+from .support import open_store, play
+
+
+def tracked_reachable(root: object, stop: set[int]) -> int:
+    """Objects the cyclic collector tracks that `root` reaches, not counting those in `stop`."""
+    seen, todo, n = set(stop), [root], 0
+    while todo:
+        o = todo.pop()
+        if id(o) in seen or isinstance(o, type):
+            continue
+        seen.add(id(o))
+        if gc.is_tracked(o):
+            n += 1
+        todo.extend(gc.get_referents(o))
+    return n
+
+
+def finished_pompeii(tmp_path):
+    store, core = open_store(tmp_path)
+    rec, _ = core.create("pompeii", 3, {}, 7, {})
+    play(core, rec, random.Random(7), 10_000)
+    assert core.is_over(rec)
+    return store, core, rec
+
+
+def test_item3_a_finished_games_events_are_a_few_tracked_objects_whatever_their_number(tmp_path):
+    store, _, rec = finished_pompeii(tmp_path)
+    gc.collect()  # tuples of untracked items leave the collector's sight at their first collection
+    assert len(rec.events) > 300
+    assert tracked_reachable(rec.events, {id(rec.game)}) <= 4  # the EventLog, two arrays, one list
+    store.close()
+
+
+def test_item3_a_logged_move_is_one_tracked_object_besides_its_move(tmp_path):
+    store, _, rec = finished_pompeii(tmp_path)
+    moves = {id(e.move) for e in rec.log}
+    gc.collect()
+    assert tracked_reachable(rec.log, moves) == len(rec.log) + 1  # the entries and the list
+    store.close()
+
+
+def test_item3_stored_events_decode_to_the_events_the_engine_made(tmp_path):
+    store, core = open_store(tmp_path)
+    rec, _ = core.create("smallworld", 3, {}, 4, {})
+    engine, rng, made = rec.engine, random.Random(4), []
+    for _ in range(60):
+        seat = rng.choice(engine.seats_to_act(rec.state))
+        move = rng.choice(engine.legal_moves(rec.state, seat))
+        version = rec.version + 1
+        made += [(version, e) for e in store.commit(rec, [core_move(seat, move)])]
+    c = codecs.codec("smallworld")
+    stored = list(rec.events)
+    assert [(v, e.kind, e.to) for v, e in stored] == [(v, e.kind, e.to) for v, e in made]
+    for i, (_, e) in enumerate(made):  # byte for byte what a stream sends
+        assert rec.events.wire(i) == c.event_to_proto(e).SerializeToString()
+        assert rec.events.visible_to(i, None) == (e.to is PUBLIC)
+    store.close()
+
+
+def core_move(seat, move):
+    from server.records import MoveMade
+    return MoveMade(seat, move)
+
+
+def test_item3_a_refused_write_drops_its_stored_events(tmp_path):
+    store, core = open_store(tmp_path)
+    rec, _ = core.create("pompeii", 3, {}, 3, {})
+    play(core, rec, random.Random(3), 4)
+    before = [(rec.events.version(i), rec.events.wire(i)) for i in range(len(rec.events))]
+    sp = rec.savepoint()
+    play(core, rec, random.Random(5), 3)
+    rec.rollback(sp, state_touched=True)
+    assert [(rec.events.version(i), rec.events.wire(i)) for i in range(len(rec.events))] == before
+    store.close()
+
+
+def test_item2_each_distinct_move_is_converted_to_protobuf_once(monkeypatch):
+    c = codecs.codec("pompeii")
+    calls = []
+    real = c.move_to_proto
+    monkeypatch.setattr(c, "move_to_proto", lambda m: calls.append(m) or real(m))
+    monkeypatch.setattr(moveprotos, "_protos", {})
+    from engines.pompeii.moves import PlayCard
+    first = moveprotos.move_proto(c, PlayCard(3))
+    again = moveprotos.move_proto(c, PlayCard(3))
+    assert calls == [PlayCard(3)] and again is first and first == real(PlayCard(3))
+
+
+def test_item2_a_moves_wire_bytes_decode_once_and_a_malformed_move_is_refused_every_time(monkeypatch):
+    c = codecs.codec("pompeii")
+    calls = []
+    real = c.move_from_proto
+    monkeypatch.setattr(c, "move_from_proto", lambda m: calls.append(m) or real(m))
+    monkeypatch.setattr(moveprotos, "_moves", {})
+    from engines.pompeii.moves import PlayCard
+    wire = real.__self__.move_to_proto(PlayCard(5)).SerializeToString()
+    assert moveprotos.move_from_wire(c, wire) == moveprotos.move_from_wire(c, wire) == PlayCard(5)
+    assert len(calls) == 1
+    for _ in range(2):
+        with pytest.raises(MalformedMove):
+            moveprotos.move_from_wire(c, b"")  # no move set
+    assert len(calls) == 3
+
+
+def test_item2_the_background_fsync_does_not_hold_back_appends(tmp_path, monkeypatch):
+    """GE_FSYNC=interval: an append (on the event loop) never waits for the syncer's fdatasync,
+    and what it wrote during that fdatasync is synced by the next one."""
+    store, core = open_store(tmp_path, fsync="interval", fsync_interval_s=3600)
+    rec, _ = core.create("pompeii", 3, {}, 2, {})
+    play(core, rec, random.Random(2), 1)
+    real, started, synced = os.fdatasync, threading.Event(), []
+
+    def slow_sync(fd):
+        synced.append(fd)
+        started.set()
+        time.sleep(0.6)
+        real(fd)
+    monkeypatch.setattr(journal.os, "fdatasync", slow_sync)
+    syncer = threading.Thread(target=store.journal.sync)
+    syncer.start()
+    assert started.wait(5)
+    t0 = time.perf_counter()
+    play(core, rec, random.Random(3), 1)  # acknowledged while the fdatasync runs
+    waited = time.perf_counter() - t0
+    syncer.join()
+    assert waited < 0.3, f"the append waited {waited:.2f} s for the background fdatasync"
+    store.journal.sync()
+    assert len(synced) == 2, "the write made during the first fdatasync was never synced"
+    store.close()
+
+
+def test_item2_two_move_kinds_with_equal_fields_keep_their_own_messages():
+    """Moves are named tuples: PlayCard(1, None, None) == another kind's (1, None, None)."""
+    import typing
+
+    class Other(typing.NamedTuple):
+        number: int
+        square: object = None
+        origin: object = None
+    from engines.pompeii.moves import PlayCard
+    c = codecs.codec("pompeii")
+    assert Other(1) == PlayCard(1)
+    assert moveprotos.move_proto(c, PlayCard(1)) == c.move_to_proto(PlayCard(1))
+    with pytest.raises(TypeError):  # not a Pompeii move: the cached PlayCard message is not it
+        moveprotos.move_proto(c, Other(1))
