@@ -11,6 +11,10 @@ Method (all on this machine, loopback only, bounded in time):
   two cores and measure the scheduler rather than the server.
 - memory: server RSS growth over 10,000 live Pompeii games (3 seats, 5 moves each), per game.
 - snapshot: in-process Store with those 10,000 games: snapshot() and recover() times.
+- scale: per size in GE_BENCH_SCALE_GAMES (10,000 and 100,000): a data dir of that many live Pompeii
+  games (3 seats, 5 moves each) written through the Store; a fresh process restores it: its RSS growth
+  per game, the restore time, and the CPU time of one full collection over the restored games (what a
+  replica would pay without its start-up freeze); then how each grows from the smallest size.
 """
 from __future__ import annotations
 
@@ -38,6 +42,7 @@ from gameengine import codecs  # noqa: E402
 ENGINE_S = float(os.environ.get("GE_BENCH_ENGINE_S", "3"))
 RPC_S = float(os.environ.get("GE_BENCH_RPC_S", "8"))
 LIVE_GAMES = int(os.environ.get("GE_BENCH_GAMES", "10000"))
+SCALE_GAMES = [int(n) for n in os.environ.get("GE_BENCH_SCALE_GAMES", f"{LIVE_GAMES},100000").split(",") if n]
 WORKERS = int(os.environ.get("GE_BENCH_CLIENT_PROCS", "2"))
 CONCURRENCY = int(os.environ.get("GE_BENCH_CONCURRENCY", "32"))
 
@@ -331,6 +336,70 @@ def snapshot_figures() -> dict:
     return out
 
 
+def scale_build(data: str, games: int) -> None:
+    """`python -m bench.run _scale_build DIR N`: N live Pompeii games through the Store, snapshotted."""
+    from server.records import MoveMade
+    from server.store import Store
+
+    store = Store(data, fsync="never")
+    store.recover()
+    scripts = scripted_games(20, 11)
+    c = codecs.codec("pompeii")
+    for i in range(games):
+        script = scripts[i % len(scripts)]
+        rec, _ = store.create("pompeii", 3, {}, script["seed"], {})
+        for seat, move in script["moves"][:5]:
+            store.commit(rec, [MoveMade(seat, c.move_from_proto(c.msg("Move").FromString(move)))])
+    asyncio.run(store.snapshot())
+    store.close()
+
+
+def scale_restore(data: str) -> None:
+    """`python -m bench.run _scale_restore DIR`: restore in this fresh process; prints its figures."""
+    import gc
+
+    from server.store import Store
+    gc.collect()
+    base = rss_bytes(os.getpid())
+    t0 = time.perf_counter()
+    store = Store(data)
+    counts = store.recover()
+    restore = time.perf_counter() - t0
+    grown = rss_bytes(os.getpid()) - base
+    cpu = time.process_time()
+    gc.collect()
+    full_gc_ms = (time.process_time() - cpu) * 1000
+    store.close()
+    print(json.dumps({"games": counts["games"], "restore_s": round(restore, 3), "rss_bytes": rss_bytes(os.getpid()),
+                      "bytes_per_game": round(grown / counts["games"]), "tracked_objects": len(gc.get_objects()),
+                      "full_gc_cpu_ms": round(full_gc_ms, 1)}))
+
+
+def scale_figures() -> dict:
+    """Restore time and memory per live game at each size of GE_BENCH_SCALE_GAMES, and how they grow."""
+    out: dict = {"game": "pompeii", "seats": 3, "moves_per_game": 5, "by_games": {}}
+    for n in SCALE_GAMES:
+        with tempfile.TemporaryDirectory() as data:
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "bench.run", "_scale_build", data, str(n)], cwd=ROOT, check=True)
+            built = time.perf_counter() - t0
+            r = subprocess.run([sys.executable, "-m", "bench.run", "_scale_restore", data], cwd=ROOT, check=True,
+                               capture_output=True, text=True)
+        fig = json.loads(r.stdout.strip().splitlines()[-1])
+        fig["build_s"] = round(built, 1)
+        out["by_games"][str(n)] = fig
+        print(f"scale {n} games: restore {fig['restore_s']} s, {fig['bytes_per_game'] / 1024:.1f} KiB per game, "
+              f"RSS {fig['rss_bytes'] / 2**20:.0f} MiB, full collection {fig['full_gc_cpu_ms']} ms CPU", flush=True)
+    sizes = sorted(out["by_games"], key=int)
+    if len(sizes) > 1:
+        small, large = out["by_games"][sizes[0]], out["by_games"][sizes[-1]]
+        out["growth"] = {"games": round(int(sizes[-1]) / int(sizes[0]), 1),
+                         "restore_s": round(large["restore_s"] / small["restore_s"], 2),
+                         "bytes_per_game": round(large["bytes_per_game"] / small["bytes_per_game"], 2),
+                         "full_gc_cpu_ms": round(large["full_gc_cpu_ms"] / max(small["full_gc_cpu_ms"], 0.1), 2)}
+    return out
+
+
 def write_baseline() -> None:
     """`python -m bench.run baseline`: the engine figures of the code checked out now become
     bench/baseline.json, the reference that later runs' "speedup" figures divide by."""
@@ -347,10 +416,15 @@ def main() -> None:
     run prints its figures but leaves bench/results.json alone."""
     if sys.argv[1:] == ["baseline"]:
         return write_baseline()
-    parts = sys.argv[1:] or ["engine", "rpc", "memory", "snapshot"]
+    if sys.argv[1:2] == ["_scale_build"]:
+        return scale_build(sys.argv[2], int(sys.argv[3]))
+    if sys.argv[1:2] == ["_scale_restore"]:
+        return scale_restore(sys.argv[2])
+    parts = sys.argv[1:] or ["engine", "rpc", "memory", "snapshot", "scale"]
     results = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
                "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "command": "make bench"}
-    steps = {"engine": engine_figures, "rpc": rpc_figures, "memory": memory_figures, "snapshot": snapshot_figures}
+    steps = {"engine": engine_figures, "rpc": rpc_figures, "memory": memory_figures, "snapshot": snapshot_figures,
+             "scale": scale_figures}
     for part in parts:
         results[part] = steps[part]()
     if sys.argv[1:]:
@@ -358,7 +432,7 @@ def main() -> None:
         return
     out = ROOT / "bench" / "results.json"
     out.write_text(json.dumps(results, indent=2))
-    print(json.dumps({k: results[k] for k in ("rpc", "memory", "snapshot")}, indent=2))
+    print(json.dumps({k: results[k] for k in ("rpc", "memory", "snapshot", "scale")}, indent=2))
     print(f"wrote {out}")
 
 

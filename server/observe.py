@@ -9,10 +9,11 @@ exact names and labels.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import re
+import secrets
 import shutil
 import time
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -32,11 +33,15 @@ REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")  # a caller's id is logged o
 MAX_PEER = 128
 
 
+_ID_PREFIX = secrets.token_hex(4)  # this process's; a counter numbers its calls (no urandom per call)
+_ID_COUNTER = itertools.count()
+
+
 def request_id(supplied: str | None) -> str:
-    """The caller's x-request-id when it is a short token; a fresh one otherwise."""
+    """The caller's x-request-id when it is a short token; a fresh one (16 hex digits) otherwise."""
     if supplied and REQUEST_ID.match(supplied):
         return supplied
-    return uuid.uuid4().hex[:16]
+    return f"{_ID_PREFIX}{next(_ID_COUNTER) & 0xFFFFFFFF:08x}"
 
 
 def split_method(full: str) -> tuple[str, str]:
@@ -46,20 +51,38 @@ def split_method(full: str) -> tuple[str, str]:
     return service or "unknown", method or "unknown"
 
 
+_Labels = tuple[str, str, str, str]  # grpc_type, grpc_service, grpc_method, transport
+_children: dict[_Labels, tuple[Any, Any, Any]] = {}  # -> the started, sent and handling series
+_handled: dict[tuple[_Labels, str], Any] = {}  # (labels, code) -> the handled series
+
+
+def _series(labels: _Labels) -> tuple[Any, Any, Any]:
+    """The metric series of one method, looked up once (`labels()` takes a lock and builds a key)."""
+    found = _children.get(labels)
+    if found is None:
+        found = _children[labels] = (metrics.GRPC_STARTED.labels(*labels), metrics.GRPC_MSG_SENT.labels(*labels),
+                                     metrics.GRPC_HANDLING.labels(*labels))
+    return found
+
+
 class Call:
     """One RPC being observed: started on creation, handled (with its code) on finish."""
 
     def __init__(self, grpc_type: str, service: str, method: str, transport: str):
         self.labels = (grpc_type, service, method, transport)
         self.t0 = time.perf_counter()
-        metrics.GRPC_STARTED.labels(*self.labels).inc()
+        self.series = _series(self.labels)
+        self.series[0].inc()
 
     def sent(self) -> None:
-        metrics.GRPC_MSG_SENT.labels(*self.labels).inc()
+        self.series[1].inc()
 
     def finish(self, code: str) -> None:
-        metrics.GRPC_HANDLING.labels(*self.labels).observe(time.perf_counter() - self.t0)
-        metrics.GRPC_HANDLED.labels(*self.labels, code).inc()
+        self.series[2].observe(time.perf_counter() - self.t0)
+        handled = _handled.get((self.labels, code))
+        if handled is None:
+            handled = _handled[self.labels, code] = metrics.GRPC_HANDLED.labels(*self.labels, code)
+        handled.inc()
 
 
 def bind_log_fields(rid: str, peer: str, forwarded_for: str | None = None) -> None:

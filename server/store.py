@@ -129,9 +129,22 @@ class Store:
         return 1
 
     def _fold_history(self, history: bytes, where: str) -> None:
+        """Fold one game's records; a game new to the store keeps `history` as it is (it is
+        exactly the records' entries) instead of rebuilding it record by record."""
         try:
+            new: GameRecord | None = None
             for payload in records.history_payloads(history):
-                self._redo(records.parse(payload), payload, where)
+                pb = records.parse(payload)
+                if new is None and pb.WhichOneof("write") == "created" and pb.game_id not in self.games:
+                    self._redo(pb, payload, where)
+                    new = self.games[pb.game_id]
+                    continue
+                if new is not None and pb.game_id != new.game_id:
+                    raise records.FormatError(f"the history of game {new.game_id} holds a record of game "
+                                              f"{pb.game_id[:40]!r}")
+                self._redo(pb, payload, where, keep_history=new is None)
+            if new is not None:
+                new.history = bytearray(history)
         except (records.FormatError, StartupError) as e:
             raise snapshots.SnapshotDamaged(f"{where}: {e}") from None
 
@@ -169,8 +182,9 @@ class Store:
                                    f"Run `python -m server.store verify {self.data_dir}`") from None
         return n
 
-    def _redo(self, pb: spb.JournalRecord, payload: bytes, where: str) -> int:
-        """Fold one record during recovery; a record already folded (seq not newer) is skipped."""
+    def _redo(self, pb: spb.JournalRecord, payload: bytes, where: str, keep_history: bool = True) -> int:
+        """Fold one record during recovery; a record already folded (seq not newer) is skipped.
+        `keep_history`: append it to its game's history (False: the caller sets the whole history)."""
         kind = pb.WhichOneof("write")
         if kind in records.PLAYER_KINDS:  # idempotent: 0 when the snapshot holds it already
             return self.players.redo(records.decode(pb, ""))
@@ -200,7 +214,8 @@ class Store:
             raise StartupError(f"{where}: game {pb.game_id} seq {pb.seq}: the engine refuses the journaled move "
                                f"({e}); was the data dir written by another engine version?") from None
         rec.seq += 1
-        rec.history += records.history_entry(payload)
+        if keep_history:
+            rec.history += records.history_entry(payload)
         return 1
 
     # ---- the write path -------------------------------------------------

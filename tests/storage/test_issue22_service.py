@@ -160,3 +160,32 @@ def test_item2_two_move_kinds_with_equal_fields_keep_their_own_messages():
     assert moveprotos.move_proto(c, PlayCard(1)) == c.move_to_proto(PlayCard(1))
     with pytest.raises(TypeError):  # not a Pompeii move: the cached PlayCard message is not it
         moveprotos.move_proto(c, Other(1))
+
+
+def test_item5_a_restored_game_keeps_its_history_bytes_and_a_mixed_history_is_damage(tmp_path):
+    import asyncio
+
+    from server import snapshots
+    store, core = open_store(tmp_path / "a")
+    a, _ = core.create("pompeii", 3, {}, 1, {})
+    b, _ = core.create("pompeii", 3, {}, 2, {})
+    play(core, a, random.Random(1), 6)
+    play(core, b, random.Random(2), 4)
+    histories = {g: bytes(r.history) for g, r in store.games.items()}
+    asyncio.run(store.snapshot())
+    store.close()
+    again, _ = open_store(tmp_path / "a")
+    assert {g: bytes(r.history) for g, r in again.games.items()} == histories
+    assert [(e.seat, e.move) for e in again.games[a.game_id].log] == [(e.seat, e.move) for e in a.log]
+    again.close()
+    fresh, _ = open_store(tmp_path / "b")
+    with pytest.raises(snapshots.SnapshotDamaged, match="holds a record of game"):
+        fresh._fold_history(histories[a.game_id] + _other_records(histories, b.game_id), "test")
+    fresh.close()
+
+
+def _other_records(histories, game_id):
+    """Game `game_id`'s records after its creation (a stretch of another game's history)."""
+    from server import records
+    payloads = list(records.history_payloads(histories[game_id]))
+    return b"".join(records.history_entry(p) for p in payloads[1:])
