@@ -165,10 +165,9 @@ def descend(game: Game, state: Any, node: Node, who: int, legal: list[Move], rng
     else:
         log, sqrt = math.log, math.sqrt
         pick, best = 0, -math.inf
-        for i, child in enumerate(kids):  # Node.ucb, inlined: the same floats
+        for i, child in enumerate(kids):  # Node.ucb, inlined: the same floats (available >= 1 here)
             visits = child.visits
-            value = (child.reward / visits + c * sqrt(log(max(child.available, 1)) / visits)
-                     + child.bias / (visits + 1))
+            value = child.reward / visits + c * sqrt(log(child.available) / visits) + child.bias / (visits + 1)
             if value > best:
                 pick, best = i, value
     game.play(state, who, legal[pick])
