@@ -17,6 +17,16 @@ COPY engines engines
 COPY protos protos
 COPY server server
 COPY clients clients
+COPY tools tools
+# The engines' mypyc build (`make compiled`; bench/notes/mypyc.md), with gcc and the pinned mypy in this
+# stage only (the runtime stage copies the .so files, not the compiler). Where neither can be had, the
+# image runs the engines as pure Python; its start-up log line says which (`engines=`).
+RUN (apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev && rm -rf /var/lib/apt/lists/*) \
+      || echo "no gcc: the engines run as pure Python" \
+ && python -m venv /opt/build \
+ && /opt/build/bin/pip install setuptools "$(python -c "import tomllib; print(next(d for d in tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['test'] if d.startswith('mypy==')))")" \
+ && /opt/build/bin/python tools/build_compiled.py --optional \
+ && rm -rf build tools /opt/build
 # Generated stubs, as `make stubs` does; then bytecode, since the root filesystem is read-only at run time.
 RUN /opt/venv/bin/python -m grpc_tools.protoc -Iprotos --python_out=protos --pyi_out=protos \
       --grpc_python_out=protos --include_imports --include_source_info \

@@ -10,7 +10,7 @@ export GE_PORT ?= 50051
 export GE_DATA_DIR ?= ./var
 export PYTHONPATH := $(CURDIR):$(CURDIR)/protos
 
-.PHONY: run test lint proto-baseline bench stubs venv clean soak crashloop fuzz
+.PHONY: run test lint proto-baseline bench stubs venv clean soak crashloop fuzz compiled pure
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -33,7 +33,21 @@ $(DESCRIPTORS): $(STAMP) $(PROTOS)
 
 stubs: $(STUBS) $(DESCRIPTORS)
 
+# The optional mypyc build of the engines' hot modules (engines/native.py says which; bench/notes/mypyc.md).
+# Rebuilt when any engine source changed; without it (or with GE_PURE_PYTHON=1) the .py files run.
+NATIVE := engines/native-build.json
+ENGINE_SRCS := $(wildcard engines/*.py engines/*/*.py)
+$(NATIVE): $(STAMP) $(ENGINE_SRCS)
+	$(BIN)/python tools/build_compiled.py
+
+compiled: $(NATIVE)
+
+pure:
+	rm -rf engines/*/*.so engines_native__mypyc*.so $(NATIVE) build
+
+# `make run` compiles the engines first where a C compiler is here, else runs them as pure Python.
 run: $(STUBS) $(DESCRIPTORS)
+	@$(MAKE) -s $(NATIVE) || $(BIN)/python tools/build_compiled.py --optional
 	$(BIN)/python -m server.main
 
 # Static checks (README "Checks"); `make test` runs them first, so a finding fails CI.
@@ -47,10 +61,14 @@ lint: $(STUBS)
 proto-baseline: $(STAMP)
 	cd protos && ../$(BIN)/buf build --exclude-source-info -o breaking-baseline.binpb
 
-test: lint $(DESCRIPTORS)
-	$(BIN)/python -m pytest -q -rf -n 2 --dist loadfile
+# The whole suite against the compiled engines, then the golden digests and the engines' rule tests
+# against the pure-Python reference (GE_EXPECT_BUILD: tests/conformance/test_native.py checks which ran).
+PURE_TESTS := tests/golden tests/conformance/test_native.py tests/pompeii tests/eruption tests/citadels tests/smallworld
+test: lint $(DESCRIPTORS) $(NATIVE)
+	GE_EXPECT_BUILD=compiled $(BIN)/python -m pytest -q -rf -n 2 --dist loadfile
+	GE_EXPECT_BUILD=pure GE_PURE_PYTHON=1 $(BIN)/python -m pytest -q -rf -n 2 --dist loadfile $(PURE_TESTS)
 
-bench: $(STUBS)
+bench: $(STUBS) $(NATIVE)
 	$(BIN)/python -m bench.run
 
 soak: $(STUBS)
@@ -62,5 +80,5 @@ crashloop: $(STUBS)
 strength: $(STUBS)
 	$(BIN)/python -m bench.strength
 
-clean:
+clean: pure
 	rm -rf $(VENV) protos/gameengine/v1/*_pb2*.py* protos/gameengine/storage/v1/*_pb2*.py* $(STUBS) $(DESCRIPTORS)

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "protos")]
 
 from bench import reference  # noqa: E402
-from engines import registry  # noqa: E402
+from engines import native, registry  # noqa: E402
 from engines.ai import mcts  # noqa: E402
 from engines.ai.policies import mcts_settings  # noqa: E402
 from engines.core import play_random  # noqa: E402
@@ -60,6 +60,7 @@ def engine_figures() -> dict:
     baseline_file = ROOT / "bench" / "baseline.json"
     baseline = json.loads(baseline_file.read_text())["engine"] if baseline_file.exists() else {}
     out = {}
+    print(f"engines: {native.build()}", flush=True)
     for game in registry.GAME_IDS:
         engine = registry.game(game)
         per_seats = {}
@@ -424,7 +425,7 @@ def main() -> None:
     if sys.argv[1:2] == ["_scale_restore"]:
         return scale_restore(sys.argv[2])
     parts = sys.argv[1:] or ["engine", "rpc", "memory", "snapshot", "scale"]
-    results = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
+    results = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}, "engines": native.build(),
                "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "command": "make bench"}
     steps = {"engine": engine_figures, "rpc": rpc_figures, "memory": memory_figures, "snapshot": snapshot_figures,
              "scale": scale_figures}

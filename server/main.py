@@ -14,6 +14,7 @@ from grpc_health.v1 import health, health_pb2
 from grpc_reflection.v1alpha import reflection_pb2
 from prometheus_client import start_http_server
 
+from engines import native
 from gameengine import codecs
 from gameengine.v1 import common_pb2, lobby_pb2, player_pb2, tournament_pb2
 
@@ -149,7 +150,8 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
 
     referee.on_health = on_health
     log.info("serving", host=cfg.host, port=port, metrics_port=cfg.metrics_port, games=wanted,
-             fsync=cfg.fsync, data_dir=cfg.data_dir, tls=credentials is not None)
+             fsync=cfg.fsync, data_dir=cfg.data_dir, tls=credentials is not None,
+             engines=native.build())  # compiled (mypyc) or pure (why): engines/native.py
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

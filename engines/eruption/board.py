@@ -53,12 +53,12 @@ VILLAGES_BY_COUNT = {int(k): tuple(v) for k, v in DATA["villages_by_player_count
 # ERU-18: wall-award spaces
 AWARD = {tuple(c): m for m, cells in DATA["wall_award_spaces"].items() for c in cells}
 
-MATERIALS = ("straw", "wood", "stone")
+MATERIALS: tuple[str, ...] = ("straw", "wood", "stone")
 MATERIAL_INDEX = {m: i for i, m in enumerate(MATERIALS)}
 WALLS = DATA["walls"]["materials"]
 SUPPLY = tuple(WALLS[m]["supply"] for m in MATERIALS)
 DICE_BONUS = {m: WALLS[m]["dice_bonus"] for m in MATERIALS}  # ERU-95
-TIEBREAK = {m: WALLS[m]["tiebreak_points"] for m in MATERIALS}  # ERU-155
+TIEBREAK: dict[str, int] = {m: WALLS[m]["tiebreak_points"] for m in MATERIALS}  # ERU-155
 
 # ERU-2: tile ids 0..39 in the order of board.json; eruption tiles are 40, 41, 42 (numbers 1..3)
 TILE_TYPES = {t["id"]: t for t in DATA["tile_types"]}

@@ -24,17 +24,18 @@ RACE_KEYS = tuple(r["key"] for r in RP["races"])
 POWER_KEYS = tuple(p["key"] for p in RP["powers"])
 RACE = {k: i for i, k in enumerate(RACE_KEYS)}
 POWER = {k: i for i, k in enumerate(POWER_KEYS)}
-N_RACES = len(RACE_KEYS)  # 14 banners (SW-11)
-N_POWERS = len(POWER_KEYS)  # 20 badges (SW-12)
+N_RACES: int = len(RACE_KEYS)  # 14 banners (SW-11)
+N_POWERS: int = len(POWER_KEYS)  # 20 badges (SW-12)
 LOST_TRIBE = N_RACES  # 14
-GHOSTS = N_RACES + 1  # 15
+GHOSTS: int = N_RACES + 1  # 15
 N_KINDS = N_RACES + 2
 NO_RACE = -1
 SOUL = -1  # generic soul token in the Soul Well (NEC-27)
 
 BANNER = tuple(r["banner_tokens"] for r in RP["races"])
 EXTRA = tuple(r["conquest_only_tokens"] for r in RP["races"])
-BOX = tuple(r["box_max"] for r in RP["races"]) + (RP["lost_tribes"]["box_max"], RP["necromancer_island"]["ghosts"])
+BOX: tuple[int, ...] = (tuple(r["box_max"] for r in RP["races"])
+                        + (RP["lost_tribes"]["box_max"], RP["necromancer_island"]["ghosts"]))
 BADGE = tuple(p["badge_tokens"] for p in RP["powers"])
 NECRO_DRAWABLE = tuple(p["necromancer_draw"] for p in RP["powers"])
 
@@ -147,4 +148,4 @@ class Boards(dict):
 BOARDS = Boards()
 
 
-MAX_REGIONS = max(len(m["regions"]) for m in MAPS["maps"].values())
+MAX_REGIONS: int = max(len(m["regions"]) for m in MAPS["maps"].values())

@@ -5,7 +5,7 @@ import random
 import pytest
 
 from engines.core import IllegalMove, advance
-from engines.eruption import GAME, flow, generator, geometry, legality
+from engines.eruption import GAME, derived, flow, generator, geometry, legality
 from engines.eruption import board as B
 from engines.eruption.moves import (
     BuildWall,
@@ -146,9 +146,12 @@ def test_ERU_61_own_damage_step_timing():
     assert st2.phase == "eruption"  # placed in the same turn (ERU-62)
 
 
-def test_ERU_65_eruption_tile_lost(monkeypatch):
+def test_ERU_65_eruption_tile_lost():
     st = make_state(eruptions=[(1, "held", 0)], phase="walls", active=1)
-    monkeypatch.setattr(flow, "eruption_spaces", lambda st: [])
+    # No legal space: set in the board's cached facts, which the flow reads (compiled code calls
+    # legality.eruption_spaces directly, so patching the name in flow would not reach it).
+    derived.of(st).eruption_spaces = []
+    assert legality.eruption_spaces(st) == []
     events = GAME.apply(st, 1, EndTurn())
     assert of_kind(events, "eruption_tile_lost") == [{"seat": 0, "number": 1}]
     assert st.eruption_status[0] == "removed" and st.temperatures == [0, 0]
