@@ -26,21 +26,15 @@ from types import ModuleType
 ENGINES = Path(__file__).resolve().parent
 BUILD_FILE = ENGINES / "native-build.json"  # written by tools/build_compiled.py; git-ignored
 
-# The modules of module-level functions (rules, moves, flow, geometry, scoring, heuristics) that the
-# profiles of bench/notes/ spend a playout in. Not compiled: state.py (its classes pickle into data dirs
-# and subclass builtins), moves.py (the move types the codecs and pickles name), game.py (the Game
-# subclass of engines.core), spec.py, and engines.core / engines.ai (another owner; interpreted).
-COMPILED: tuple[str, ...] = tuple(
-    f"engines.{game}.{module}" for game, modules in (
-        ("pompeii", ("board", "effects", "flow", "geometry", "heuristic", "legality", "scoring", "setup",
-                     "view")),
-        ("eruption", ("board", "derived", "effects", "flow", "generator", "geometry", "heuristic",
-                      "legality", "relocation", "resolution", "scoring", "setup", "view")),
-        ("citadels", ("cards", "effects", "events", "flow", "generator", "heuristic", "legality",
-                      "scoring", "setup", "view")),
-        ("smallworld", ("conquest", "data", "effects", "flow", "forces", "heuristic", "legality",
-                        "resolution", "scoring", "setup", "view")),
-    ) for module in modules)
+# Compiled: each game's modules of module-level functions (rules, moves, flow, geometry, scoring,
+# heuristics), where the profiles of bench/notes/ spend a playout. Not compiled: state.py (its classes
+# pickle into data dirs and subclass builtins), moves.py (the move types the codecs and pickles name),
+# game.py (a subclass of engines.core's Engine), spec.py, Kuhn poker (the template), and engines.core /
+# engines.ai (another owner's; interpreted).
+GAMES = ("pompeii", "eruption", "citadels", "smallworld")
+INTERPRETED = ("__init__", "state", "moves", "game", "spec")
+COMPILED: tuple[str, ...] = tuple(f"engines.{game}.{p.stem}" for game in GAMES
+                                  for p in sorted((ENGINES / game).glob("*.py")) if p.stem not in INTERPRETED)
 
 
 def source_digests() -> dict[str, str]:

@@ -17,7 +17,6 @@ import shutil
 import sys
 import sysconfig
 import time
-from importlib import machinery
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,9 +29,9 @@ GROUP = "engines_native"  # the name of the shared library of the build
 
 
 def artefacts() -> list[Path]:
-    suffix = machinery.EXTENSION_SUFFIXES[0]
-    return ([ROOT / (name.replace(".", "/") + suffix) for name in native.COMPILED]
-            + sorted(ROOT.glob(f"{GROUP}__mypyc*.so")) + [native.BUILD_FILE])
+    """Every extension module under engines/ (also of a module no longer compiled), the shared library
+    and the build record."""
+    return sorted(ROOT.glob("engines/*/*.so")) + sorted(ROOT.glob(f"{GROUP}__mypyc*.so")) + [native.BUILD_FILE]
 
 
 def clean() -> None:
