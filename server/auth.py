@@ -6,9 +6,18 @@ import hmac
 import secrets
 
 
+def secret(nbytes: int = 24) -> str:
+    """A URL-safe random string that does not start with "-": tokens and invite codes go on command
+    lines (`python -m clients.bot --player-token TOKEN`), where argparse takes "-..." for an option."""
+    while True:
+        s = secrets.token_urlsafe(nbytes)
+        if not s.startswith("-"):
+            return s
+
+
 def mint() -> tuple[str, str]:
     """A new (token, hash) pair; the token is shown once, at creation."""
-    token = secrets.token_urlsafe(24)
+    token = secret()
     return token, token_hash(token)
 
 

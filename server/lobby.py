@@ -11,7 +11,6 @@ import asyncio
 import base64
 import dataclasses
 import hmac
-import secrets
 import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
@@ -119,7 +118,7 @@ def plan(core: GameCore, cfg: Config, seats: int, open_seats: Iterable[int],
     if open_seats and _count(store, lambda s: s.creator == creator.player_id) >= cfg.lobby_max_waiting_created:
         raise Exhausted(f"{RULES['LOBBY-7']} ({cfg.lobby_max_waiting_created})", rule="LOBBY-7",
                         retry_after_ms=60_000)
-    code = secrets.token_urlsafe(12) if private else ""
+    code = auth.secret(12) if private else ""
     now = time.time()
     seating = Seating(holders=holders, creator=creator.player_id, private=private,
                       invite_hash=auth.token_hash(code) if code else "", created_at=now,
