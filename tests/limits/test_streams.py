@@ -119,19 +119,25 @@ def test_the_web_codec_encodes_a_shared_message_once_per_format():
     assert [c.decode(out["proto"], type(message)) for c in codecs[:1]] == [message]
 
 
+def finished_game(fresh_server, **env):
+    """A server with `env`, and a Pompeii game the referee played to its end (a long history)."""
+    server = fresh_server(GE_REFEREE_TICK_S="0.01", GE_REFEREE_MOVES_PER_CLIENT_S="0",
+                          GE_DEMO_GAMES_PER_CLIENT="0", **env).start()
+    client = Client(server.target, GAME)
+    game_id, tokens = client.create(2, seed=5, time_bank_ms=1, timeout_policy="random")  # the referee plays it
+    deadline = time.time() + 60
+    while not client.status(game_id).over and time.time() < deadline:
+        time.sleep(1)
+    assert client.status(game_id).over
+    return client, game_id, tokens
+
+
 def test_a_streams_events_cost_its_client_requests(fresh_server):
     """Re-opening streams on a long game replays its history each time: every EVENTS_PER_REQUEST
     events cost one request of GE_RATE_LIMIT_PER_S, and the stream waits for them (issue 19's
     stream fan-out: 716 replays sent 85k events in 10 s for 716 requests)."""
     from server.quotas import EVENTS_PER_REQUEST
-    server = fresh_server(GE_RATE_LIMIT_PER_S="10", GE_REFEREE_TICK_S="0.01",
-                          GE_REFEREE_MOVES_PER_CLIENT_S="0", GE_DEMO_GAMES_PER_CLIENT="0").start()
-    client = Client(server.target, GAME)
-    game_id, _ = client.create(2, seed=5, time_bank_ms=1, timeout_policy="random")  # the referee plays it
-    deadline = time.time() + 60
-    while not client.status(game_id).over and time.time() < deadline:
-        time.sleep(1)
-    assert client.status(game_id).over
+    client, game_id, _ = finished_game(fresh_server, GE_RATE_LIMIT_PER_S="10")
     time.sleep(2)  # the bucket refills to its burst of 20 requests = 200 events
     stream = client.rpcs["stream_events"]
     t0 = time.perf_counter()
@@ -145,14 +151,7 @@ def test_a_streams_events_cost_its_client_requests(fresh_server):
 def test_a_games_spectators_share_GE_SPECTATOR_EVENTS_PER_GAME_S(fresh_server):
     """Many addresses each within their own rate still share one budget of events per game sent to
     spectators: a seat's own stream never waits for it."""
-    server = fresh_server(GE_SPECTATOR_EVENTS_PER_GAME_S="100", GE_REFEREE_TICK_S="0.01",
-                          GE_REFEREE_MOVES_PER_CLIENT_S="0", GE_DEMO_GAMES_PER_CLIENT="0").start()
-    client = Client(server.target, GAME)
-    game_id, tokens = client.create(2, seed=5, time_bank_ms=1, timeout_policy="random")  # the referee plays it
-    deadline = time.time() + 60
-    while not client.status(game_id).over and time.time() < deadline:
-        time.sleep(1)
-    assert client.status(game_id).over
+    client, game_id, tokens = finished_game(fresh_server, GE_SPECTATOR_EVENTS_PER_GAME_S="100")
     stream = client.rpcs["stream_events"]
     t0 = time.perf_counter()
     seat_events = sum(1 for _ in stream(client.request("stream_events", game_id=game_id, token=tokens[0]),
