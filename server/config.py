@@ -58,7 +58,7 @@ class Config:
     demo_bank_ms: int = setting("GE_DEMO_BANK_MS", 1000)
     streams_per_client: int = setting("GE_STREAMS_PER_CLIENT", 256)
     spectators_per_game: int = setting("GE_SPECTATORS_PER_GAME", 32)
-    spectator_events_per_game_s: float = setting("GE_SPECTATOR_EVENTS_PER_GAME_S", 2000.0)  # burst 2x
+    replay_events_per_game_s: float = setting("GE_REPLAY_EVENTS_PER_GAME_S", 500.0)  # burst 2x
     hints_per_client: int = setting("GE_HINTS_PER_CLIENT", 2)
     hints_per_game: int = setting("GE_HINTS_PER_GAME", 2)
     hint_ms_per_client_min: float = setting("GE_HINT_MS_PER_CLIENT_MIN", 20000.0)

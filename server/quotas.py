@@ -104,7 +104,7 @@ class Bucket:
         now = time.monotonic()
         self.tokens = min(burst, self.tokens + (now - self.last) * rate)
         self.last = now
-        if self.tokens >= cost:
+        if self.tokens >= min(cost, burst):  # a cost over the burst waits for a full bucket, then owes the rest
             self.tokens -= cost
             return 0.0
         return (min(cost, burst) - self.tokens) / rate
@@ -124,7 +124,7 @@ class Settings:
     demo_bank_ms: int = 0
     streams_per_client: int = 0
     spectators_per_game: int = 0  # seat streams are not counted here: a victim keeps its own
-    spectator_events_per_game_s: float = 0  # events sent to a game's spectators, all clients together
+    replay_events_per_game_s: float = 0  # history replayed to a game's spectators, all clients together
     hints_per_client: int = 0  # at once
     hints_per_game: int = 0  # at once
     hint_ms_per_client_min: float = 0  # search time per client per minute
@@ -181,16 +181,16 @@ class Quotas:
         self._take("request", client, rate, 2 * rate, 1,
                    f"rate limit of {rate:g} requests/s per client exceeded (GE_RATE_LIMIT_PER_S)")
 
-    async def sent(self, client: str, events: int, spectated: str = "") -> None:
+    async def sent(self, client: str, events: int, replayed: int = 0, game_id: str = "") -> None:
         """A stream has sent `events` more events: every EVENTS_PER_REQUEST of them cost one request
-        of the client's rate, and a spectator's (`spectated`: the game id) also draw on the game's
-        GE_SPECTATOR_EVENTS_PER_GAME_S, which all addresses share. Either is waited for, not
-        refused. Replaying a long game's history is work like answering requests: clients
-        re-opening streams on a finished game would otherwise get thousands of events a second."""
-        rate, per_game = self.settings.requests_per_s, self.settings.spectator_events_per_game_s
-        await self._wait("request", client, rate, events / EVENTS_PER_REQUEST)
-        if spectated:
-            await self._wait("spectated", spectated, per_game, events)
+        of the client's rate. `replayed` of them went to a spectator of `game_id` from the history
+        before its stream opened: those also draw on the game's GE_REPLAY_EVENTS_PER_GAME_S, which
+        all addresses share. Either is waited for, not refused. A replay is the amplifier: one
+        request re-opening a stream on a finished game gets its whole history, where live events
+        reach a game's spectators only at the pace its players move."""
+        await self._wait("request", client, self.settings.requests_per_s, events / EVENTS_PER_REQUEST)
+        if replayed:
+            await self._wait("replayed", game_id, self.settings.replay_events_per_game_s, replayed)
 
     async def _wait(self, kind: str, key: str, rate: float, cost: float) -> None:
         while rate > 0:

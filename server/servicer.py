@@ -146,15 +146,17 @@ class GameServicer:
         client = quotas.caller()
         with quotas.QUOTAS.stream(client, rec.game_id, spectator=seat is None):
             metrics.STREAMS.labels(self.game).inc()
+            history = len(rec.events) if seat is None else 0  # what a spectator gets is a replay
             try:
-                sent = 0
+                sent = replayed = 0
                 async for index, version, event in self.core.stream(rec, seat, request.from_version):
                     yield fanout.SHARED.message((rec.game_id, index), event, lambda: self.out["stream_events"](
                         version=version, event=self.event_of(event)))  # noqa: B023 - called at once
                     sent += 1
+                    replayed += index < history
                     if sent == quotas.EVENTS_PER_REQUEST:
-                        await quotas.QUOTAS.sent(client, sent, rec.game_id if seat is None else "")
-                        sent = 0
+                        await quotas.QUOTAS.sent(client, sent, replayed, rec.game_id)
+                        sent = replayed = 0
             finally:
                 metrics.STREAMS.labels(self.game).dec()
 

@@ -148,10 +148,10 @@ def test_a_streams_events_cost_its_client_requests(fresh_server):
     assert took >= 0.8 * (events - 2 * per_s) / per_s
 
 
-def test_a_games_spectators_share_GE_SPECTATOR_EVENTS_PER_GAME_S(fresh_server):
-    """Many addresses each within their own rate still share one budget of events per game sent to
-    spectators: a seat's own stream never waits for it."""
-    client, game_id, tokens = finished_game(fresh_server, GE_SPECTATOR_EVENTS_PER_GAME_S="100")
+def test_a_games_spectators_share_GE_REPLAY_EVENTS_PER_GAME_S(fresh_server):
+    """Many addresses each within their own rate still share one budget of history replayed to a
+    game's spectators: a seat's own stream never waits for it."""
+    client, game_id, tokens = finished_game(fresh_server, GE_REPLAY_EVENTS_PER_GAME_S="100")
     stream = client.rpcs["stream_events"]
     t0 = time.perf_counter()
     seat_events = sum(1 for _ in stream(client.request("stream_events", game_id=game_id, token=tokens[0]),
@@ -160,3 +160,33 @@ def test_a_games_spectators_share_GE_SPECTATOR_EVENTS_PER_GAME_S(fresh_server):
     t0 = time.perf_counter()
     events = sum(1 for _ in stream(client.request("stream_events", game_id=game_id), timeout=60))
     assert events >= 400 and time.perf_counter() - t0 >= 0.8 * (events - 200) / 100
+
+
+def test_live_events_reach_spectators_without_the_replay_budget(fresh_server):
+    """GE_REPLAY_EVENTS_PER_GAME_S holds back history only: a spectator that has caught up gets each
+    move's events as they happen, at the players' pace, however small the budget."""
+    server = fresh_server(GE_REPLAY_EVENTS_PER_GAME_S="5").start()
+    client = Client(server.target, GAME)
+    game_id, tokens = client.create(2, seed=9)
+    watched = client.rpcs["stream_events"](client.request("stream_events", game_id=game_id), timeout=60)
+    seats = [client.seat(game_id, s, t) for s, t in enumerate(tokens)]
+    version = received = 0
+    t0 = time.perf_counter()
+    for _ in range(60):
+        status = seats[0].status()
+        actor = next(s for s in status.seats_to_act if status.acts(s))
+        seats[actor].move(seats[actor].legal()[0], expected_version=status.version)
+        while version < status.version + 1:  # this move's events, as they happen
+            version = next(watched).version
+            received += 1
+    watched.cancel()
+    assert received >= 60
+    assert time.perf_counter() - t0 < 5  # at 5 events/s (bursts of 10) they would take 10 s or more
+
+
+def test_a_cost_over_the_burst_waits_for_a_full_bucket_and_owes_the_rest():
+    """Ten events charged at once to a budget of 1/s (bursts of 2) cost ten seconds, not nothing."""
+    from server.quotas import Bucket
+    bucket = Bucket(2)
+    assert bucket.take(1, 2, 10) == 0.0  # a full bucket: taken, eight owed
+    assert bucket.take(1, 2, 10) >= 9.9  # the debt and then a full bucket again
