@@ -2,7 +2,8 @@
 
 Method (all on this machine, loopback only, bounded in time):
 - engine: uniformly random full games on one core, per game and seat count (GE_BENCH_ENGINE_S each);
-  MCTS iterations per second from the opening position's view, per game.
+  MCTS iterations per second from the opening position's view, per game. Rates are per second of the
+  thread's CPU time, the reference loop's too, so another process's load does not lower them.
 - rpc: the same asyncio load generator (C concurrent calls in each of W client processes) drives a
   bare gRPC echo server and then MakeMove on the real server (moves precomputed from seeded random
   games, so the client does no game work); ratio = move_qps / echo_qps. Latency: open-loop at half
@@ -54,8 +55,9 @@ def reference_rate() -> float:
 
 
 def engine_figures() -> dict:
-    """Per game: random decisions/s by seat count and ISMCTS iterations/s at the opening, each also as a
-    ratio to the reference loop measured just before and after it (so load and machine cancel out), and
+    """Per game: random decisions/s by seat count and ISMCTS iterations/s at the opening, per second of
+    the thread's CPU time (so other processes' load does not count), each also as a ratio to the
+    reference loop measured just before and after it (so the machine cancels out), and
     that ratio against bench/baseline.json (the same figures for the code before issue 22)."""
     baseline_file = ROOT / "bench" / "baseline.json"
     baseline = json.loads(baseline_file.read_text())["engine"] if baseline_file.exists() else {}
@@ -67,12 +69,12 @@ def engine_figures() -> dict:
         for n in registry.tested_seats(game):
             rng = random.Random(n)
             before = reference_rate()
-            games, moves, t0 = 0, 0, time.perf_counter()
-            while time.perf_counter() - t0 < ENGINE_S:
+            games, moves, t0 = 0, 0, time.thread_time()  # CPU time, as the reference's
+            while time.thread_time() - t0 < ENGINE_S:
                 state = engine.new_state(n, {}, rng.randrange(2**32))
                 moves += len(play_random(engine, state, rng))
                 games += 1
-            dt = time.perf_counter() - t0
+            dt = time.thread_time() - t0
             ref = (before + reference_rate()) / 2
             per_seats[str(n)] = {"games_per_s": round(games / dt, 2), "moves_per_s": round(moves / dt, 1),
                                  "to_reference": round(moves / dt / ref, 4)}
@@ -82,10 +84,10 @@ def engine_figures() -> dict:
         c = codecs.codec(game)
         view = c.view_from_proto(c.view_to_proto(engine.view(state, seat)))
         before = reference_rate()
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         result = mcts.search(engine, view, seat, n, random.Random(1), time_ms=ENGINE_S * 1000,
                              **mcts_settings(game))  # exactly what the mcts bot runs
-        sims = result.iterations / (time.perf_counter() - t0)
+        sims = result.iterations / (time.thread_time() - t0)  # per CPU second: its budget is wall time
         ref = (before + reference_rate()) / 2
         figures = {"games_per_s": per_seats[str(registry.tested_seats(game)[0])]["games_per_s"],
                    "by_seats": per_seats, "mcts_sims_per_s": round(sims, 1), "mcts_seats": n,
