@@ -18,7 +18,8 @@ BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 def engine_table(r: dict) -> list[str]:
     """Random decisions/s and ISMCTS iterations/s per game; "× baseline" is the figure's ratio to the
     reference loop (bench/reference.py) in this run over the same ratio in bench/baseline.json."""
-    rows = ["| game | random decisions per CPU second by seats | × baseline | ISMCTS iterations per CPU second | × baseline |",
+    rows = ["| game | random decisions per CPU second by seats | × baseline "
+            "| ISMCTS iterations per CPU second | × baseline |",
             "|---|---|---|---|---|"]
     for game, e in r["engine"].items():
         seats = ", ".join(f"{n}p {v['moves_per_s'] / 1000:.1f}k" for n, v in e["by_seats"].items())
