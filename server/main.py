@@ -82,7 +82,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     drain.STATE.refresh()
     store.listeners.append(tournaments.listener(core, referee))
 
-    server = grpc.aio.server(interceptors=[observe.RpcObserver(), *tracing.interceptors(cfg)],
+    server = grpc.aio.server(interceptors=tracing.interceptors(cfg),  # observation: in add_service (observe.py)
                              options=transport.grpc_options(cfg) + [
         ("grpc.so_reuseport", 0)])  # a second server on the port fails to bind instead of sharing it
     wanted = [g for g in cfg.games.split(",") if g] or list(codecs.load_all())
@@ -90,7 +90,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     # The web edge's calls come over a Unix socket only it can reach, to a server of their own: one
     # HTTP/2 connection carries every browser's calls, so the public port's per-connection limits
     # (streams, idle, age) must not apply to it.
-    internal = grpc.aio.server(interceptors=[observe.RpcObserver()], options=transport.internal_options(cfg)) \
+    internal = grpc.aio.server(options=transport.internal_options(cfg)) \
         if edge is not None else None
     api_servers = [server] if internal is None else [server, internal]
     names = [common_pb2.DESCRIPTOR.services_by_name["GameService"].full_name]
@@ -121,7 +121,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     for name in (reflection.V1ALPHA, reflection.V1):  # the same messages under both names
         add_service(alpha, reflection_pb2, reflector, server, name=name)  # type: ignore[arg-type]
     if edge is not None and internal is not None:
-        gateway.add_internal(internal, core, wanted)
+        gateway.add_internal(observe.Observing(internal), core, wanted)  # type: ignore[arg-type]
         internal.add_insecure_port("unix:" + edge.socket)
     credentials = transport.grpc_credentials(cfg)
     try:

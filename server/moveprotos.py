@@ -18,6 +18,7 @@ from gameengine.codecs import Codec
 KEPT = 1 << 16  # distinct moves kept per process; past it the cache starts over
 
 _protos: dict[tuple[type, Move], Message] = {}
+_wires: dict[tuple[type, Move], bytes] = {}
 _moves: dict[tuple[str, bytes], Move] = {}
 
 
@@ -34,6 +35,21 @@ def move_proto(codec: Codec, move: Move) -> Message:
             _protos.clear()
         _protos[key] = msg
     return msg
+
+
+def move_wire(codec: Codec, move: Move) -> bytes:
+    """The move's message serialized (a response joins it as it is: server/wire.py)."""
+    key = (type(move), move)
+    try:
+        data = _wires.get(key)
+    except TypeError:  # unhashable: converted every time
+        return codec.move_to_proto(move).SerializeToString()
+    if data is None:
+        data = move_proto(codec, move).SerializeToString()
+        if len(_wires) >= KEPT:
+            _wires.clear()
+        _wires[key] = data
+    return data
 
 
 def move_from_wire(codec: Codec, wire: bytes) -> Move:

@@ -1,10 +1,10 @@
 """Per-RPC observation for both transports: the standard gRPC metric families and the
 request id and peer bound to every log line written while the call runs.
 
-`RpcObserver`, a grpc.aio server interceptor, sees every call (health and reflection too, and the
-web port's, which the web edge forwards: their `transport` label is "web" and their peer the
-browser's). py-grpc-prometheus does not support grpc.aio, hence this small interceptor with its
-exact names and labels.
+`observed` wraps every method where it is registered, so it sees every call (health and reflection
+too, and the web port's, which the web edge forwards: their `transport` label is "web" and their
+peer the browser's). py-grpc-prometheus does not support grpc.aio, hence this small wrapper with
+its exact names and labels.
 """
 from __future__ import annotations
 
@@ -107,68 +107,101 @@ def _grpc_code(context: Any, err: BaseException | None) -> str:
     return code.name if isinstance(code, grpc.StatusCode) else "UNKNOWN"
 
 
-class RpcObserver(grpc.aio.ServerInterceptor):
-    async def intercept_service(self, continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Handler | None]],
-                                details: grpc.HandlerCallDetails) -> Handler | None:
-        handler = await continuation(details)
-        if handler is None:
-            return None
-        service, method = split_method(details.method)
-        md = {k: v for k, v in (details.invocation_metadata or ()) if isinstance(v, str)}
-        rid = request_id(md.get("x-request-id"))
-        forwarded = md.get("x-forwarded-for")
-        codec = {"request_deserializer": handler.request_deserializer,
-                 "response_serializer": handler.response_serializer}
-        if handler.unary_unary:
-            return grpc.unary_unary_rpc_method_handler(
-                self._unary(handler.unary_unary, "unary", service, method, rid, forwarded), **codec)
-        if handler.stream_unary:
-            return grpc.stream_unary_rpc_method_handler(
-                self._unary(handler.stream_unary, "client_stream", service, method, rid, forwarded), **codec)
-        if handler.unary_stream:
-            return grpc.unary_stream_rpc_method_handler(
-                self._stream(handler.unary_stream, "server_stream", service, method, rid, forwarded), **codec)
-        if handler.stream_stream:
-            return grpc.stream_stream_rpc_method_handler(
-                self._stream(handler.stream_stream, "bidi_stream", service, method, rid, forwarded), **codec)
+_KINDS = {(False, False): "unary", (True, False): "client_stream", (False, True): "server_stream",
+          (True, True): "bidi_stream"}  # (request streaming, response streaming) -> grpc_type
+
+
+def observed(full_method: str, handler: Handler) -> Handler:
+    """`handler` with every call observed: the metric families, the request id and the peer on its
+    log lines. Applied once per method where it is registered (servicer.add_service, `Observing`):
+    a grpc.aio interceptor would build a new handler and run a coroutine chain on every call."""
+    service, method = split_method(full_method)
+    codec = {"request_deserializer": handler.request_deserializer,
+             "response_serializer": handler.response_serializer}
+    kind = _KINDS[handler.request_streaming, handler.response_streaming]
+    if handler.unary_unary:
+        return grpc.unary_unary_rpc_method_handler(_unary(handler.unary_unary, kind, service, method), **codec)
+    if handler.stream_unary:
+        return grpc.stream_unary_rpc_method_handler(_unary(handler.stream_unary, kind, service, method), **codec)
+    if handler.unary_stream:
+        return grpc.unary_stream_rpc_method_handler(_stream(handler.unary_stream, kind, service, method), **codec)
+    if handler.stream_stream:
+        return grpc.stream_stream_rpc_method_handler(_stream(handler.stream_stream, kind, service, method), **codec)
+    return handler
+
+
+def _begin(kind: str, service: str, method: str, context: Any) -> Call:
+    """The call's start: counted, and its request id, peer and forwarded-for bound to its log lines."""
+    supplied = forwarded = None
+    for key, value in context.invocation_metadata() or ():
+        if key == "x-request-id" and isinstance(value, str):
+            supplied = value
+        elif key == "x-forwarded-for" and isinstance(value, str):
+            forwarded = value
+    peer, via = transport.peer_of(context)  # "web": forwarded by the web edge
+    call = Call(kind, service, method, via)
+    bind_log_fields(request_id(supplied), peer, forwarded)
+    return call
+
+
+def _unary(behavior: Unary, kind: str, service: str, method: str) -> Unary:
+    async def unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        call = _begin(kind, service, method, context)
+        try:
+            response = await behavior(request, context)
+        except BaseException as e:
+            call.finish(_grpc_code(context, e))
+            raise
+        call.sent()
+        call.finish(_grpc_code(context, None))
+        return response
+    return unary
+
+
+def _stream(behavior: Stream, kind: str, service: str, method: str) -> Callable[[Any, Any], AsyncIterator[Any]]:
+    async def stream(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
+        call = _begin(kind, service, method, context)
+        try:
+            result = behavior(request, context)
+            if asyncio.iscoroutine(result):  # a handler that writes with context.write()
+                await result
+            else:
+                async for item in result:
+                    call.sent()
+                    yield item
+        except BaseException as e:
+            call.finish(_grpc_code(context, e))
+            raise
+        call.finish(_grpc_code(context, None))
+    return stream
+
+
+class _ObservedGeneric(grpc.GenericRpcHandler):
+    """A generic handler whose methods are observed, each wrapped once, when first asked for."""
+
+    def __init__(self, inner: grpc.GenericRpcHandler):
+        self.inner = inner
+        self.wrapped: dict[str, Handler | None] = {}
+
+    def service(self, details: grpc.HandlerCallDetails) -> Handler | None:
+        name = details.method
+        if name in self.wrapped:
+            return self.wrapped[name]
+        handler = self.inner.service(details)
+        if handler is not None:  # an unknown name is not kept (callers choose names)
+            self.wrapped[name] = handler = observed(name, handler)
         return handler
 
-    @staticmethod
-    def _unary(behavior: Unary, kind: str, service: str, method: str, rid: str, forwarded: str | None) -> Unary:
-        async def observed(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-            peer, via = transport.peer_of(context)  # "web": forwarded by the web edge
-            call = Call(kind, service, method, via)
-            bind_log_fields(rid, peer, forwarded)
-            try:
-                response = await behavior(request, context)
-            except BaseException as e:
-                call.finish(_grpc_code(context, e))
-                raise
-            call.sent()
-            call.finish(_grpc_code(context, None))
-            return response
-        return observed
 
-    @staticmethod
-    def _stream(behavior: Stream, kind: str, service: str, method: str, rid: str,
-                forwarded: str | None) -> Callable[[Any, Any], AsyncIterator[Any]]:
-        async def observed(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
-            peer, via = transport.peer_of(context)  # "web": forwarded by the web edge
-            call = Call(kind, service, method, via)
-            bind_log_fields(rid, peer, forwarded)
-            try:
-                result = behavior(request, context)
-                if asyncio.iscoroutine(result):  # a handler that writes with context.write()
-                    await result
-                else:
-                    async for item in result:
-                        call.sent()
-                        yield item
-            except BaseException as e:
-                call.finish(_grpc_code(context, e))
-                raise
-            call.finish(_grpc_code(context, None))
-        return observed
+class Observing:
+    """A server as code that registers generic handlers sees it (gateway.add_internal), with
+    every method it registers observed like those of servicer.add_service."""
+
+    def __init__(self, server: grpc.aio.Server):
+        self.server = server
+
+    def add_generic_rpc_handlers(self, handlers: Any) -> None:
+        self.server.add_generic_rpc_handlers(tuple(_ObservedGeneric(h) for h in handlers))
 
 
 # ---- games in memory --------------------------------------------------------------

@@ -24,10 +24,10 @@ from engines.core import Move
 from gameengine.codecs import Codec, MalformedMove
 from gameengine.v1 import common_pb2, common_pb2_grpc
 
-from . import access, drain, fanout, limits, lobby, metrics, quotas
+from . import access, drain, fanout, limits, lobby, metrics, observe, quotas, wire
 from .edge import guarded, note, rpc, rpc_stream
 from .errors import InvalidArgument
-from .moveprotos import move_from_wire, move_proto
+from .moveprotos import move_from_wire, move_proto, move_wire
 from .service import GameCore
 
 if TYPE_CHECKING:
@@ -59,6 +59,9 @@ class GameServicer:
         self.event_of = codec.Event.FromString  # an encoded event (server/eventlog.py) as its message
         self.move_latency = metrics.MOVE_LATENCY.labels(self.game)
         self.moves_counted = {r: metrics.MOVES.labels(self.game, r) for r in ("accepted", "replayed")}
+        answer = self.out["make_move"].DESCRIPTOR.fields_by_name
+        self.move_answer_tags = tuple(wire.tag(answer[name].number, 0 if name == "replayed" else 2)
+                                      for name in ("status", "events", "replayed", "legal_moves"))
 
     def handlers(self) -> dict[str, Callable[..., Any]]:
         """RPC name -> handler, e.g. "MakePompeiiMove" -> self.make_move."""
@@ -117,7 +120,7 @@ class GameServicer:
                                       moves=self._moves_out(self.core.legal_moves(rec, seat)))
 
     @rpc
-    async def make_move(self, request: Any, context: Any) -> Message:
+    async def make_move(self, request: Any, context: Any) -> bytes:
         """Make<Game>Move: apply one move at `expected_version`; a retried key is a replay."""
         note(game_id=request.game_id)
         rec = self.core.record(request.game_id, self.game)
@@ -133,9 +136,19 @@ class GameServicer:
         self.moves_counted["replayed" if replayed else "accepted"].inc()
         if not replayed:  # a replay changes nothing, the clock included
             self.referee.on_move(rec, seat)
-        return self.out["make_move"](
-            status=status_proto(self.core.status(rec, seat)), events=[self.event_of(w) for w in events],
-            replayed=replayed, legal_moves=self._moves_out(self.core.legal_moves(rec, seat)))
+        return self._move_answer(self.core.status(rec, seat), events, replayed, self.core.legal_moves(rec, seat))
+
+    def _move_answer(self, status: dict[str, Any], events: list[bytes], replayed: bool, moves: list[Move]) -> bytes:
+        """Make<Game>Move's response, encoded: the events as stored and the moves as cached are
+        joined as they are (server/wire.py), exactly the bytes of the response message."""
+        status_tag, event_tag, replayed_tag, move_tag = self.move_answer_tags
+        codec = self.codec
+        parts = [wire.length_delimited(status_tag, status_proto(status).SerializeToString())]
+        parts += [wire.length_delimited(event_tag, w) for w in events]
+        if replayed:
+            parts.append(replayed_tag + b"\x01")
+        parts += [wire.length_delimited(move_tag, move_wire(codec, m)) for m in moves]
+        return b"".join(parts)
 
     @rpc_stream
     async def stream_events(self, request: Any, context: Any) -> AsyncIterator[Message]:
@@ -310,6 +323,11 @@ def safe_parser(cls: type[Message]) -> Callable[[bytes], Any]:
     return parse
 
 
+def serialize(response: Message | bytes) -> bytes:
+    """A response as sent: one the handler encoded itself (`_move_answer`) goes as it is."""
+    return response if isinstance(response, bytes) else fanout.serialize(response)
+
+
 HANDLERS = {(False, False): grpc.unary_unary_rpc_method_handler, (False, True): grpc.unary_stream_rpc_method_handler,
             (True, False): grpc.stream_unary_rpc_method_handler, (True, True): grpc.stream_stream_rpc_method_handler}
 
@@ -324,14 +342,15 @@ def handlers_of(servicer: Any, service: ServiceDescriptor) -> dict[str, Callable
 def add_service(service: ServiceDescriptor, pb: Any, servicer: Any, server: grpc.aio.Server,
                 name: str = "") -> None:
     """Register a service's methods like the generated add_..._to_server, but with
-    request parsing that cannot fail outside our error mapping (`name`: serve it under another
-    full name with the same messages, e.g. reflection v1 beside v1alpha)."""
+    request parsing that cannot fail outside our error mapping, and every call observed
+    (server/observe.py) (`name`: serve it under another full name with the same messages,
+    e.g. reflection v1 beside v1alpha)."""
     impls = handlers_of(servicer, service)
     handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
     for method in service.methods:
         cls = getattr(pb, method.input_type.name)
         impl = checked(method.name, impls[method.name], method.server_streaming, method.client_streaming)
         make = HANDLERS[method.client_streaming, method.server_streaming]
-        handlers[method.name] = make(impl, request_deserializer=safe_parser(cls),
-                                     response_serializer=fanout.serialize)
+        handlers[method.name] = observe.observed(f"/{name or service.full_name}/{method.name}", make(
+            impl, request_deserializer=safe_parser(cls), response_serializer=serialize))
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(name or service.full_name, handlers),))

@@ -1,0 +1,97 @@
+"""Issue 22 item 2, the move path. Every method is observed where it is registered
+(servicer.add_service and observe.Observing), not by a grpc.aio interceptor that builds a new
+handler on every call: a real grpc.aio server on loopback with no interceptor at all. MakeMove's
+response is joined from encodings the server keeps, byte for byte the response message."""
+from __future__ import annotations
+
+import asyncio
+import random
+
+import grpc
+import structlog
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+from server import metrics, observe
+from server.servicer import add_service
+from tests.conftest import free_port
+
+HEALTH = ("unary", "grpc.health.v1.Health", "Check", "grpc")
+ECHO = ("unary", "test.Echo", "Echo", "grpc")
+
+
+def counted(family, labels: tuple[str, ...]) -> float:
+    return family.labels(*labels)._value.get()
+
+
+async def serve_and_call(seen: list[dict]) -> None:
+    server = grpc.aio.server()  # no interceptors: observation comes with the registration
+    add_service(health_pb2.DESCRIPTOR.services_by_name["Health"], health_pb2, health.aio.HealthServicer(), server)
+
+    async def echo(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        seen.append(dict(structlog.contextvars.get_contextvars()))
+        return request
+    handler = grpc.unary_unary_rpc_method_handler(echo, request_deserializer=bytes, response_serializer=bytes)
+    observe.Observing(server).add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler("test.Echo", {"Echo": handler}),))
+    port = free_port()
+    server.add_insecure_port(f"127.0.0.1:{port}")
+    await server.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
+            stub = health_pb2_grpc.HealthStub(ch)
+            await stub.Check(health_pb2.HealthCheckRequest(), metadata=(("x-request-id", "check-1"),))
+            with_id = ch.unary_unary("/test.Echo/Echo")
+            assert await with_id(b"hi", metadata=(("x-request-id", "echo-7"), ("x-forwarded-for", "198.51.100.4"))) \
+                == b"hi"
+            assert await with_id(b"again") == b"again"
+            try:
+                await ch.unary_unary("/test.Echo/Nope")(b"")
+            except grpc.aio.AioRpcError as e:
+                assert e.code() == grpc.StatusCode.UNIMPLEMENTED
+    finally:
+        await server.stop(None)
+
+
+def test_item2_methods_are_observed_where_registered_without_an_interceptor():
+    before = {labels: (counted(metrics.GRPC_STARTED, labels), counted(metrics.GRPC_HANDLED, (*labels, "OK")),
+                       counted(metrics.GRPC_MSG_SENT, labels))
+              for labels in (HEALTH, ECHO)}
+    seen: list[dict] = []
+    asyncio.run(serve_and_call(seen))
+    assert counted(metrics.GRPC_STARTED, HEALTH) == before[HEALTH][0] + 1
+    assert counted(metrics.GRPC_HANDLED, (*HEALTH, "OK")) == before[HEALTH][1] + 1
+    assert counted(metrics.GRPC_STARTED, ECHO) == before[ECHO][0] + 2
+    assert counted(metrics.GRPC_HANDLED, (*ECHO, "OK")) == before[ECHO][1] + 2
+    assert counted(metrics.GRPC_MSG_SENT, ECHO) == before[ECHO][2] + 2
+    assert [s["request_id"] for s in seen][0] == "echo-7" and len(seen[1]["request_id"]) == 16
+    assert seen[0]["forwarded_for"] == "198.51.100.4" and "forwarded_for" not in seen[1]
+    assert all(s["peer"].startswith("ipv4:127.0.0.1:") for s in seen)
+    assert not any(labels[2] == "Nope" for labels in observe._children)  # unknown methods are not counted
+def test_item2_the_move_answer_is_the_response_messages_encoding(tmp_path):
+    """MakeMove's response is joined from the stored events and cached moves: byte for byte what
+    building the response message and serializing it gives, in every game, replayed or not."""
+    from gameengine import codecs
+    from server.servicer import GameServicer, status_proto
+    from tests.storage.support import GAMES, open_store
+
+    store, core = open_store(tmp_path)
+    rng = random.Random(22)
+    compared = 0
+    for game, seats in GAMES:
+        svc = GameServicer(codecs.codec(game), core, referee=None)  # type: ignore[arg-type]
+        rec, _ = core.create(game, seats, {}, rng.randrange(1000), {})
+        while not core.is_over(rec) and rec.version < 60:
+            seat = rng.choice(rec.engine.seats_to_act(rec.state))
+            first = len(rec.events)
+            asyncio.run(core.make_move(rec, seat, rec.version, "", rng.choice(core.legal_moves(rec, seat))))
+            for viewer in range(rec.seats):
+                events = [rec.events.wire(i) for i in range(first, len(rec.events)) if rec.events.visible_to(i, viewer)]
+                status, moves = core.status(rec, viewer), core.legal_moves(rec, viewer)
+                for replayed in (False, True):
+                    message = svc.out["make_move"](
+                        status=status_proto(status), events=[svc.event_of(w) for w in events], replayed=replayed,
+                        legal_moves=[svc.codec.move_to_proto(m) for m in moves])
+                    assert svc._move_answer(status, events, replayed, moves) == message.SerializeToString()
+                    compared += 1
+    assert compared > 400
+    store.close()
