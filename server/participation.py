@@ -133,7 +133,7 @@ def apply_seating(rec: GameRecord, change: SeatingChanged) -> None:
                                                token_pending=list(change.seating.token_pending))
     for seat, digest in change.token_hashes.items():
         rec.token_hashes[seat] = digest
-    rec.events.extend(rec.version, change.events)
+    rec.add_events(rec.version, change.events)
 
 
 @dataclass

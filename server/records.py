@@ -37,12 +37,12 @@ from google.protobuf import any_pb2
 from google.protobuf.message import Message
 
 from engines import registry
-from engines.core import Event, Game, Move
+from engines.core import Event, Game, IllegalMove, Move
 from gameengine import codecs
 from gameengine.storage.v1 import storage_pb2 as spb
 from gameengine.v1 import common_pb2
 
-from . import participation, tournament_records
+from . import participation, tournament_records, wire
 from .eventlog import EventLog
 from .moveprotos import move_from_wire, move_proto
 from .participation import PlayerNotified, PlayerRegistered, Seating, SeatingChanged
@@ -58,6 +58,21 @@ def _unpack(codec: codecs.Codec, stored: any_pb2.Any, cls: type[Message]) -> Mes
         return codec.unpack(stored, cls)
     except ValueError as e:
         raise FormatError(str(e)) from None
+
+
+_OPTIONS: dict[tuple[str, str, bytes], dict[str, Any]] = {}  # (game, type url, encoding) -> options
+_OPTIONS_KEPT = 4096  # games share a few option sets; restore decodes one per game
+
+
+def _options(codec: codecs.Codec, stored: any_pb2.Any) -> dict[str, Any]:
+    """A creation record's options, decoded once per distinct encoding."""
+    key = (codec.game_id, stored.type_url, stored.value)
+    found = _OPTIONS.get(key)
+    if found is None:
+        found = codec.options_from_proto(_unpack(codec, stored, codec.Options))
+        if len(_OPTIONS) < _OPTIONS_KEPT:
+            _OPTIONS[key] = found
+    return dict(found)
 
 
 # ---- referee state: typed, not a dict of strings ---------------------------------
@@ -124,9 +139,74 @@ class GameRecord:
     # Every journaled record of the game, each as a length-delimited field 1: exactly the wire
     # form of a storage GameHistory, so a snapshot writes it as it is.
     history: bytearray = field(default_factory=bytearray, repr=False)
+    # A game restored from a snapshot is folded without its engine (`restored`): `state` and
+    # `events` are left unset and made from these, in order, when first read (`__getattr__`).
+    # Each is (version, seat, move, events): a move for the engine to apply (seat, move), or
+    # events a record made at that version (move None). None once settled (or never deferred).
+    pending: list[Pending] | None = field(default=None, repr=False)
+    over_when_saved: bool | None = None  # the engine's is_over when the snapshot was written
 
     def __post_init__(self) -> None:
         self.events = EventLog(self.game)
+
+    @classmethod
+    def restored(cls, created: Created, game_id: str, over_when_saved: bool) -> GameRecord:
+        """A game to fold from a snapshot without its engine: new_state and every move wait for
+        the first read of `state` or `events` (restore does not replay 100k games at start-up)."""
+        rec = cls(game_id=game_id, game=created.game, seats=created.seats, options=dict(created.options),
+                  seed=created.seed, token_hashes=list(created.token_hashes), referee=dict(created.referee),
+                  created=created.created, state=None, seating=created.seating, pending=[],
+                  over_when_saved=over_when_saved)
+        del rec.state, rec.events
+        return rec
+
+    def __getattr__(self, name: str) -> Any:  # only for attributes not set: a restored game's state, events
+        if name in ("state", "events") and self.__dict__.get("pending") is not None:
+            self.settle()
+            return self.__dict__[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def settle(self) -> None:
+        """Make a restored game's state and events by folding its deferred moves through the engine."""
+        pending = self.pending
+        if pending is None:
+            return
+        engine = self.engine
+        state = engine.new_state(self.seats, self.options, self.seed)
+        events = EventLog(self.game)
+        for version, seat, move, made in pending:
+            if move is None:
+                events.extend(version, made)
+                continue
+            try:
+                events.extend(version, engine.apply(state, seat, move))
+            except IllegalMove as e:
+                raise Unsettled(f"game {self.game_id}: the engine refuses its move at version {version} "
+                                f"({e}); was the data dir written by another engine version?") from None
+        self.state, self.events = state, events
+        self.pending = self.over_when_saved = None
+
+    def engine_over(self) -> bool:
+        """The engine's is_over, from the snapshot while a restored game is not settled."""
+        if self.pending is not None and self.over_when_saved is not None:
+            return self.over_when_saved
+        return self.engine.is_over(self.state)
+
+    def add_events(self, version: int, events: Iterable[Event]) -> None:
+        """Events a record made at `version` (deferred with the moves while the game is not settled)."""
+        if self.pending is not None:
+            self.pending.append((version, -1, None, tuple(events)))
+        else:
+            self.events.extend(version, events)
+
+    def defer_move(self, made: MoveMade, at: float) -> None:
+        """MoveMade.apply for a restored game not yet settled: everything but the engine's part."""
+        assert self.pending is not None
+        self.version += 1
+        self.log.append(LogEntry(made.seat, made.move, made.key, made.by_referee, at))
+        self.pending.append((self.version, made.seat, made.move, ()))
+        if made.key:
+            self.idem[made.key] = self.version
 
     @property
     def engine(self) -> Game:
@@ -149,6 +229,11 @@ class GameRecord:
             self.state = rebuild_state(self)
 
 
+class Unsettled(RuntimeError):
+    """A restored game whose deferred moves its engine refuses (a data dir of another engine version)."""
+
+
+Pending = tuple[int, int, Move | None, tuple[Event, ...]]
 _ENGINES: dict[str, Game] = {}
 
 
@@ -202,7 +287,7 @@ class Created:
         r = msg.referee
         referee = {"time_bank_ms": r.time_bank_ms, "increment_ms": r.increment_ms,
                    "timeout_policy": r.timeout_policy or "autoplay", "max_moves": r.max_moves}
-        options = codec.options_from_proto(_unpack(codec, msg.options, codec.Options))
+        options = _options(codec, msg.options)
         seating = _seating(msg.seating) if msg.HasField("seating") else None
         return cls(msg.game, msg.seats, options, msg.seed, tuple(msg.token_hashes), referee, msg.created, seating)
 
@@ -240,7 +325,7 @@ class MoveMade:
         events = rec.engine.apply(rec.state, self.seat, self.move)  # IllegalMove: state unchanged
         rec.version += 1
         rec.log.append(LogEntry(self.seat, self.move, self.key, self.by_referee, at))
-        rec.events.extend(rec.version, events)
+        rec.add_events(rec.version, events)
         if self.key:
             rec.idem[self.key] = rec.version
         return events
@@ -262,7 +347,7 @@ class RefereeActed:
 
     def apply(self, rec: GameRecord, at: float) -> list[Event]:
         event = Event("referee", {"action": self.action, "seat": self.seat, "reason": self.reason})
-        rec.events.extend(rec.version, [event])
+        rec.add_events(rec.version, [event])
         return [event]
 
 
@@ -471,14 +556,23 @@ def decode(pb: spb.JournalRecord, game: str) -> Record:
     return KINDS[kind].decode(getattr(pb, kind), game)
 
 
+def saved_game(rec: GameRecord) -> bytes:
+    """A game as a snapshot keeps it: its GameHistory with `engine_over` (field 2) written first,
+    so restore can answer is_over without folding the game through its engine."""
+    return (b"\x10\x01" if rec.engine_over() else b"\x10\x00") + bytes(rec.history)
+
+
+def split_saved(frame: bytes) -> tuple[bool | None, bytes]:
+    """(engine_over, the history's records) of a snapshot's game; engine_over is None in a
+    snapshot written before it was kept (its records start at once with field 1)."""
+    if frame[:1] == b"\x10" and frame[1:2] in (b"\x00", b"\x01"):
+        return frame[1] == 1, frame[2:]
+    return None, frame
+
+
 def history_entry(payload: bytes) -> bytes:
     """`payload` as field 1 (length-delimited) of a GameHistory message."""
-    n, out = len(payload), bytearray(b"\x0a")
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out) + payload
+    return wire.length_delimited(b"\x0a", payload)
 
 
 def history_payloads(history: bytes) -> Iterator[bytes]:

@@ -185,7 +185,7 @@ class GameCore:
 
     def is_over(self, rec: GameRecord) -> bool:
         """Finished by its rules, or stopped and scored by the referee."""
-        return rec.engine.is_over(rec.state) or rec.referee_state.adjudication is not None
+        return rec.engine_over() or rec.referee_state.adjudication is not None
 
     # ---- writes ---------------------------------------------------------------
     def create(self, game: str, seats: int, options: dict[str, Any], seed: int | None,

@@ -81,7 +81,7 @@ class Store:
             counts["replayed"] += self._replay_segment(seg, newest=seg == segs[-1], counts=counts)
         next_segment = max(segs, default=start - 1) + 1
         if old_files:  # a verified snapshot in this format holds what they held: then move them aside
-            snapshots.write(self.data_dir, next_segment, [bytes(r.history) for r in self.games.values()],
+            snapshots.write(self.data_dir, next_segment, [records.saved_game(r) for r in self.games.values()],
                             records.players_state(self.players), list(self.tournaments.history))
             counts["imported_legacy"] = legacy.archive(self.data_dir, old_files)
         self.journal = journal.Journal(self.data_dir, next_segment, self._fsync, self._fsync_interval_s)
@@ -128,15 +128,22 @@ class Store:
                                f"snapshots away to start with only the games the journal holds")
         return 1
 
-    def _fold_history(self, history: bytes, where: str) -> None:
-        """Fold one game's records; a game new to the store keeps `history` as it is (it is
-        exactly the records' entries) instead of rebuilding it record by record."""
+    def _fold_history(self, saved: bytes, where: str) -> None:
+        """Fold one game's records; a game new to the store keeps its history as it is (it is
+        exactly the records' entries) instead of rebuilding it record by record. A snapshot that
+        kept the engine's is_over (records.saved_game) is folded without the engine: the game's
+        state and events are made when first read (GameRecord.settle)."""
+        over, history = records.split_saved(saved)
         try:
             new: GameRecord | None = None
             for payload in records.history_payloads(history):
                 pb = records.parse(payload)
                 if new is None and pb.WhichOneof("write") == "created" and pb.game_id not in self.games:
-                    self._redo(pb, payload, where)
+                    if over is None:
+                        self._redo(pb, payload, where)
+                    else:
+                        self.games[pb.game_id] = GameRecord.restored(Created.decode(pb.created, ""), pb.game_id,
+                                                                     over)
                     new = self.games[pb.game_id]
                     continue
                 if new is not None and pb.game_id != new.game_id:
@@ -209,10 +216,15 @@ class Store:
         write = records.decode(pb, rec.game)
         assert not isinstance(write, (Created, participation.PlayerRegistered, participation.PlayerNotified))  # above
         try:
-            write.apply(rec, pb.at)
+            if isinstance(write, MoveMade) and rec.pending is not None and not keep_history:
+                rec.defer_move(write, pb.at)  # a snapshot's game, folded without its engine
+            else:
+                write.apply(rec, pb.at)  # a journaled move settles a restored game first
         except IllegalMove as e:
             raise StartupError(f"{where}: game {pb.game_id} seq {pb.seq}: the engine refuses the journaled move "
                                f"({e}); was the data dir written by another engine version?") from None
+        except records.Unsettled as e:
+            raise StartupError(f"{where}: {e}") from None
         rec.seq += 1
         if keep_history:
             rec.history += records.history_entry(payload)
@@ -366,7 +378,7 @@ class Store:
         segment = self._journal().rotate()  # everything after this point is in `segment`
         histories = []
         for i, rec in enumerate(list(self.games.values())):
-            histories.append(bytes(rec.history))
+            histories.append(records.saved_game(rec))
             if i % 500 == 499:
                 await asyncio.sleep(0)
         players = records.players_state(self.players)

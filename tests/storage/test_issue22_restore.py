@@ -1,0 +1,131 @@
+"""Issue 22 item 5: a snapshot's games are restored without their engine (each snapshot game keeps
+the engine's is_over, GameHistory.engine_over) and folded through it when first read; what the
+game shows is the same either way, and snapshots written before engine_over load as before."""
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from engines import registry
+from engines.core import IllegalMove
+from server import records, snapshots
+from server.datadir import StartupError
+
+from .support import GAMES, open_store, play
+
+
+def shown(core, rec) -> tuple:
+    """Everything a client can be shown of a game: status, views, legal moves, events, log."""
+    seats = [None, *range(rec.seats)]
+    return (rec.version, rec.seq, bytes(rec.history), dict(rec.idem),
+            [core.status(rec, s) for s in seats], [core.view(rec, s) for s in seats],
+            [core.legal_moves(rec, s) for s in seats],
+            [list(core.visible_events(rec, s)) for s in seats], [core.log(rec, s) for s in seats])
+
+
+def every_game(tmp_path, moves: int = 9) -> tuple[dict, dict]:
+    """A data dir with every game type at a few stages (one Pompeii game finished, one with a
+    referee event) and a snapshot; returns (game id -> what it showed, game id -> is_over)."""
+    store, core = open_store(tmp_path)
+    rng = random.Random(3)
+    for game, seats in GAMES:
+        for n in (0, moves):
+            rec, _ = core.create(game, seats, {}, rng.randrange(1000), {})
+            play(core, rec, rng, n, key_prefix="k")
+    done, _ = core.create("pompeii", 3, {}, 7, {})
+    play(core, done, random.Random(7), 10_000)
+    assert core.is_over(done)
+    announced, _ = core.create("pompeii", 3, {}, 8, {})
+    play(core, announced, random.Random(8), 2)
+    core.write(announced, records.RefereeActed("autoplay", 1, "seat 1 ran out of time"))
+    play(core, announced, random.Random(9), 2)
+    asyncio.run(store.snapshot())
+    before = {g: shown(core, r) for g, r in store.games.items()}
+    over = {g: core.is_over(r) for g, r in store.games.items()}
+    store.close()
+    return before, over
+
+
+def test_item5_a_snapshots_games_are_restored_without_replaying_them(tmp_path, monkeypatch):
+    before, over = every_game(tmp_path)
+    built = []
+    for game, _ in GAMES:
+        engine = registry.game(game)
+        monkeypatch.setattr(engine, "new_state", lambda *a, _f=engine.new_state, **k: built.append(1) or _f(*a, **k))
+        monkeypatch.setattr(engine, "apply", lambda *a, _f=engine.apply, **k: built.append(1) or _f(*a, **k))
+    store, core = open_store(tmp_path)
+    assert built == []  # no new_state, no move replayed
+    assert all(rec.pending is not None for rec in store.games.values())
+    assert {g: core.is_over(r) for g, r in store.games.items()} == over  # from the snapshot
+    assert built == [] and True in over.values()
+    assert {g: shown(core, r) for g, r in store.games.items()} == before  # folded when first read
+    assert all(rec.pending is None for rec in store.games.values()) and built
+    store.close()
+
+
+def test_item5_a_restored_game_plays_on_and_its_next_snapshot_restores_it_again(tmp_path):
+    every_game(tmp_path)
+    store, core = open_store(tmp_path)
+    rng = random.Random(5)
+    for rec in list(store.games.values()):
+        play(core, rec, rng, 3, key_prefix="again")  # the write path settles the game first
+    after = {g: shown(core, r) for g, r in store.games.items()}
+    asyncio.run(store.snapshot())
+    store.close()
+    again, core = open_store(tmp_path)
+    assert {g: shown(core, r) for g, r in again.games.items()} == after
+    again.close()
+
+
+def test_item5_journal_moves_after_the_snapshot_fold_their_game_at_restore(tmp_path):
+    every_game(tmp_path)
+    store, core = open_store(tmp_path)
+    moved = next(r for r in store.games.values() if r.game == "pompeii" and not core.is_over(r))
+    play(core, moved, random.Random(6), 2, key_prefix="j")
+    after = {g: shown(core, r) for g, r in store.games.items()}
+    store.close()  # no snapshot: the two moves are only in the journal
+    again, core = open_store(tmp_path)
+    assert again.games[moved.game_id].pending is None  # settled to replay its journaled moves
+    assert sum(r.pending is not None for r in again.games.values()) == len(after) - 1
+    assert {g: shown(core, r) for g, r in again.games.items()} == after
+    again.close()
+
+
+def test_item5_a_snapshot_written_before_engine_over_still_loads(tmp_path, monkeypatch):
+    with monkeypatch.context() as m:  # the previous format: each game's history as it is
+        m.setattr(records, "saved_game", lambda rec: bytes(rec.history))
+        before, over = every_game(tmp_path)
+    file = snapshots.path(tmp_path, snapshots.listed(tmp_path)[-1])
+    assert all(records.split_saved(h)[0] is None for h in snapshots.load(file)[1])
+    store, core = open_store(tmp_path)
+    assert all(rec.pending is None for rec in store.games.values())  # folded through the engine, as before
+    assert {g: shown(core, r) for g, r in store.games.items()} == before
+    assert {g: core.is_over(r) for g, r in store.games.items()} == over
+    asyncio.run(store.snapshot())  # rewritten in the current format
+    store.close()
+    again, core = open_store(tmp_path)
+    assert all(rec.pending is not None for rec in again.games.values())
+    assert {g: shown(core, r) for g, r in again.games.items()} == before
+    again.close()
+
+
+def _refuse(*a, **k):
+    raise IllegalMove("POM-0", "the rules changed")
+
+
+def test_item5_a_move_the_engine_refuses_when_a_restored_game_settles_is_named(tmp_path, monkeypatch):
+    every_game(tmp_path)
+    store, core = open_store(tmp_path)
+    rec = next(r for r in store.games.values() if r.game == "pompeii" and r.version)
+    with monkeypatch.context() as m:
+        m.setattr(rec.engine, "apply", _refuse)
+        with pytest.raises(records.Unsettled, match=f"game {rec.game_id}: the engine refuses its move at version 1"):
+            core.view(rec, None)
+    assert rec.pending is not None  # nothing half-made
+    play(core, rec, random.Random(1), 1)  # journaled after the snapshot
+    store.close()
+    monkeypatch.setattr(rec.engine, "apply", _refuse)
+    with pytest.raises(StartupError, match=f"game {rec.game_id}: the engine refuses its move at version 1"):
+        open_store(tmp_path)  # a journaled move settles its game at start-up: refused loudly there
