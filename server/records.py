@@ -199,14 +199,14 @@ class GameRecord:
         else:
             self.events.extend(version, events)
 
-    def defer_move(self, made: MoveMade, at: float) -> None:
-        """MoveMade.apply for a restored game not yet settled: everything but the engine's part."""
+    def defer(self, entry: LogEntry) -> None:
+        """A journaled move of a restored game not yet settled: all of MoveMade.apply but the engine's part."""
         assert self.pending is not None
         self.version += 1
-        self.log.append(LogEntry(made.seat, made.move, made.key, made.by_referee, at))
-        self.pending.append((self.version, made.seat, made.move, ()))
-        if made.key:
-            self.idem[made.key] = self.version
+        self.log.append(entry)
+        self.pending.append((self.version, entry.seat, entry.move, ()))
+        if entry.key:
+            self.idem[entry.key] = self.version
 
     @property
     def engine(self) -> Game:
@@ -313,13 +313,7 @@ class MoveMade:
 
     @classmethod
     def decode(cls, msg: spb.MoveMade, game: str) -> MoveMade:
-        codec = codecs.codec(game)
-        stored = msg.move
-        if stored.type_url.rpartition("/")[2] == codec.Move.DESCRIPTOR.full_name:
-            move = move_from_wire(codec, stored.value)
-        else:
-            move = codec.move_from_proto(_unpack(codec, stored, codec.Move))  # refused: a FormatError
-        return cls(msg.seat, move, msg.idempotency_key, msg.by_referee)
+        return cls(msg.seat, _move_of(msg, game), msg.idempotency_key, msg.by_referee)
 
     def apply(self, rec: GameRecord, at: float) -> list[Event]:
         events = rec.engine.apply(rec.state, self.seat, self.move)  # IllegalMove: state unchanged
@@ -329,6 +323,19 @@ class MoveMade:
         if self.key:
             rec.idem[self.key] = rec.version
         return events
+
+
+def _move_of(msg: spb.MoveMade, game: str) -> Move:
+    codec = codecs.codec(game)
+    stored = msg.move
+    if stored.type_url.rpartition("/")[2] == codec.Move.DESCRIPTOR.full_name:
+        return move_from_wire(codec, stored.value)
+    return codec.move_from_proto(_unpack(codec, stored, codec.Move))  # refused: a FormatError
+
+
+def logged_move(msg: spb.MoveMade, game: str, at: float) -> LogEntry:
+    """A journaled move as its log entry (MoveMade.decode without the record object: restore)."""
+    return LogEntry(msg.seat, _move_of(msg, game), msg.idempotency_key, msg.by_referee, at)
 
 
 @dataclass(frozen=True)

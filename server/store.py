@@ -130,20 +130,18 @@ class Store:
 
     def _fold_history(self, saved: bytes, where: str) -> None:
         """Fold one game's records; a game new to the store keeps its history as it is (it is
-        exactly the records' entries) instead of rebuilding it record by record. A snapshot that
-        kept the engine's is_over (records.saved_game) is folded without the engine: the game's
-        state and events are made when first read (GameRecord.settle)."""
+        exactly the records' entries) instead of rebuilding it record by record. A snapshot's game
+        that kept the engine's is_over (records.saved_game) is folded without the engine
+        (`_fold_saved`): its state and events are made when first read (GameRecord.settle)."""
         over, history = records.split_saved(saved)
+        if over is not None and self._fold_saved(over, history, where):
+            return
         try:
             new: GameRecord | None = None
             for payload in records.history_payloads(history):
                 pb = records.parse(payload)
                 if new is None and pb.WhichOneof("write") == "created" and pb.game_id not in self.games:
-                    if over is None:
-                        self._redo(pb, payload, where)
-                    else:
-                        self.games[pb.game_id] = GameRecord.restored(Created.decode(pb.created, ""), pb.game_id,
-                                                                     over)
+                    self._redo(pb, payload, where)
                     new = self.games[pb.game_id]
                     continue
                 if new is not None and pb.game_id != new.game_id:
@@ -154,6 +152,36 @@ class Store:
                 new.history = bytearray(history)
         except (records.FormatError, StartupError) as e:
             raise snapshots.SnapshotDamaged(f"{where}: {e}") from None
+
+    def _fold_saved(self, over: bool, history: bytes, where: str) -> bool:
+        """A snapshot's game that kept engine_over, new to the store: its records parsed in one go
+        and folded without the engine (GameRecord.restored); False for anything else, which the
+        record-by-record fold handles (and reports, if it is damage)."""
+        try:
+            recs = spb.GameHistory.FromString(history).records
+        except Exception:  # DecodeError: the record-by-record fold says where
+            return False
+        if not recs or recs[0].WhichOneof("write") != "created" or recs[0].game_id in self.games:
+            return False
+        first = recs[0]
+        game_id = first.game_id
+        try:
+            rec = GameRecord.restored(Created.decode(first.created, ""), game_id, over)
+            for pb in recs[1:]:
+                kind = pb.WhichOneof("write")
+                if (pb.game_id != game_id or kind not in records.KINDS or kind in records.PLAYER_KINDS
+                        or kind == "created" or pb.seq != rec.seq + 1):
+                    return False  # damage or an odd history: the record-by-record fold says what
+                if kind == "move":
+                    rec.defer(records.logged_move(pb.move, rec.game, pb.at))
+                else:
+                    records.decode(pb, rec.game).apply(rec, pb.at)  # type: ignore[union-attr]
+                rec.seq += 1
+        except (records.FormatError, StartupError) as e:
+            raise snapshots.SnapshotDamaged(f"{where}: {e}") from None
+        rec.history = bytearray(history)
+        self.games[game_id] = rec
+        return True
 
     def _replay_segment(self, seg: int, newest: bool, counts: dict[str, Any]) -> int:
         path = journal.segment_path(self.data_dir, seg)
@@ -216,10 +244,7 @@ class Store:
         write = records.decode(pb, rec.game)
         assert not isinstance(write, (Created, participation.PlayerRegistered, participation.PlayerNotified))  # above
         try:
-            if isinstance(write, MoveMade) and rec.pending is not None and not keep_history:
-                rec.defer_move(write, pb.at)  # a snapshot's game, folded without its engine
-            else:
-                write.apply(rec, pb.at)  # a journaled move settles a restored game first
+            write.apply(rec, pb.at)  # a move settles a restored game first (GameRecord.settle)
         except IllegalMove as e:
             raise StartupError(f"{where}: game {pb.game_id} seq {pb.seq}: the engine refuses the journaled move "
                                f"({e}); was the data dir written by another engine version?") from None

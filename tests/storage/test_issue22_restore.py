@@ -4,14 +4,16 @@ game shows is the same either way, and snapshots written before engine_over load
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 
 import pytest
 
 from engines import registry
-from engines.core import IllegalMove
-from server import records, snapshots
+from engines.core import Event, IllegalMove
+from server import auth, lobby, records, snapshots
 from server.datadir import StartupError
+from server.participation import OPEN, Seating, SeatingChanged
 
 from .support import GAMES, open_store, play
 
@@ -41,6 +43,14 @@ def every_game(tmp_path, moves: int = 9) -> tuple[dict, dict]:
     play(core, announced, random.Random(8), 2)
     core.write(announced, records.RefereeActed("autoplay", 1, "seat 1 ran out of time"))
     play(core, announced, random.Random(9), 2)
+    waiting = Seating(holders=["p-1", OPEN, "p-1"], creator="p-1", private=False, invite_hash="", created_at=0.0,
+                      expires_at=1e12, claims=[1, 1, 1], token_pending=[False] * 3)
+    seated, _ = core.create("pompeii", 3, {}, 9, {}, waiting)  # a lobby game: its start is a seating record
+    full = dataclasses.replace(waiting, holders=["p-1", "p-2", "p-1"], claims=[1, 2, 1], started=True)
+    core.write(seated, SeatingChanged(full, {1: auth.mint()[1]},
+                                      (Event("game_started", {"seat_holders": lobby.holders(store.players, full)}),)))
+    play(core, seated, random.Random(10), 3)
+    assert seated.version == 3 and any(core.visible_events(seated, None))
     asyncio.run(store.snapshot())
     before = {g: shown(core, r) for g, r in store.games.items()}
     over = {g: core.is_over(r) for g, r in store.games.items()}
@@ -112,7 +122,7 @@ def test_item5_a_snapshot_written_before_engine_over_still_loads(tmp_path, monke
 
 
 def _refuse(*a, **k):
-    raise IllegalMove("POM-0", "the rules changed")
+    raise IllegalMove("POM-1", "a rules change refuses this move")
 
 
 def test_item5_a_move_the_engine_refuses_when_a_restored_game_settles_is_named(tmp_path, monkeypatch):
