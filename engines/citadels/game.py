@@ -7,7 +7,7 @@ from engines.core import Engine
 
 from . import generator, legality, scoring, setup
 from . import view as seat_view
-from .effects import EFFECTS
+from .effects import EFFECTS, apply_move, play_move
 from .legality import CHECKS
 from .spec import SPEC
 from .state import OVER, SELECTION, CitadelsState
@@ -25,15 +25,13 @@ class CitadelsEngine(Engine[CitadelsState]):
     view = staticmethod(seat_view.view)  # CIT-9..14
     determinize = staticmethod(seat_view.determinize)  # from a seat's (or a spectator's) view
     outcome = staticmethod(scoring.outcome)  # CIT-72..76
-
-    def seats_to_act(self, state: CitadelsState) -> list[int]:
-        seat = legality.to_move(state)
-        return [] if seat is None else [seat]
+    seats_to_act = staticmethod(legality.seats_to_act)
+    is_over = staticmethod(legality.is_over)
+    # the base's check-then-effect and effect-only, each one call into the compiled modules
+    apply = staticmethod(apply_move)
+    play = staticmethod(play_move)
 
     def current_player(self, state: CitadelsState) -> int | None:
         if state.phase == OVER:
             return None
         return state.picker if state.phase == SELECTION else state.active  # the Graveyard owner answers out of turn
-
-    def is_over(self, state: CitadelsState) -> bool:
-        return state.phase == OVER

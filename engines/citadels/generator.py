@@ -3,8 +3,8 @@ order clients see them, built from the rule predicates of legality.py (the same 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
-from itertools import combinations, permutations
+from functools import lru_cache, partial
+from itertools import chain, combinations, permutations, repeat
 
 from .cards import ASSASSIN, CARDS_NAMED, CONSTANTS, COST, DECK_SIZE, DISTRICT, MAGICIAN, RANKS, THIEF, WARLORD
 from .legality import (
@@ -52,7 +52,8 @@ DESTROY = tuple(tuple(WarlordDestroy(p, c) for c in range(DECK_SIZE)) for p in _
 TAKE_GOLD, DRAW_CARDS, COLLECT_INCOME, END_TURN = TakeGold(), DrawCards(), CollectIncome(), EndTurn()
 SMITHY, WARLORD_SKIP = Smithy(), WarlordSkip()
 GRAVEYARD_ANSWER_MOVES = (GraveyardRecover(), GraveyardDecline())
-_new_move = tuple.__new__  # a NamedTuple move from its field values, without the Python-level __new__
+# MagicRedraw(cards) from a (cards, False) pair, in C: a new hand lists up to 62 redraws
+_new_redraw = partial(tuple.__new__, MagicRedraw)
 LABORATORIES, SMITHIES = CARDS_NAMED["laboratory"], CARDS_NAMED["smithy"]
 
 
@@ -150,19 +151,22 @@ def main_moves(state: CitadelsState, seat: int) -> list:
 DECISIONS = {MAIN: main_moves, KEEP: keep_moves, END: end_step_moves, GRAVEYARD: graveyard_moves}
 
 
-def redraw_listing(hand: Sequence[int]) -> list:
-    """MAGIC_REDRAW subsets listed besides the template (which stands for every subset in any
+def redraw_sizes(h: int) -> Sequence[int]:
+    """MAGIC_REDRAW subset sizes listed besides the template (which stands for every subset in any
     order): all proper subsets up to REDRAW_FULL_LISTING cards, above that singletons, pairs and
     all-but-one, to keep the search's branching factor sane."""
-    h = len(hand)
-    sizes = range(1, h) if h <= REDRAW_FULL_LISTING else (1, 2, h - 1)
-    return [combo for k in sizes for combo in combinations(hand, k)]
+    return range(1, h) if h <= REDRAW_FULL_LISTING else (1, 2, h - 1)
+
+
+def redraw_listing(hand: Sequence[int]) -> list:
+    """The listed MAGIC_REDRAW subsets of `hand` (redraw_sizes), smallest first."""
+    return [combo for k in redraw_sizes(len(hand)) for combo in combinations(hand, k)]
 
 
 @lru_cache(maxsize=1024)
 def redraw_moves(hand: tuple) -> tuple:
     """The Magician's listed redraws of `hand` and the template (CIT-48), built once per hand."""
-    out = [_new_move(MagicRedraw, (c, False)) for c in redraw_listing(hand)]  # MagicRedraw(c), up to 62 a hand
-    if hand:
-        out.append(MagicRedraw(hand, True))
-    return tuple(out)
+    if not hand:
+        return ()
+    listed = chain.from_iterable(map(partial(combinations, hand), redraw_sizes(len(hand))))
+    return (*map(_new_redraw, zip(listed, repeat(False))), MagicRedraw(hand, True))

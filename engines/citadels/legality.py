@@ -182,14 +182,25 @@ def may_end_turn(state: CitadelsState) -> bool:
     return state.action_taken
 
 
-def to_move(state: CitadelsState):
-    if state.phase == OVER:
+def to_move(state: CitadelsState) -> int | None:
+    phase = state.phase
+    if phase == OVER:
         return None
-    if state.phase == SELECTION:
+    if phase == SELECTION:
         return state.picker
     if state.step == GRAVEYARD:
         return state.graveyard_seat
     return state.active
+
+
+def seats_to_act(state: CitadelsState) -> list[int]:
+    """Only the seat to move acts (the Graveyard owner answers out of turn: to_move)."""
+    seat = to_move(state)
+    return [] if seat is None else [seat]
+
+
+def is_over(state: CitadelsState) -> bool:
+    return state.phase == OVER
 
 
 # ---------------------------------------------------------------- the checks (state untouched)
