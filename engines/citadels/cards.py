@@ -7,29 +7,38 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any, Final
 
 _DATA = json.loads((Path(__file__).parent / "data" / "cards.json").read_text())
 
-CONSTANTS = _DATA["constants"]
-DRAFT = {int(k): v for k, v in _DATA["selection"].items()}  # CIT-21: the draft per seat count
-CHARACTERS = {c["rank"]: c for c in _DATA["characters"]}
-CHARACTER_IDS = {rank: c["id"] for rank, c in CHARACTERS.items()}
-RANKS = tuple(sorted(CHARACTERS))
-INCOME_COLOUR = {rank: c["income_colour"] for rank, c in CHARACTERS.items()}
+CONSTANTS: Final[dict[str, int]] = _DATA["constants"]
+DRAFT: Final[dict[int, dict[str, int]]] = {int(k): v for k, v in _DATA["selection"].items()}  # CIT-21: the draft per seat count
+CHARACTERS: Final[dict[int, dict[str, Any]]] = {c["rank"]: c for c in _DATA["characters"]}
+CHARACTER_IDS: Final[dict[int, str]] = {rank: c["id"] for rank, c in CHARACTERS.items()}
+RANKS: Final[tuple[int, ...]] = tuple(sorted(CHARACTERS))
+INCOME_COLOUR: Final[dict[int, str | None]] = {rank: c["income_colour"] for rank, c in CHARACTERS.items()}
 
-ASSASSIN, THIEF, MAGICIAN, KING, BISHOP, MERCHANT, ARCHITECT, WARLORD = RANKS
+_RANK: Final[dict[str, int]] = {c["id"]: c["rank"] for c in _DATA["characters"]}
+ASSASSIN: Final[int] = _RANK["assassin"]
+THIEF: Final[int] = _RANK["thief"]
+MAGICIAN: Final[int] = _RANK["magician"]
+KING: Final[int] = _RANK["king"]
+BISHOP: Final[int] = _RANK["bishop"]
+MERCHANT: Final[int] = _RANK["merchant"]
+ARCHITECT: Final[int] = _RANK["architect"]
+WARLORD: Final[int] = _RANK["warlord"]
 
 _kinds = []
 for _d in _DATA["districts"]:
     _kinds.extend([_d] * _d["count"])
 
-DISTRICT = tuple(d["id"] for d in _kinds)        # card id -> district id (name identity, CIT-40)
-COLOUR = tuple(d["colour"] for d in _kinds)
-COST = tuple(d["cost"] for d in _kinds)
-POINTS = tuple(d.get("points", d["cost"]) for d in _kinds)  # CIT-72
-DECK_SIZE = len(_kinds)
-COLOURS = tuple(c["id"] for c in _DATA["colours"])
+DISTRICT: Final[tuple[str, ...]] = tuple(d["id"] for d in _kinds)        # card id -> district id (name identity, CIT-40)
+COLOUR: Final[tuple[str, ...]] = tuple(d["colour"] for d in _kinds)
+COST: Final[tuple[int, ...]] = tuple(d["cost"] for d in _kinds)
+POINTS: Final[tuple[int, ...]] = tuple(d.get("points", d["cost"]) for d in _kinds)  # CIT-72
+DECK_SIZE: Final[int] = len(_kinds)
+COLOURS: Final[tuple[str, ...]] = tuple(c["id"] for c in _DATA["colours"])
 # district id -> its card ids: "does this city hold a Smithy" is one C-level isdisjoint
-CARDS_NAMED = {name: frozenset(c for c in range(DECK_SIZE) if DISTRICT[c] == name) for name in set(DISTRICT)}
+CARDS_NAMED: Final[dict[str, frozenset[int]]] = {name: frozenset(c for c in range(DECK_SIZE) if DISTRICT[c] == name) for name in set(DISTRICT)}
 
 assert DECK_SIZE == _DATA["totals"]["districts"] == 66

@@ -2,11 +2,13 @@
 runs on through the flow table (flow.py) where a move ends a pick or a turn."""
 from __future__ import annotations
 
-from engines.core import Effect, Event, advance
+from typing import Final
+
+from engines.core import Effect, Event
 
 from .cards import ARCHITECT, CONSTANTS, COST, DISTRICT, MERCHANT, WARLORD
-from .flow import FLOW
-from .legality import CHECKS, check_seat, destroy_price, draw_numbers, income_amount
+from .flow import run_flow
+from .legality import CHECKS, check_seat, destroy_price, draw_numbers, income_amount, owner_of
 from .moves import (
     Assassinate,
     Build,
@@ -27,7 +29,7 @@ from .moves import (
     WarlordDestroy,
     WarlordSkip,
 )
-from .state import DISCARD, END, GRAVEYARD, KEEP, MAIN, PICK, CitadelsState, owner_of
+from .state import DISCARD, END, GRAVEYARD, KEEP, MAIN, PICK, CitadelsState
 
 
 def gain(state: CitadelsState, seat: int, amount: int) -> int:
@@ -45,7 +47,7 @@ def pay(state: CitadelsState, seat: int, amount: int) -> None:
         state.bank += amount
 
 
-def draw_cards(state: CitadelsState, count: int) -> list:
+def draw_cards(state: CitadelsState, count: int) -> list[int]:
     """CIT-44: as many as the deck holds."""
     cards = state.deck[:count]
     del state.deck[:count]
@@ -54,7 +56,7 @@ def draw_cards(state: CitadelsState, count: int) -> list:
     return cards
 
 
-def to_bottom(state: CitadelsState, cards, knower: int) -> None:
+def to_bottom(state: CitadelsState, cards: list[int], knower: int) -> None:
     for c in cards:
         state.deck.append(c)
         state.deck_known[c] = knower
@@ -66,27 +68,27 @@ def take_from_hand(state: CitadelsState, seat: int, card: int) -> None:
         state.known_hand[seat].remove(card)
 
 
-def pick_character(state, seat, move, events):
+def pick_character(state: CitadelsState, seat: int, move: PickCharacter, events: list[Event]) -> None:
     state.pile.remove(move.rank)
     state.held[seat].append(move.rank)
     events.append(Event("character_picked", {"seat": seat, "rank": move.rank}, seat))
     if state.seats == 2 and state.pick_number in (1, 2):  # CIT-24: keep, then discard one of choice
         state.selection_step = DISCARD
         return
-    advance(FLOW, state, events, "after_pick")
+    run_flow(state, events, "after_pick")
 
 
-def discard_character(state, seat, move, events):
+def discard_character(state: CitadelsState, seat: int, move: DiscardCharacter, events: list[Event]) -> None:
     state.pile.remove(move.rank)
     state.face_down_ranks.append(move.rank)
     state.face_down_by.append(seat)
     state.my_discards[seat].append(move.rank)
     state.selection_step = PICK
     events.append(Event("character_discarded", {"seat": seat, "rank": move.rank}, seat))
-    advance(FLOW, state, events, "after_pick")
+    run_flow(state, events, "after_pick")
 
 
-def after_action(state, seat, events):
+def after_action(state: CitadelsState, seat: int, events: list[Event]) -> None:
     """CIT-37: Merchant and Architect bonuses right after the resource action."""
     state.action_taken = True
     if state.active_rank == MERCHANT:  # CIT-51
@@ -100,13 +102,13 @@ def after_action(state, seat, events):
         events.append(Event("cards_seen", {"seat": seat, "cards": cards, "reason": "architect"}, seat))
 
 
-def take_gold(state, seat, move, events):
+def take_gold(state: CitadelsState, seat: int, move: TakeGold, events: list[Event]) -> None:
     got = gain(state, seat, CONSTANTS["take_gold_amount"])
     events.append(Event("gold_gained", {"seat": seat, "amount": got, "reason": "take_gold"}))
     after_action(state, seat, events)
 
 
-def draw(state, seat, move, events):
+def draw(state: CitadelsState, seat: int, move: DrawCards, events: list[Event]) -> None:
     d, k = draw_numbers(state, seat)
     cards = draw_cards(state, d)
     events.append(Event("cards_drawn", {"seat": seat, "count": len(cards), "kept": min(k, len(cards)),
@@ -119,7 +121,7 @@ def draw(state, seat, move, events):
     state.drawn, state.keep_count, state.step = cards, k, KEEP
 
 
-def keep_cards(state, seat, move, events):
+def keep_cards(state: CitadelsState, seat: int, move: KeepCards, events: list[Event]) -> None:
     kept = list(move.kept)
     returned = list(move.returned) or [c for c in state.drawn if c not in kept]
     for c in returned:
@@ -131,7 +133,7 @@ def keep_cards(state, seat, move, events):
     after_action(state, seat, events)
 
 
-def build(state, seat, move, events):
+def build(state: CitadelsState, seat: int, move: Build, events: list[Event]) -> None:
     card = move.card
     pay(state, seat, COST[card])
     take_from_hand(state, seat, card)
@@ -147,25 +149,25 @@ def build(state, seat, move, events):
         events.append(Event("city_completed", {"seat": seat, "round": state.round, "first": first}))
 
 
-def collect_income(state, seat, move, events):
+def collect_income(state: CitadelsState, seat: int, move: CollectIncome, events: list[Event]) -> None:
     state.income_taken = True
     got = gain(state, seat, income_amount(state, seat, state.active_rank))
     events.append(Event("income_collected", {"seat": seat, "rank": state.active_rank, "amount": got}))
 
 
-def assassinate(state, seat, move, events):
+def assassinate(state: CitadelsState, seat: int, move: Assassinate, events: list[Event]) -> None:
     state.power_used = True
     state.murdered = move.rank
     events.append(Event("murder_named", {"seat": seat, "rank": move.rank}))
 
 
-def rob(state, seat, move, events):
+def rob(state: CitadelsState, seat: int, move: Rob, events: list[Event]) -> None:
     state.power_used = True
     state.robbed = move.rank
     events.append(Event("robbery_named", {"seat": seat, "rank": move.rank}))
 
 
-def magic_swap(state, seat, move, events):
+def magic_swap(state: CitadelsState, seat: int, move: MagicSwap, events: list[Event]) -> None:
     state.power_used = True
     other = move.player
     state.hands[seat], state.hands[other] = state.hands[other], state.hands[seat]
@@ -176,7 +178,7 @@ def magic_swap(state, seat, move, events):
     events.append(Event("cards_seen", {"seat": other, "cards": list(state.hands[other]), "reason": "swap"}, other))
 
 
-def magic_redraw(state, seat, move, events):
+def magic_redraw(state: CitadelsState, seat: int, move: MagicRedraw, events: list[Event]) -> None:
     state.power_used = True
     cards = list(move.cards)
     for c in cards:
@@ -190,7 +192,7 @@ def magic_redraw(state, seat, move, events):
     events.append(Event("cards_seen", {"seat": seat, "cards": new, "reason": "redraw"}, seat))
 
 
-def laboratory(state, seat, move, events):
+def laboratory(state: CitadelsState, seat: int, move: Laboratory, events: list[Event]) -> None:
     state.laboratory_used = True
     state.hands[seat].remove(move.card)
     state.known_hand[seat] = []  # CIT-80
@@ -200,7 +202,7 @@ def laboratory(state, seat, move, events):
     events.append(Event("cards_returned", {"seat": seat, "cards": [move.card], "reason": "laboratory"}, seat))
 
 
-def smithy(state, seat, move, events):
+def smithy(state: CitadelsState, seat: int, move: Smithy, events: list[Event]) -> None:
     state.smithy_used = True
     pay(state, seat, 2)
     cards = draw_cards(state, 3)
@@ -209,7 +211,7 @@ def smithy(state, seat, move, events):
     events.append(Event("cards_seen", {"seat": seat, "cards": cards, "reason": "smithy"}, seat))
 
 
-def warlord_destroy(state, seat, move, events):
+def warlord_destroy(state: CitadelsState, seat: int, move: WarlordDestroy, events: list[Event]) -> None:
     owner, card = move.player, move.card
     price = destroy_price(state, owner, card)
     state.warlord_used = True
@@ -228,10 +230,10 @@ def warlord_destroy(state, seat, move, events):
         return
     dispose(state, card, events)
     if resume == END:
-        advance(FLOW, state, events, "finish_turn")
+        run_flow(state, events, "finish_turn")
 
 
-def dispose(state, card, events):
+def dispose(state: CitadelsState, card: int, events: list[Event]) -> None:
     """CIT-56."""
     if state.options["destroyed_district_to"] == "deck_bottom":
         to_bottom(state, [card], -1)
@@ -242,16 +244,16 @@ def dispose(state, card, events):
     events.append(Event("district_removed", {"card": card, "district": DISTRICT[card], "to": where}))
 
 
-def resume_after_graveyard(state, events):
+def resume_after_graveyard(state: CitadelsState, events: list[Event]) -> None:
     resume = state.graveyard_resume
     state.graveyard_card = state.graveyard_seat = state.graveyard_victim = -1
     state.graveyard_resume = ""
     state.step = resume
     if resume == END:
-        advance(FLOW, state, events, "finish_turn")
+        run_flow(state, events, "finish_turn")
 
 
-def graveyard_recover(state, seat, move, events):
+def graveyard_recover(state: CitadelsState, seat: int, move: GraveyardRecover, events: list[Event]) -> None:
     card = state.graveyard_card
     pay(state, seat, 1)
     state.hands[seat].append(card)
@@ -260,26 +262,26 @@ def graveyard_recover(state, seat, move, events):
     resume_after_graveyard(state, events)
 
 
-def graveyard_decline(state, seat, move, events):
+def graveyard_decline(state: CitadelsState, seat: int, move: GraveyardDecline, events: list[Event]) -> None:
     events.append(Event("graveyard_declined", {"seat": seat}))
     dispose(state, state.graveyard_card, events)
     resume_after_graveyard(state, events)
 
 
-def end_turn(state, seat, move, events):
+def end_turn(state: CitadelsState, seat: int, move: EndTurn, events: list[Event]) -> None:
     if state.active_rank == WARLORD and state.options["warlord_timing"] == "end_of_turn":
         state.step = END  # CIT-32 end step
         events.append(Event("warlord_step", {"seat": seat}))
         return
-    advance(FLOW, state, events, "finish_turn")
+    run_flow(state, events, "finish_turn")
 
 
-def warlord_skip(state, seat, move, events):
+def warlord_skip(state: CitadelsState, seat: int, move: WarlordSkip, events: list[Event]) -> None:
     events.append(Event("warlord_skipped", {"seat": seat}))
-    advance(FLOW, state, events, "finish_turn")
+    run_flow(state, events, "finish_turn")
 
 
-EFFECTS: dict[type, Effect] = {
+EFFECTS: Final[dict[type, Effect]] = {
     PickCharacter: pick_character, DiscardCharacter: discard_character, TakeGold: take_gold,
     DrawCards: draw, KeepCards: keep_cards, Build: build, CollectIncome: collect_income,
     Assassinate: assassinate, Rob: rob, MagicSwap: magic_swap, MagicRedraw: magic_redraw,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache, partial
 from itertools import chain, combinations, permutations, repeat
+from typing import Final
 
 from .cards import ASSASSIN, CARDS_NAMED, CONSTANTS, COST, DECK_SIZE, DISTRICT, MAGICIAN, RANKS, THIEF, WARLORD
 from .legality import (
@@ -40,21 +41,26 @@ from .moves import (
 from .state import DISCARD, END, GRAVEYARD, KEEP, MAIN, OVER, SELECTION, CitadelsState
 
 # Moves are immutable values: the generator hands out these instances instead of building new ones.
-_SEAT_IDS = range(CONSTANTS["players_max"])
-PICK = {r: PickCharacter(r) for r in RANKS}
-DISCARD_RANK = {r: DiscardCharacter(r) for r in RANKS}
-ASSASSINATE = {r: Assassinate(r) for r in RANKS}
-ROB = {r: Rob(r) for r in RANKS}
-BUILD = tuple(Build(c) for c in range(DECK_SIZE))
-LABORATORY = tuple(Laboratory(c) for c in range(DECK_SIZE))
-SWAP = tuple(MagicSwap(p) for p in _SEAT_IDS)
-DESTROY = tuple(tuple(WarlordDestroy(p, c) for c in range(DECK_SIZE)) for p in _SEAT_IDS)
-TAKE_GOLD, DRAW_CARDS, COLLECT_INCOME, END_TURN = TakeGold(), DrawCards(), CollectIncome(), EndTurn()
-SMITHY, WARLORD_SKIP = Smithy(), WarlordSkip()
-GRAVEYARD_ANSWER_MOVES = (GraveyardRecover(), GraveyardDecline())
+_SEAT_IDS: Final = range(CONSTANTS["players_max"])
+PICK: Final = {r: PickCharacter(r) for r in RANKS}
+DISCARD_RANK: Final = {r: DiscardCharacter(r) for r in RANKS}
+ASSASSINATE: Final = {r: Assassinate(r) for r in RANKS}
+ROB: Final = {r: Rob(r) for r in RANKS}
+BUILD: Final = tuple(Build(c) for c in range(DECK_SIZE))
+LABORATORY: Final = tuple(Laboratory(c) for c in range(DECK_SIZE))
+SWAP: Final = tuple(MagicSwap(p) for p in _SEAT_IDS)
+DESTROY: Final = tuple(tuple(WarlordDestroy(p, c) for c in range(DECK_SIZE)) for p in _SEAT_IDS)
+TAKE_GOLD: Final = TakeGold()
+DRAW_CARDS: Final = DrawCards()
+COLLECT_INCOME: Final = CollectIncome()
+END_TURN: Final = EndTurn()
+SMITHY: Final = Smithy()
+WARLORD_SKIP: Final = WarlordSkip()
+GRAVEYARD_ANSWER_MOVES: Final = (GraveyardRecover(), GraveyardDecline())
 # MagicRedraw(cards) from a (cards, False) pair, in C: a new hand lists up to 62 redraws
-_new_redraw = partial(tuple.__new__, MagicRedraw)
-LABORATORIES, SMITHIES = CARDS_NAMED["laboratory"], CARDS_NAMED["smithy"]
+_new_redraw: Final = partial(tuple.__new__, MagicRedraw)
+LABORATORIES: Final = CARDS_NAMED["laboratory"]
+SMITHIES: Final = CARDS_NAMED["smithy"]
 
 
 def legal_moves(state: CitadelsState, seat: int) -> list:
@@ -108,7 +114,7 @@ def magician_moves(state: CitadelsState, seat: int) -> list:
     return out
 
 
-POWERS = {ASSASSIN: assassin_moves, THIEF: thief_moves, MAGICIAN: magician_moves}  # CIT-46..48
+POWERS: Final = {ASSASSIN: assassin_moves, THIEF: thief_moves, MAGICIAN: magician_moves}  # CIT-46..48
 
 
 def main_moves(state: CitadelsState, seat: int) -> list:
@@ -148,7 +154,7 @@ def main_moves(state: CitadelsState, seat: int) -> list:
     return out
 
 
-DECISIONS = {MAIN: main_moves, KEEP: keep_moves, END: end_step_moves, GRAVEYARD: graveyard_moves}
+DECISIONS: Final = {MAIN: main_moves, KEEP: keep_moves, END: end_step_moves, GRAVEYARD: graveyard_moves}
 
 
 def redraw_sizes(h: int) -> Sequence[int]:

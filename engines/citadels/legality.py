@@ -2,12 +2,15 @@
 the move generator `legal_moves` and by the check of its move kind (`CHECKS`), which cites it."""
 from __future__ import annotations
 
+from typing import Final
+
 from engines.core import Check, IllegalMove
 
 from .cards import (
     ARCHITECT,
     ASSASSIN,
     BISHOP,
+    CARDS_NAMED,
     COLOUR,
     CONSTANTS,
     COST,
@@ -40,15 +43,34 @@ from .moves import (
     WarlordDestroy,
     WarlordSkip,
 )
-from .state import DISCARD, END, GRAVEYARD, KEEP, MAIN, OVER, SELECTION, CitadelsState, owns
+from .state import DISCARD, END, GRAVEYARD, KEEP, MAIN, OVER, SELECTION, CitadelsState
 
-INCOME_RANKS = (KING, BISHOP, MERCHANT, WARLORD)  # CIT-41
-REDRAW_FULL_LISTING = 6  # hands up to this size list every MAGIC_REDRAW subset
-BUILD_LIMIT = tuple(CONSTANTS["architect_builds_per_turn"] if rank == ARCHITECT else CONSTANTS["builds_per_turn"]
+INCOME_RANKS: Final = (KING, BISHOP, MERCHANT, WARLORD)  # CIT-41
+REDRAW_FULL_LISTING: Final = 6  # hands up to this size list every MAGIC_REDRAW subset
+BUILD_LIMIT: Final[tuple[int, ...]] = tuple(CONSTANTS["architect_builds_per_turn"] if rank == ARCHITECT else CONSTANTS["builds_per_turn"]
                     for rank in range(WARLORD + 1))  # by rank (0: no character)
 
 
 # ---------------------------------------------------------------- rules as predicates
+
+
+def holder(state: CitadelsState, rank: int) -> int:
+    """The seat holding character `rank`, or -1."""
+    for seat, ranks in enumerate(state.held):
+        if rank in ranks:
+            return seat
+    return -1
+
+
+def owns(state: CitadelsState, seat: int, district: str) -> bool:
+    return not CARDS_NAMED[district].isdisjoint(state.cities[seat])
+
+
+def owner_of(state: CitadelsState, district: str) -> int:
+    for seat in range(state.seats):
+        if owns(state, seat, district):
+            return seat
+    return -1
 
 
 def draw_numbers(state: CitadelsState, seat: int) -> tuple:
@@ -205,10 +227,10 @@ def is_over(state: CitadelsState) -> bool:
 
 # ---------------------------------------------------------------- the checks (state untouched)
 
-SELECTION_MOVES = frozenset({PickCharacter, DiscardCharacter})  # CIT-19..24
-GRAVEYARD_ANSWERS = frozenset({GraveyardRecover, GraveyardDecline})  # CIT-63
+SELECTION_MOVES: Final = frozenset({PickCharacter, DiscardCharacter})  # CIT-19..24
+GRAVEYARD_ANSWERS: Final = frozenset({GraveyardRecover, GraveyardDecline})  # CIT-63
 # what each turn step accepts from the active seat, and the refusal of anything else
-STEP_ANSWERS = {
+STEP_ANSWERS: Final[dict[str, tuple[frozenset[type], str, str]]] = {
     KEEP: (frozenset({KeepCards}), "CIT-36", "choose which drawn cards to keep first"),
     END: (frozenset({WarlordDestroy, WarlordSkip}), "CIT-53",
           "the turn has ended; only WARLORD_DESTROY or WARLORD_SKIP"),
@@ -391,7 +413,7 @@ def check_graveyard_answer(state: CitadelsState, seat: int, move) -> None:
     """CIT-63: recovering costs 1 gold, which the offer required (check_seat covers the rest)."""
 
 
-CHECKS: dict[type, Check] = {
+CHECKS: Final[dict[type, Check]] = {
     PickCharacter: check_pick, DiscardCharacter: check_discard, KeepCards: check_keep,
     TakeGold: check_take_gold, DrawCards: check_draw, Build: check_build, CollectIncome: check_income,
     Assassinate: check_assassinate, Rob: check_rob, MagicSwap: check_swap, MagicRedraw: check_redraw,

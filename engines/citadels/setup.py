@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import random
 
-from engines.core import InvalidOptions, advance
+from engines.core import InvalidOptions
 
 from .cards import CONSTANTS, DECK_SIZE
-from .flow import FLOW
+from .flow import run_flow
 from .spec import SPEC
 from .state import SELECTION, CitadelsState
 
@@ -79,5 +79,5 @@ def new_state(seats: int, options, seed: int) -> CitadelsState:
     state.deck_known = {}
     state.first_completer, state.complete_round, state.final_round = -1, 0, False
     state.last_murdered_seat, state.result = -1, None
-    advance(FLOW, state, [], "start_round")  # CIT-18
+    run_flow(state, [], "start_round")  # CIT-18
     return state

@@ -2,24 +2,22 @@
 from __future__ import annotations
 
 import random
-from typing import Any
-
-from .cards import CARDS_NAMED
+from typing import Any, Final
 
 # phases
-SELECTION = "selection"  # CIT-18..27: the characters are drafted
-TURNS = "turns"  # CIT-28..33: the characters are called in rank order
-OVER = "over"
+SELECTION: Final = "selection"  # CIT-18..27: the characters are drafted
+TURNS: Final = "turns"  # CIT-28..33: the characters are called in rank order
+OVER: Final = "over"
 
 # selection steps (CIT-24: the 2-player draft discards after some picks)
-PICK = "pick"
-DISCARD = "discard"
+PICK: Final = "pick"
+DISCARD: Final = "discard"
 
 # turn steps
-MAIN = "main"  # CIT-32: the active character's turn
-KEEP = "keep"  # CIT-36: drawn cards wait for the keep choice
-END = "end"  # CIT-32/53: the Warlord's end step (warlord_timing end_of_turn)
-GRAVEYARD = "graveyard"  # CIT-63: the Graveyard's owner answers out of turn
+MAIN: Final = "main"  # CIT-32: the active character's turn
+KEEP: Final = "keep"  # CIT-36: drawn cards wait for the keep choice
+END: Final = "end"  # CIT-32/53: the Warlord's end step (warlord_timing end_of_turn)
+GRAVEYARD: Final = "graveyard"  # CIT-63: the Graveyard's owner answers out of turn
 
 # Slots grouped by how clone() copies them.
 _SCALARS = (
@@ -142,21 +140,3 @@ class CitadelsState:
         for name, value in fields.items():
             setattr(self, _FORMER_NAMES.get(name, name), value)
 
-
-def holder(state: CitadelsState, rank: int) -> int:
-    """The seat holding character `rank`, or -1."""
-    for seat, ranks in enumerate(state.held):
-        if rank in ranks:
-            return seat
-    return -1
-
-
-def owns(state: CitadelsState, seat: int, district: str) -> bool:
-    return not CARDS_NAMED[district].isdisjoint(state.cities[seat])
-
-
-def owner_of(state: CitadelsState, district: str) -> int:
-    for seat in range(state.seats):
-        if owns(state, seat, district):
-            return seat
-    return -1
