@@ -8,8 +8,8 @@ from typing import Final
 from engines.core import Event, Step
 
 from .cards import BISHOP, DRAFT, KING, RANKS, THIEF, WARLORD
-from .scoring import completable, names_in_play, score
 from .legality import holder
+from .scoring import completable, names_in_play, score
 from .state import MAIN, OVER, PICK, SELECTION, TURNS, CitadelsState
 
 

@@ -7,7 +7,7 @@ from functools import lru_cache, partial
 from itertools import chain, combinations, permutations, repeat
 from typing import Final
 
-from .cards import ASSASSIN, CARDS_NAMED, CONSTANTS, COST, DECK_SIZE, DISTRICT, MAGICIAN, RANKS, THIEF, WARLORD
+from .cards import ASSASSIN, CONSTANTS, COST, DECK_SIZE, MAGICIAN, NAME_BIT, NAMED_BIT, RANKS, THIEF, WARLORD
 from .legality import (
     BUILD_LIMIT,
     INCOME_RANKS,
@@ -38,7 +38,7 @@ from .moves import (
     WarlordDestroy,
     WarlordSkip,
 )
-from .state import DISCARD, END, GRAVEYARD, KEEP, MAIN, OVER, SELECTION, CitadelsState
+from .state import DISCARD, END, KEEP, MAIN, OVER, SELECTION, CitadelsState
 
 # Moves are immutable values: the generator hands out these instances instead of building new ones.
 _SEAT_IDS: Final = range(CONSTANTS["players_max"])
@@ -59,19 +59,27 @@ WARLORD_SKIP: Final = WarlordSkip()
 GRAVEYARD_ANSWER_MOVES: Final = (GraveyardRecover(), GraveyardDecline())
 # MagicRedraw(cards) from a (cards, False) pair, in C: a new hand lists up to 62 redraws
 _new_redraw: Final = partial(tuple.__new__, MagicRedraw)
-LABORATORIES: Final = CARDS_NAMED["laboratory"]
-SMITHIES: Final = CARDS_NAMED["smithy"]
+LABORATORY_BIT: Final = NAMED_BIT["laboratory"]
+SMITHY_BIT: Final = NAMED_BIT["smithy"]
 
 
 def legal_moves(state: CitadelsState, seat: int) -> list:
-    if state.phase == SELECTION:
+    phase = state.phase
+    if phase == SELECTION:
         if seat != state.picker:
             return []
         kind = DISCARD_RANK if state.selection_step == DISCARD else PICK
         return [kind[r] for r in sorted(state.pile)]
-    if state.phase == OVER or seat != to_move(state):
+    if phase == OVER or seat != to_move(state):
         return []
-    return DECISIONS[state.step](state, seat)
+    step = state.step
+    if step == MAIN:  # one branch per turn step: native calls when compiled
+        return main_moves(state, seat)
+    if step == KEEP:
+        return keep_moves(state, seat)
+    if step == END:
+        return end_step_moves(state, seat)
+    return graveyard_moves(state, seat)
 
 
 def keep_moves(state: CitadelsState, seat: int) -> list:
@@ -114,47 +122,52 @@ def magician_moves(state: CitadelsState, seat: int) -> list:
     return out
 
 
-POWERS: Final = {ASSASSIN: assassin_moves, THIEF: thief_moves, MAGICIAN: magician_moves}  # CIT-46..48
+def power_moves(state: CitadelsState, seat: int, rank: int) -> list:
+    """CIT-46..48: the named powers (the others act through their own moves or at reveal)."""
+    if rank == ASSASSIN:
+        return assassin_moves(state, seat)
+    if rank == THIEF:
+        return thief_moves(state, seat)
+    if rank == MAGICIAN:
+        return magician_moves(state, seat)
+    return []
 
 
 def main_moves(state: CitadelsState, seat: int) -> list:
     """The active seat's main step (CIT-32..CIT-61). The predicates of legality.py are spelled out
     here, each marked with its name: this runs at every decision of every playout, where the
     calls cost more than the tests (the checks still call the predicates)."""
-    hand = state.hands[seat]
-    city = state.cities[seat]
-    rank = state.active_rank
+    hand: list[int] = state.hands[seat]
+    names = 0  # the city's district names, one bit each (owns, new_district)
+    for c in state.cities[seat]:
+        names |= NAME_BIT[c]
+    rank: int = state.active_rank
+    action_taken: bool = state.action_taken
+    gold: int = state.gold[seat]
     out: list = []
-    if not state.action_taken:  # resource_action_open
+    if not action_taken:  # resource_action_open
         out.append(TAKE_GOLD)
         if state.deck:  # CIT-44
             out.append(DRAW_CARDS)
     if (hand and state.builds_made < BUILD_LIMIT[rank]  # builds_left
-            and (state.action_taken or state.options["action_order"] == "any")):  # build_order_allows
-        gold = state.gold[seat]
-        built = set(map(DISTRICT.__getitem__, city))  # new_district
+            and (action_taken or state.options["action_order"] == "any")):  # build_order_allows
         for c in hand:  # every copy
-            if COST[c] <= gold and DISTRICT[c] not in built:
+            if COST[c] <= gold and not names & NAME_BIT[c]:  # new_district
                 out.append(BUILD[c])
     if rank in INCOME_RANKS and not state.income_taken:  # has_income
         out.append(COLLECT_INCOME)
     if not state.power_used:
-        powers = POWERS.get(rank)
-        if powers is not None:
-            out += powers(state, seat)
+        out += power_moves(state, seat, rank)
     if rank == WARLORD:
         out += destroy_moves(state, seat)
-    if hand and not state.laboratory_used and not LABORATORIES.isdisjoint(city):  # may_use_laboratory
+    if hand and names & LABORATORY_BIT and not state.laboratory_used:  # may_use_laboratory
         out += [LABORATORY[c] for c in hand]  # every copy
-    if (not state.smithy_used and state.gold[seat] >= 2 and state.deck
-            and not SMITHIES.isdisjoint(city)):  # may_use_smithy
+    if names & SMITHY_BIT and not state.smithy_used and gold >= 2 and state.deck:  # may_use_smithy
         out.append(SMITHY)
-    if state.action_taken:  # may_end_turn
+    if action_taken:  # may_end_turn
         out.append(END_TURN)
     return out
 
-
-DECISIONS: Final = {MAIN: main_moves, KEEP: keep_moves, END: end_step_moves, GRAVEYARD: graveyard_moves}
 
 
 def redraw_sizes(h: int) -> Sequence[int]:

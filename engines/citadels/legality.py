@@ -47,8 +47,9 @@ from .state import DISCARD, END, GRAVEYARD, KEEP, MAIN, OVER, SELECTION, Citadel
 
 INCOME_RANKS: Final = (KING, BISHOP, MERCHANT, WARLORD)  # CIT-41
 REDRAW_FULL_LISTING: Final = 6  # hands up to this size list every MAGIC_REDRAW subset
-BUILD_LIMIT: Final[tuple[int, ...]] = tuple(CONSTANTS["architect_builds_per_turn"] if rank == ARCHITECT else CONSTANTS["builds_per_turn"]
-                    for rank in range(WARLORD + 1))  # by rank (0: no character)
+BUILD_LIMIT: Final[tuple[int, ...]] = tuple(
+    CONSTANTS["architect_builds_per_turn"] if rank == ARCHITECT else CONSTANTS["builds_per_turn"]
+    for rank in range(WARLORD + 1))  # by rank (0: no character)
 
 
 # ---------------------------------------------------------------- rules as predicates
