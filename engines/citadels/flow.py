@@ -8,6 +8,7 @@ from typing import Final
 from engines.core import Event, Step
 
 from .cards import BISHOP, DRAFT, KING, RANKS, THIEF, WARLORD
+from .draws import shuffle
 from .legality import holder
 from .scoring import completable, names_in_play, score
 from .state import MAIN, OVER, PICK, SELECTION, TURNS, CitadelsState
@@ -44,7 +45,7 @@ def start_round(state: CitadelsState, events: list) -> str | None:
     reset_turn(state)
     events.append(Event("round_started", {"round": state.round, "crown": state.crown}))
     ranks = list(RANKS)
-    state.rng.shuffle(ranks)
+    shuffle(state.rng, ranks)
     state.face_down_ranks, state.face_down_by = [ranks.pop(0)], [-1]  # CIT-21.1 face down, hidden
     state.face_up = []
     king_aside = False
@@ -58,7 +59,7 @@ def start_round(state: CitadelsState, events: list) -> str | None:
         events.append(Event("face_up_discard", {"rank": rank}))
     if king_aside:  # CIT-21.3
         ranks.append(KING)
-        state.rng.shuffle(ranks)
+        shuffle(state.rng, ranks)
     state.pile = ranks
     state.sequence = pick_sequence(seats, state.crown)
     state.pick_number = 0

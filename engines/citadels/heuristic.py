@@ -22,6 +22,7 @@ from .cards import (
     THIEF,
     WARLORD,
 )
+from .draws import choice
 from .generator import legal_moves
 from .legality import destroy_price, new_district
 from .moves import (
@@ -118,10 +119,10 @@ def _turn(state, seat, moves, rng):
         targets = kinds[Assassinate]
         prefer = [m for m in targets if m.rank in (MERCHANT, ARCHITECT, KING, WARLORD)
                   and m.rank not in state.held[seat]]
-        return rng.choice(prefer or targets)
+        return choice(rng, prefer or targets)
     if Rob in kinds:
         targets = [m for m in kinds[Rob] if m.rank not in state.held[seat]]
-        return rng.choice(targets or kinds[Rob])
+        return choice(rng, targets or kinds[Rob])
     return _turn_extras(state, seat, moves, kinds)
 
 

@@ -6,6 +6,7 @@ import random
 from engines.core import InvalidOptions
 
 from .cards import CONSTANTS, DECK_SIZE
+from .draws import shuffle
 from .flow import run_flow
 from .spec import SPEC
 from .state import SELECTION, CitadelsState
@@ -65,7 +66,7 @@ def new_state(seats: int, options, seed: int) -> CitadelsState:
     state.seats, state.options, state.rng = seats, chosen, random.Random(seed)
     state.round, state.phase = 0, SELECTION
     state.deck = list(range(DECK_SIZE))
-    state.rng.shuffle(state.deck)  # CIT-16
+    shuffle(state.rng, state.deck)  # CIT-16
     state.hands = [state.deck[i * STARTING_HAND:(i + 1) * STARTING_HAND] for i in range(seats)]
     del state.deck[:STARTING_HAND * seats]
     state.gold = [STARTING_GOLD] * seats

@@ -5,6 +5,7 @@ import random
 from typing import Any
 
 from .cards import DECK_SIZE, DISTRICT, RANKS
+from .draws import shuffle
 from .flow import pick_sequence
 from .legality import build_limit
 from .scoring import score
@@ -185,7 +186,7 @@ def _deal_cards(state: CitadelsState, v: dict, seat, rng: random.Random) -> None
     if grave >= 0:
         placed.add(grave)
     pool = [c for c in range(DECK_SIZE) if c not in placed]
-    rng.shuffle(pool)
+    shuffle(rng, pool)
     state.hands = []
     for p in range(seats):
         if p == seat:
@@ -268,7 +269,7 @@ def _determinize_characters(state: CitadelsState, v: dict, seat, rng: random.Ran
         state.pile = list(v["offered"])
         known.update(state.pile)
     unknown = [r for r in RANKS if r not in known]
-    rng.shuffle(unknown)
+    shuffle(rng, unknown)
     # ranks called without answer and not murdered are out of play (CIT-28)
     out = [r for r in unknown if state.phase != SELECTION and r < state.calling and r != state.murdered]
     free = [r for r in unknown if r not in out]
@@ -279,7 +280,7 @@ def _determinize_characters(state: CitadelsState, v: dict, seat, rng: random.Ran
     for i, by in enumerate(face_down_by):
         if by == seat:
             face_down_ranks[i] = next(mine)
-    rng.shuffle(hidden_fd)
+    shuffle(rng, hidden_fd)
     for i in hidden_fd:
         face_down_ranks[i] = out.pop() if out else free.pop()
         if face_down_by[i] >= 0:
