@@ -10,11 +10,11 @@ from typing import Final
 _BITS: Final[tuple[int, ...]] = tuple(n.bit_length() for n in range(128))  # a deck holds 66 cards
 
 
-def below(rng: random.Random, n: int) -> int:
-    """`rng._randbelow(n)` (CPython's `_randbelow_with_getrandbits`): a uniform int in [0, n), n > 0."""
-    k = _BITS[n] if n < 128 else n.bit_length()
+def below(rng: random.Random, bound: int) -> int:
+    """`rng._randbelow(bound)` (CPython's `_randbelow_with_getrandbits`): a uniform int in [0, bound)."""
+    k = _BITS[bound] if bound < 128 else bound.bit_length()
     r: int = rng.getrandbits(k)
-    while r >= n:
+    while r >= bound:
         r = rng.getrandbits(k)
     return r
 

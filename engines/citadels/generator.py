@@ -59,6 +59,7 @@ WARLORD_SKIP: Final = WarlordSkip()
 GRAVEYARD_ANSWER_MOVES: Final = (GraveyardRecover(), GraveyardDecline())
 # MagicRedraw(cards) from a (cards, False) pair, in C: a new hand lists up to 62 redraws
 _new_redraw: Final = partial(tuple.__new__, MagicRedraw)
+_new_move: Final = tuple.__new__  # a NamedTuple move from its fields, without its interpreted __new__
 LABORATORY_BIT: Final = NAMED_BIT["laboratory"]
 SMITHY_BIT: Final = NAMED_BIT["smithy"]
 
@@ -83,11 +84,12 @@ def legal_moves(state: CitadelsState, seat: int) -> list:
 
 
 def keep_moves(state: CitadelsState, seat: int) -> list:
+    drawn: list[int] = state.drawn
     out = []
-    for kept in combinations(state.drawn, state.keep_count):
-        rest = [c for c in state.drawn if c not in kept]
+    for kept in combinations(drawn, state.keep_count):
+        rest = [c for c in drawn if c not in kept]
         for order in permutations(rest):
-            out.append(KeepCards(tuple(kept), order))
+            out.append(_new_move(KeepCards, (kept, order)))  # KeepCards(kept, order)
     return out
 
 

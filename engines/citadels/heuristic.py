@@ -6,25 +6,27 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 from functools import lru_cache
+from typing import Final
 
 from .cards import (
     ARCHITECT,
     ASSASSIN,
     COLOUR,
     COST,
-    DISTRICT,
     INCOME_COLOUR,
     KING,
     MAGICIAN,
     MERCHANT,
+    NAME_BIT,
     POINTS,
     THIEF,
     WARLORD,
 )
 from .draws import choice
 from .generator import legal_moves
-from .legality import destroy_price, new_district
+from .legality import destroy_price
 from .moves import (
     Assassinate,
     Build,
@@ -41,14 +43,26 @@ from .moves import (
     TakeGold,
     WarlordSkip,
 )
-from .state import DISCARD, END, GRAVEYARD, KEEP, MAIN, OVER, PICK, SELECTION
+from .state import DISCARD, END, KEEP, MAIN, OVER, SELECTION, CitadelsState
 
 
-def _colour_count(state, seat, colour):
-    return list(map(COLOUR.__getitem__, state.cities[seat])).count(colour)
+def _colour_count(state: CitadelsState, seat: int, colour: str) -> int:
+    n = 0
+    for c in state.cities[seat]:
+        if COLOUR[c] == colour:
+            n += 1
+    return n
 
 
-def _character_value(state, seat, rank) -> float:
+def _names(city: Sequence[int]) -> int:
+    """The city's district names, one bit each (cards.NAME_BIT)."""
+    names = 0
+    for c in city:
+        names |= NAME_BIT[c]
+    return names
+
+
+def _character_value(state: CitadelsState, seat: int, rank: int) -> float:
     v = 1.0
     colour = INCOME_COLOUR[rank]
     if colour:
@@ -68,24 +82,40 @@ def _character_value(state, seat, rank) -> float:
     return v
 
 
-def _card_value(state, seat, c) -> float:
+def _card_value(state: CitadelsState, seat: int, c: int) -> float:
+    return _value_in(_names(state.cities[seat]), c)
+
+
+def _value_in(names: int, c: int) -> float:
+    """A card's worth to a city with these district names (a second copy is worth -10)."""
     v = POINTS[c] + (0.5 if COLOUR[c] == "purple" else 0)
-    if not new_district(state, seat, c):
+    if names & NAME_BIT[c]:  # not new_district
         v -= 10
     return v
 
 
-def _pick(state, seat, moves, rng):
-    return max(moves, key=lambda m: _character_value(state, seat, m.rank) + rng.random() * 0.5)
+def _best_character(state: CitadelsState, seat: int, moves: list, rng: random.Random, noise: float) -> object:
+    """max(moves, key=character value + rng.random() * noise): one draw per move, in order."""
+    best, top = moves[0], -math.inf
+    for m in moves:
+        v = _character_value(state, seat, m.rank) + rng.random() * noise
+        if v > top:
+            best, top = m, v
+    return best
 
 
-def _discard(state, seat, moves, rng):  # discard what helps the opponent most
-    other = (seat + 1) % state.seats
-    return max(moves, key=lambda m: _character_value(state, other, m.rank) + rng.random() * 0.1)
+def _pick(state: CitadelsState, seat: int, moves: list, rng: random.Random) -> object:
+    return _best_character(state, seat, moves, rng, 0.5)
 
 
-def _keep(state, seat, moves, rng):
-    return max(moves, key=lambda m: sum(_card_value(state, seat, c) for c in m.kept))
+def _discard(state: CitadelsState, seat: int, moves: list, rng: random.Random) -> object:
+    """Discard what helps the opponent most."""
+    return _best_character(state, (seat + 1) % state.seats, moves, rng, 0.1)
+
+
+def _keep(state: CitadelsState, seat: int, moves: list, rng: random.Random) -> object:
+    names = _names(state.cities[seat])
+    return max(moves, key=lambda m: sum(_value_in(names, c) for c in m.kept))
 
 
 def _graveyard(state, seat, moves, rng):
@@ -101,17 +131,22 @@ def _end_step(state, seat, moves, rng):
     return WarlordSkip()
 
 
-def _turn(state, seat, moves, rng):
-    kinds: dict = {}
+def _turn(state: CitadelsState, seat: int, moves: list, rng: random.Random) -> object:
+    kinds: dict[type, list] = {}
     for m in moves:
-        kinds.setdefault(type(m), []).append(m)
+        same = kinds.get(type(m))
+        if same is None:
+            kinds[type(m)] = [m]
+        else:
+            same.append(m)
+    names = _names(state.cities[seat])
     if Build in kinds:
-        return max(kinds[Build], key=lambda m: _card_value(state, seat, m.card))
+        return max(kinds[Build], key=lambda m: _value_in(names, m.card))
     if CollectIncome in kinds:
         return kinds[CollectIncome][0]
     if TakeGold in kinds:
         hand = state.hands[seat]
-        want_cards = not hand or all(_card_value(state, seat, c) < 0 for c in hand)
+        want_cards = not hand or all(_value_in(names, c) < 0 for c in hand)
         if want_cards and DrawCards in kinds:
             return kinds[DrawCards][0]
         return kinds[TakeGold][0]
@@ -143,27 +178,37 @@ def _turn_extras(state, seat, moves, kinds):
     return kinds[EndTurn][0] if EndTurn in kinds else moves[0]
 
 
-_DECISIONS = {PICK: _pick, DISCARD: _discard, KEEP: _keep, GRAVEYARD: _graveyard, END: _end_step, MAIN: _turn}
-
-
-def choose(state, seat: int, rng: random.Random):
+def choose(state: CitadelsState, seat: int, rng: random.Random) -> object:
     moves = legal_moves(state, seat)
     if len(moves) == 1:
         return moves[0]
-    decision = state.selection_step if state.phase == SELECTION else state.step
-    return _DECISIONS[decision](state, seat, moves, rng)
+    if state.phase == SELECTION:
+        return (_discard if state.selection_step == DISCARD else _pick)(state, seat, moves, rng)
+    step = state.step
+    if step == MAIN:
+        return _turn(state, seat, moves, rng)
+    if step == KEEP:
+        return _keep(state, seat, moves, rng)
+    if step == END:
+        return _end_step(state, seat, moves, rng)
+    return _graveyard(state, seat, moves, rng)
+
+
+def _all_worths(size: int, first_completer: int, gold: Sequence[int], cities: Sequence[Sequence[int]],
+                hands: Sequence[Sequence[int]]) -> tuple[float, ...]:
+    return tuple([_worth(cities[p], hands[p], gold[p], first_completer == p, size) for p in range(len(gold))])
 
 
 @lru_cache(maxsize=16)
-def _worths(size: int, first_completer: int, gold: tuple, cities: tuple, hands: tuple) -> tuple:
-    """Every seat's `_worth`, once per position (the search evaluates each seat in turn)."""
-    return tuple(_worth(cities[p], hands[p], gold[p], first_completer == p, size) for p in range(len(gold)))
+def _worths(size: int, first_completer: int, gold: tuple, cities: tuple, hands: tuple) -> tuple[float, ...]:
+    """Every seat's `_worth`, once per position (`evaluate` is asked for each seat in turn)."""
+    return _all_worths(size, first_completer, gold, cities, hands)
 
 
-def _worth(city, hand, gold: int, first: bool, size: int) -> float:
+def _worth(city: Sequence[int], hand: Sequence[int], gold: int, first: bool, size: int) -> float:
     """Expected final points of a seat: city points and bonuses, plus what gold and hand
     can still become (gold turns into points only with buildable cards, and vice versa)."""
-    built = set(map(DISTRICT.__getitem__, city))
+    names = _names(city)
     pts = sum(map(POINTS.__getitem__, city))
     colours = len(set(map(COLOUR.__getitem__, city)))
     bonus = 3.0 if colours >= 5 else 0.3 * max(0, colours - 2)
@@ -173,7 +218,7 @@ def _worth(city, hand, gold: int, first: bool, size: int) -> float:
         bonus += 2.0
     cost = buildable = 0
     for c in hand:
-        if DISTRICT[c] not in built:
+        if not names & NAME_BIT[c]:  # a new district
             cost += COST[c]
             buildable += 1
     # gold backed by cards to build, cards backed by gold; a little for the rest
@@ -188,23 +233,26 @@ def evaluate(state, seat: int) -> float:
     return _lead_chance(_position_worths(state), seat)
 
 
-def evaluate_all(state, seats: int) -> list[float]:
-    """`evaluate` of every seat from one reading of the position."""
+def evaluate_all(state: CitadelsState, seats: int) -> list[float]:
+    """`evaluate` of every seat from one reading of the position (the search's, once per rollout)."""
     if state.phase == OVER:
         return [evaluate(state, seat) for seat in range(seats)]
-    w = _position_worths(state)
+    w = _all_worths(state.options["city_complete_size"], state.first_completer, state.gold, state.cities, state.hands)
     return [_lead_chance(w, seat) for seat in range(seats)]
 
 
-def _position_worths(state) -> tuple:
+def _position_worths(state: CitadelsState) -> tuple[float, ...]:
     return _worths(state.options["city_complete_size"], state.first_completer, tuple(state.gold),
                    tuple(map(tuple, state.cities)), tuple(map(tuple, state.hands)))
 
 
-def _lead_chance(w: tuple, seat: int) -> float:
+def _lead_chance(w: tuple[float, ...], seat: int) -> float:
     mine = w[seat]
-    best = max(w[:seat] + w[seat + 1:])
+    best = -math.inf  # max(w[:seat] + w[seat + 1:])
+    for p in range(len(w)):
+        if p != seat and w[p] > best:
+            best = w[p]
     return 1.0 / (1.0 + math.exp(-(mine - best) / SCALE))
 
 
-SCALE = float(__import__("os").environ.get("GE_CIT_SCALE", 4.0))
+SCALE: Final[float] = float(__import__("os").environ.get("GE_CIT_SCALE", 4.0))

@@ -131,13 +131,15 @@ def thief_targets(state: CitadelsState) -> list:
 def warlord_targets(state: CitadelsState, seat: int) -> list:
     """CIT-53..CIT-55: (owner, card, price) the Warlord can pay for."""
     out: list = []
-    gold = state.gold[seat]
+    gold: int = state.gold[seat]
+    size: int = state.options["city_complete_size"]
     for owner, city in enumerate(state.cities):
-        if len(city) >= state.options["city_complete_size"] or owner == state.protected:
+        if len(city) >= size or owner == state.protected:
             continue  # immunity() of every card: CIT-55, CIT-50
+        wall = owns(state, owner, "great_wall")  # destroy_price's, once per city
         for card in city:
-            if immunity(state, owner, card) is None:
-                price = destroy_price(state, owner, card)
+            if DISTRICT[card] != "keep":  # immunity(): CIT-59
+                price = COST[card] - 1 + (1 if wall and DISTRICT[card] != "great_wall" else 0)
                 if price <= gold:
                     out.append((owner, card, price))
     return out

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from engines.core import Outcome, rank_by
 
-from .cards import COLOUR, CONSTANTS, DISTRICT, POINTS
+from .cards import COLOUR, CONSTANTS, DISTRICT, NAME_BIT, POINTS
 from .state import CitadelsState
 
 
@@ -21,8 +21,30 @@ def completable(state: CitadelsState) -> bool:
     remain in play (deck, hands, cities) than the size: destroyed_district_to=discard
     can drain the game, and a size above 28 can never be met. RULES.md has no end for
     that case; the engine then makes the current round the last one (reported reading)."""
-    size = state.options["city_complete_size"]
-    return len(set(map(DISTRICT.__getitem__, state.deck))) >= size or len(names_in_play(state)) >= size
+    size: int = state.options["city_complete_size"]
+    deck = _names(state.deck)  # the deck's names first: they nearly always suffice
+    if _count(deck) >= size:
+        return True
+    for part in (state.hands, state.cities):
+        for cards in part:
+            deck |= _names(cards)
+    return _count(deck) >= size
+
+
+def _names(cards: list[int]) -> int:
+    """The district names among `cards`, one bit each (cards.NAME_BIT)."""
+    names = 0
+    for c in cards:
+        names |= NAME_BIT[c]
+    return names
+
+
+def _count(names: int) -> int:
+    n = 0
+    while names:
+        names &= names - 1
+        n += 1
+    return n
 
 
 def five_colour_bonus(state: CitadelsState, seat: int) -> int:

@@ -53,3 +53,19 @@ def test_issue22_draws_leave_a_random_subclass_to_its_own_methods():
     cards = [1, 2, 3]
     draws.shuffle(Fixed(1), cards)
     assert cards == [3, 2, 1] and draws.choice(Fixed(1), cards) == 3
+
+
+def test_issue22_completable_is_names_in_play_against_the_size():
+    """scoring.completable counts district names as bit masks: the same answer as counting the
+    names in play, along random games and for sizes around the 28 names."""
+    import random
+
+    from engines.citadels import scoring
+
+    rng = random.Random(5)
+    for size in (8, 20, 27, 28, 29):
+        state = GAME.new_state(4, {"city_complete_size": size, "destroyed_district_to": "discard"}, size)
+        while not GAME.is_over(state):
+            assert scoring.completable(state) == (len(scoring.names_in_play(state)) >= size)
+            seat = GAME.to_move(state)
+            GAME.apply(state, seat, rng.choice(GAME.legal_moves(state, seat)))
