@@ -19,7 +19,7 @@ class Derived:
     """The answers for one board; the lazily filled ones are pure functions of that board too."""
 
     __slots__ = ("board", "lava", "ends", "constrained", "spots", "end_positions", "eruption_spaces",
-                 "card_tiles", "cut", "aftershock", "turns", "threats", "placements", "place_moves")
+                 "card_tiles", "cut", "aftershock", "turns", "threats", "placements", "place_moves", "moves")
 
     def __init__(self, board: dict[Cell, tuple[int, int]], lava: dict[Cell, int],
                  ends: dict[Cell, int], constrained: dict[Cell, int]):
@@ -40,6 +40,7 @@ class Derived:
         self.turns: dict[Cell, list[int]] = {}  # tile -> its Aftershock orientations, kept where unchanged
         self.placements: dict[int, list[tuple[Cell, int]]] = {}  # lava tile -> its (space, rotation)s
         self.place_moves: dict[int, list[Any]] = {}  # lava tile -> its PlaceTile moves (generator.py)
+        self.moves: dict[Any, Any] = {}  # the other move lists generator.py makes of this board, by its key
         self.threats: dict[int, int] | None = None  # village -> open ends on its entries (heuristic.py)
 
 

@@ -12,14 +12,10 @@ from .legality import (
     eruption_spaces,
     lava_flow_has_effect,
     may_build_more,
-    may_buy_tile,
-    over_hand_limit,
     pending_eruption,
     quake_has_effect,
     quake_replacements,
     sinkhole_targets,
-    stockpile_materials,
-    supply_has,
     tile_pairs,
     tile_placements,
 )
@@ -52,15 +48,25 @@ _new = tuple.__new__  # a move built without its NamedTuple's Python-level __new
 
 def _wall_moves(state, seat, kind):
     """A wall of each stockpile material on each free position, in `wall_positions`' order."""
-    materials = tuple(stockpile_materials(state, seat))
-    if not materials:
+    stock = state.stockpiles[seat]
+    has = bool(stock[0]) | bool(stock[1]) << 1 | bool(stock[2]) << 2
+    if not has:
         return []
+    at = _WALLS_AT[kind][has]
     walls = state.walls
-    out = [_new(kind, (m, cell, e)) for cell, e in derived.of(state).end_positions if (cell, e) not in walls
-           for m in materials]
-    out += [_new(kind, (m, cell, e)) for cell, e in B.ENTRIES[state.villages[seat]] if (cell, e) not in walls
-            for m in materials]
+    out = [move for position in derived.of(state).end_positions if position not in walls for move in at[position]]
+    out += [move for position in B.ENTRIES[state.villages[seat]] if position not in walls for move in at[position]]
     return out
+
+
+def _walls_at(kind):
+    """By the materials (bit i: a wall of MATERIALS[i]): position -> the `kind` moves building a wall
+    of each of them there, in their order."""
+    one = [{(cell, e): _new(kind, (m, cell, e)) for cell in B.PLAYABLE for e in range(6)} for m in B.MATERIALS]
+    return [{p: tuple(one[i][p] for i in range(3) if has >> i & 1) for p in one[0]} for has in range(8)]
+
+
+_WALLS_AT = {kind: _walls_at(kind) for kind in (BuildWall, PlayReinforce)}  # wall move kind -> `_walls_at`
 
 
 def _relocate_moves(state, seat):
@@ -100,30 +106,66 @@ def walls_moves(state, seat):
     return [EndTurn()] + (_wall_moves(state, seat, BuildWall) if may_build_more(state, seat) else [])
 
 
+def _board_moves(state, key, make):
+    """A move list of this board made once by `make(state)` (cached per board under `key`)."""
+    moves = derived.of(state).moves
+    out = moves.get(key)
+    if out is None:
+        out = moves[key] = make(state)
+    return out
+
+
+def _aftershocks(state):
+    return [_new(PlayAftershock, turn) for turn in aftershock_turns(state)]
+
+
+def _sinkholes(state):
+    return [_new(PlaySinkhole, (cell,)) for cell in sinkhole_targets(state)]
+
+
+_LAVA_FLOW, _RAIN, _QUAKE = [PlayLavaFlow()], [PlayRain()], [PlayQuake()]
+
 # Plays of each card kind (ERU-115: only those with an effect), in the order the hand's kinds sort.
 CARD_PLAYS = {
-    "lava_flow": lambda state, seat: [PlayLavaFlow()] if lava_flow_has_effect(state) else [],
+    "lava_flow": lambda state, seat: _LAVA_FLOW if lava_flow_has_effect(state) else [],
     "reinforce": lambda state, seat: _wall_moves(state, seat, PlayReinforce),
     "relocate": lambda state, seat: _relocate_moves(state, seat),
-    "aftershock": lambda state, seat: [PlayAftershock(cell, r) for cell, r in aftershock_turns(state)],
-    "rain": lambda state, seat: [PlayRain()],
-    "sinkhole": lambda state, seat: [PlaySinkhole(cell) for cell in sinkhole_targets(state)],
-    "volcanic_bomb": lambda state, seat: [PlayVolcanicBomb(cell, e) for cell, e in sorted(state.walls)],
-    "quake": lambda state, seat: [PlayQuake()] if quake_has_effect(state) else [],
+    "aftershock": lambda state, seat: _board_moves(
+        state, (PlayAftershock, state.options["cards_act_on_eruption_tiles"]), _aftershocks),
+    "rain": lambda state, seat: _RAIN,
+    "sinkhole": lambda state, seat: _board_moves(
+        state, (PlaySinkhole, state.options["cards_act_on_eruption_tiles"]), _sinkholes),
+    "volcanic_bomb": lambda state, seat: [_new(PlayVolcanicBomb, position) for position in sorted(state.walls)],
+    "quake": lambda state, seat: _QUAKE if quake_has_effect(state) else [],
 }
 
 
 def cards_moves(state, seat):
     """ERU-113/114: end the step or discard surplus, discards for a wall or a tile, then plays."""
     hand = state.hands[seat]
-    kinds = sorted(set(hand))
-    out = [DiscardSurplus(k) for k in kinds] if over_hand_limit(state, seat) else [EndCards()]
-    out += [DiscardForWall(k) for k in kinds if supply_has(state, k)]
-    if may_buy_tile(state):
-        out += [DiscardForTile(pair) for pair in tile_pairs(hand)]
-    for k in kinds:
+    supply = state.supply
+    walls = (True, True, True) if state.options["unlimited_walls"] else (supply[0] > 0, supply[1] > 0, supply[2] > 0)
+    out = list(_hand_moves(tuple(hand), walls, bool(state.stack)))
+    for k in _kinds(tuple(hand)):
         out += CARD_PLAYS[k](state, seat)
     return out
+
+
+@lru_cache(maxsize=4096)
+def _kinds(hand):
+    return tuple(sorted(set(hand)))
+
+
+@lru_cache(maxsize=4096)
+def _hand_moves(hand, walls, stack):
+    """The moves of `cards_moves` that depend only on the hand, which supplies have walls and
+    whether the stack has a tile: EndCards or the surplus discards, then the discards for walls and a tile."""
+    kinds = _kinds(hand)
+    out = [DiscardSurplus(k) for k in kinds] if len(hand) > B.HAND_LIMIT else [EndCards()]
+    out += [DiscardForWall(k) for k in kinds if walls[B.MATERIAL_INDEX[B.CARD_MATERIAL[k]]]]
+    if stack:
+        out += [DiscardForTile(pair) for pair in tile_pairs(list(hand))]
+    return tuple(out)
 
 
 MOVES_IN = {PLACEMENT: placement_moves, ERUPTION: eruption_moves, EXTRA_PLACEMENT: extra_placement_moves,

@@ -55,13 +55,20 @@ def relocation_key(state, seat):
 def relocations_of(entries, start):
     """`relocations` for one village's walls: cached, since a seat holding Relocate lists its moves
     once per cards step. Arrangements in the order of their materials, no wall first."""
-    return [tuple((*entries[a], *entries[b]) for a, b in plan) for plan in _index_plans(start)]
+    moves = _step_table(entries).__getitem__
+    return [tuple(map(moves, plan)) for plan in _index_plans(start)]
+
+
+@lru_cache(maxsize=64)
+def _step_table(entries):
+    """Step `a * n + b` (n entry positions) -> the wall move (from_cell, from_edge, to_cell, to_edge)."""
+    return [(*a, *b) for a in entries for b in entries]
 
 
 @lru_cache(maxsize=4096)
 def _index_plans(start):
-    """The plans of `_relocation_plans` as steps between indices of the entry positions: the same
-    for every village with walls arranged as `start`."""
+    """The relocation plans of `start` as steps `a * n + b` between indices a, b of the n entry
+    positions: the same for every village with walls arranged as `start`."""
     return [_relocation_steps(start, goal) for goal in _arrangements(start) if goal != start]
 
 
@@ -88,19 +95,29 @@ def _arrangements(start):
 def _relocation_steps(start, goal):
     """Steps from occupied to empty positions that turn `start` into `goal` (same walls, other places):
     fill an empty position the goal wants filled with a misplaced wall of that material; when none is
-    left, move a misplaced wall aside to a free position to break the cycle."""
-    cur, steps = list(start), []
-
-    def step(a, b):
-        steps.append((a, b))
-        cur[b], cur[a] = cur[a], None
-
-    while cur != list(goal):
-        hole = next((i for i, m in enumerate(cur) if m is None and goal[i] is not None), None)
-        if hole is not None:
-            src = next(j for j, m in enumerate(cur) if m == goal[hole] and goal[j] != m)
-            step(src, hole)
+    left, move a misplaced wall aside to a free position to break the cycle. Step a -> b is a * n + b."""
+    cur, want, steps = list(start), list(goal), []
+    n = len(cur)
+    while cur != want:
+        for hole in range(n):
+            if cur[hole] is None and want[hole] is not None:
+                src = _misplaced(cur, want, want[hole])
+                break
         else:
-            src = next(j for j, m in enumerate(cur) if m is not None and m != goal[j] and goal[j] is not None)
-            step(src, cur.index(None))
+            src = _misplaced(cur, want, None)
+            hole = cur.index(None)
+        steps.append(src * n + hole)
+        cur[hole], cur[src] = cur[src], None
     return tuple(steps)
+
+
+def _misplaced(cur, want, material):
+    """The first position holding a wall the goal wants elsewhere: of `material` (a wall it wants
+    moved), or with None any wall on a position the goal fills with another."""
+    for j, m in enumerate(cur):
+        if material is None:
+            if m is not None and m != want[j] and want[j] is not None:
+                return j
+        elif m == material and want[j] != m:
+            return j
+    raise AssertionError("no misplaced wall")  # goal holds the same walls as cur
