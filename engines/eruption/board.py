@@ -138,3 +138,5 @@ def _reach(space: Cell, mask: int) -> tuple[tuple[Cell, int], ...]:
 
 LAVA_REACH = {_s: tuple(_reach(_s, m) for m in range(64)) for _s in PLAYABLE}
 EXIT_ENDS = tuple((space, 1 << OPP[e]) for _, e, space in EXITS)  # ERU-14: an exit's open end
+# Per playable space and lava mask: the wall positions (space, edge) on the mask's edges (ERU-23, ERU-90).
+END_POSITIONS = {_s: tuple(tuple((_s, e) for e in EDGES_OF_MASK[m]) for m in range(64)) for _s in PLAYABLE}

@@ -30,14 +30,14 @@ class Derived:
         # (space, lava_in, constrained, lava_in << 6 | constrained) of every open end, by space
         self.spots = [(space, ends[space], constrained[space], ends[space] << 6 | constrained[space])
                       for space in sorted(ends)]
-        edges = B.EDGES_OF_MASK
-        self.end_positions = [(space, e) for space, lava_in, _, _ in self.spots for e in edges[lava_in]]
+        positions = B.END_POSITIONS
+        self.end_positions = [p for space, lava_in, _, _ in self.spots for p in positions[space][lava_in]]
         # filled when first asked (legality.py, geometry.py); card answers by `cards_act_on_eruption_tiles`
         self.eruption_spaces: list[Cell] | None = None
         self.card_tiles: dict[bool, list[Cell]] = {}
         self.cut: set[Cell] | None = None
-        self.aftershock: dict[bool, list[tuple[Cell, int]]] = {}
-        self.turns: dict[Cell, list[int]] = {}  # tile -> its Aftershock orientations, kept where unchanged
+        self.aftershock: dict[bool, list[Any]] = {}  # PlayAftershock moves
+        self.turns: dict[Cell, list[Any]] = {}  # tile -> its PlayAftershock moves, kept where unchanged
         self.placements: dict[int, list[tuple[Cell, int]]] = {}  # lava tile -> its (space, rotation)s
         self.place_moves: dict[int, list[Any]] = {}  # lava tile -> its PlaceTile moves (generator.py)
         self.moves: dict[Any, Any] = {}  # the other move lists generator.py makes of this board, by its key
@@ -51,6 +51,10 @@ def of(state: Any) -> Derived:
     if d is None:
         d = state.derived = made(state.board, state.lava)
     elif d.board != state.board or d.lava != state.lava:
+        placed = _placed(d, state.board, state.lava)
+        if placed is not None:
+            d = state.derived = after_placing(d, state, placed)
+            return d
         changed = {cell for cell, _ in d.lava.items() ^ state.lava.items()}
         changed.update(cell for cell, _ in d.board.items() ^ state.board.items())
         if len(changed) == 1 and not d.board.keys() >= changed and state.board.keys() >= changed:
@@ -60,6 +64,19 @@ def of(state: Any) -> Derived:
         else:
             d = state.derived = made(state.board, state.lava)
     return d
+
+
+def _placed(d: Derived, board: dict[Cell, tuple[int, int]], lava: dict[Cell, int]) -> Cell | None:
+    """The space a tile was put on when that is all that differs from `d`'s board, else None
+    (the commonest change, found without building the boards' item sets)."""
+    if len(board) != len(d.board) + 1 or len(lava) != len(d.lava) + 1:
+        return None
+    added = board.keys() - d.board.keys()
+    if len(added) != 1 or lava.keys() - d.lava.keys() != added:
+        return None
+    if d.board.items() <= board.items() and d.lava.items() <= lava.items():
+        return next(iter(added))
+    return None
 
 
 def made(board: dict[Cell, tuple[int, int]], lava: dict[Cell, int]) -> Derived:

@@ -7,7 +7,7 @@ from functools import lru_cache
 from . import board as B
 from . import derived
 from .legality import (
-    aftershock_turns,
+    aftershock_moves,
     board_placements,
     eruption_spaces,
     lava_flow_has_effect,
@@ -30,7 +30,6 @@ from .moves import (
     EndTurn,
     PlaceEruption,
     PlaceTile,
-    PlayAftershock,
     PlayLavaFlow,
     PlayQuake,
     PlayRain,
@@ -40,7 +39,7 @@ from .moves import (
     PlayVolcanicBomb,
     QuakeReplace,
 )
-from .relocation import relocation_key, relocations_of
+from .relocation import SORTED_ENTRIES, relocation_key, relocations_of
 from .state import CARDS, ERUPTION, EXTRA_PLACEMENT, OVER, PLACEMENT, QUAKE, WALLS
 
 _new = tuple.__new__  # a move built without its NamedTuple's Python-level __new__: the same value, sooner
@@ -71,12 +70,12 @@ _WALLS_AT = {kind: _walls_at(kind) for kind in (BuildWall, PlayReinforce)}  # wa
 
 def _relocate_moves(state, seat):
     key = relocation_key(state, seat)
-    return [] if key is None else list(_relocate_plays(*key))
+    return [] if key is None else list(_relocate_plays(state.villages[seat], key[1]))
 
 
 @lru_cache(maxsize=4096)
-def _relocate_plays(entries, start):
-    return tuple(_new(PlayRelocate, (steps,)) for steps in relocations_of(entries, start))
+def _relocate_plays(village, start):
+    return tuple(_new(PlayRelocate, (steps,)) for steps in relocations_of(SORTED_ENTRIES[village], start))
 
 
 def placement_moves(state, seat):
@@ -115,10 +114,6 @@ def _board_moves(state, key, make):
     return out
 
 
-def _aftershocks(state):
-    return [_new(PlayAftershock, turn) for turn in aftershock_turns(state)]
-
-
 def _sinkholes(state):
     return [_new(PlaySinkhole, (cell,)) for cell in sinkhole_targets(state)]
 
@@ -130,8 +125,7 @@ CARD_PLAYS = {
     "lava_flow": lambda state, seat: _LAVA_FLOW if lava_flow_has_effect(state) else [],
     "reinforce": lambda state, seat: _wall_moves(state, seat, PlayReinforce),
     "relocate": lambda state, seat: _relocate_moves(state, seat),
-    "aftershock": lambda state, seat: _board_moves(
-        state, (PlayAftershock, state.options["cards_act_on_eruption_tiles"]), _aftershocks),
+    "aftershock": lambda state, seat: aftershock_moves(state),
     "rain": lambda state, seat: _RAIN,
     "sinkhole": lambda state, seat: _board_moves(
         state, (PlaySinkhole, state.options["cards_act_on_eruption_tiles"]), _sinkholes),

@@ -87,6 +87,8 @@ def board_placements(state, tile):
 def is_placeable(state, tile):
     """ERU-71: at least one legal placement on a space not excluded (ERU-75)."""
     excluded = state.excluded
+    if not excluded:
+        return bool(board_placements(state, tile))
     return any(space not in excluded for space, _ in board_placements(state, tile))
 
 
@@ -124,18 +126,27 @@ def aftershock_rotations(state, cell):
 
 def aftershock_turns(state):
     """ERU-119: every (cell, new orientation) of the card tiles (cached per board)."""
+    return [(move.cell, move.rotation) for move in aftershock_moves(state)]
+
+
+def aftershock_moves(state):
+    """`aftershock_turns` as PlayAftershock moves, the board's cached list (not to be changed); each
+    tile's moves are kept while its neighbourhood is unchanged (`derived.Derived.turns`)."""
     d = derived.of(state)
     flag = state.options["cards_act_on_eruption_tiles"]
-    turns = d.aftershock.get(flag)
-    if turns is None:
+    moves = d.aftershock.get(flag)
+    if moves is None:
         by_cell = d.turns
-        turns = d.aftershock[flag] = []
+        moves = d.aftershock[flag] = []
         for cell in board_card_tiles(state):
-            rotations = by_cell.get(cell)
-            if rotations is None:
-                rotations = by_cell[cell] = aftershock_rotations(state, cell)
-            turns += [(cell, r) for r in rotations]
-    return list(turns)
+            turns = by_cell.get(cell)
+            if turns is None:
+                turns = by_cell[cell] = [_new(PlayAftershock, (cell, r)) for r in aftershock_rotations(state, cell)]
+            moves += turns
+    return moves
+
+
+_new = tuple.__new__  # a move built without its NamedTuple's Python-level __new__: the same value, sooner
 
 
 def sinkhole_targets(state):
@@ -258,8 +269,13 @@ def lava_flow_has_effect(state):
 
 
 def quake_has_effect(state):
-    """ERU-115: Quake needs a tile in the stack and a lava tile on the board."""
-    return bool(state.stack) and bool(board_card_tiles(state))
+    """ERU-115: Quake needs a tile in the stack and a lava tile on the board (`card_tiles` not empty)."""
+    if not state.stack:
+        return False
+    if state.options["cards_act_on_eruption_tiles"]:
+        return bool(state.board)
+    first_eruption = B.ERUPTION_IDS[0]
+    return any(tile < first_eruption for tile, _ in state.board.values())
 
 
 def tile_pairs(hand):

@@ -5,7 +5,10 @@ from functools import lru_cache
 
 from engines.core import IllegalMove
 
+from . import board as B
 from .geometry import own_entries
+
+SORTED_ENTRIES = {village: tuple(sorted(entries)) for village, entries in B.ENTRIES.items()}
 
 
 def village_walls(state, seat):
@@ -44,8 +47,9 @@ def relocations(state, seat):
 def relocation_key(state, seat):
     """(sorted entry positions, the wall on each or None) of `seat`'s village, or None when Relocate
     has nothing to do: every step needs a wall to move and an empty position to move it to."""
-    entries = tuple(sorted(own_entries(state, seat)))
-    start = tuple(state.walls.get(p) for p in entries)
+    entries = SORTED_ENTRIES[state.villages[seat]]
+    walls = state.walls.get
+    start = tuple([walls(p) for p in entries])
     if None not in start or all(m is None for m in start):
         return None
     return entries, start
