@@ -78,6 +78,9 @@ def _relocate_plays(village, start):
     return tuple(_new(PlayRelocate, (steps,)) for steps in relocations_of(SORTED_ENTRIES[village], start))
 
 
+_DRAW_EXTRA, _END_PLACEMENT, _END_TURN = DrawExtraTile(), EndPlacement(), EndTurn()  # moves are values: one each
+
+
 def placement_moves(state, seat):
     tile = state.drawn_tile
     if state.excluded:
@@ -94,7 +97,7 @@ def eruption_moves(state, seat):
 
 
 def extra_placement_moves(state, seat):
-    return [DrawExtraTile(), EndPlacement()]
+    return [_DRAW_EXTRA, _END_PLACEMENT]
 
 
 def quake_moves(state, seat):
@@ -102,7 +105,11 @@ def quake_moves(state, seat):
 
 
 def walls_moves(state, seat):
-    return [EndTurn()] + (_wall_moves(state, seat, BuildWall) if may_build_more(state, seat) else [])
+    if may_build_more(state, seat):
+        out = _wall_moves(state, seat, BuildWall)
+        out.insert(0, _END_TURN)
+        return out
+    return [_END_TURN]
 
 
 def _board_moves(state, key, make):

@@ -34,6 +34,8 @@ from .scoring import outcome_keys
 from .setup import deck_for
 from .state import CARDS, ERUPTION, EXTRA_PLACEMENT, OVER, PLACEMENT, QUAKE, WALLS
 
+_RAIN, _END_TURN, _END_CARDS, _DRAW_EXTRA = PlayRain(), EndTurn(), EndCards(), DrawExtraTile()  # moves are values
+
 CENTRE = {v: (sum(c[0] for c in cells) / 3, sum(c[1] for c in cells) / 3)
           for v, cells in B.VILLAGE_CELLS.items()}
 
@@ -95,9 +97,24 @@ def _own_flow_positions(state, seat):
     return flows_into(state, state.villages[seat])
 
 
-def _placement_value(state, seat, m):
-    return (_lava_score(state, seat, m.cell, B.MASK_OF_TILE[m.tile][m.rotation])
-            + (0.5 if m.cell in B.AWARD else 0))
+def _placement_values(state, seat, moves):
+    """Greedy's value of each PlaceTile move: its lava's `_lava_score` (the tables looked up once), 0.5 more
+    on a wall-award space (ERU-76)."""
+    static = _static_scores(state.villages, seat, state.options["cards_for_unoccupied_villages"])
+    pull = _pull_table(state.villages, seat)
+    board, reach, masks, award = state.board, B.LAVA_REACH, B.MASK_OF_TILE, B.AWARD
+    out = []
+    for m in moves:
+        _, space, rotation = m
+        mask = masks[m[0]][rotation]
+        score = static.get((space, mask))
+        if score is None:
+            score = static[space, mask] = _static_score(state, seat, space, mask)
+        for neighbour, _ in reach[space][mask]:
+            if neighbour not in board:
+                score += 0.4 * pull[neighbour]
+        out.append(score + (0.5 if space in award else 0))
+    return out
 
 
 def _quake_value(state, seat, m):
@@ -109,17 +126,23 @@ def _eruption_value(state, seat, m):
     return _lava_score(state, seat, m.cell, 63)
 
 
-# Greedy's value of each tile move, by phase (shared by `choose` and `rank`)
-_TILE_VALUE = {PLACEMENT: _placement_value, QUAKE: _quake_value, ERUPTION: _eruption_value}
+def _each(value):
+    return lambda state, seat, moves: [value(state, seat, m) for m in moves]
+
+
+# Greedy's value of each of a step's tile moves, by phase (shared by `choose` and `rank`)
+_TILE_VALUES = {PLACEMENT: _placement_values, QUAKE: _each(_quake_value), ERUPTION: _each(_eruption_value)}
 
 
 def choose(state, seat, rng):
     moves = legal_moves(state, seat)
     if len(moves) == 1:
         return moves[0]
-    value = _TILE_VALUE.get(state.phase)
-    if value is not None:
-        return max(moves, key=lambda m: value(state, seat, m) + rng.random() * 0.01)
+    values = _TILE_VALUES.get(state.phase)
+    if values is not None:  # the first best, as max() picks it
+        random = rng.random
+        keys = [value + random() * 0.01 for value in values(state, seat, moves)]
+        return moves[keys.index(max(keys))]
     return _CHOOSE_IN[state.phase](state, seat, moves, rng)
 
 
@@ -131,13 +154,13 @@ def prior(state, seat, rng):
     if _last_turn(state, seat):
         if state.phase == CARDS:
             moves = legal_moves(state, seat)
-            if state.temperatures[seat] and PlayRain() in moves:
-                return PlayRain()
+            if state.temperatures[seat] and _RAIN in moves:
+                return _RAIN
             walls = _by_kind(moves).get(DiscardForWall)
             if walls:
                 return _best_material_card(walls)
         elif state.phase == WALLS:
-            return EndTurn()
+            return _END_TURN
     elif state.phase == CARDS and "rain" in state.hands[seat]:
         return _choose_card(state, seat, _keeping_rain(legal_moves(state, seat)), rng)
     return choose(state, seat, rng)
@@ -146,7 +169,7 @@ def prior(state, seat, rng):
 def _keeping_rain(moves):
     """Card moves that keep Rain for the last turn: its 30 degrees then decide ties at 290,
     while earlier they are often lost to the clamp at 290 (ERU-7)."""
-    kept = [m for m in moves if m != PlayRain() and getattr(m, "card", None) != "rain"
+    kept = [m for m in moves if m != _RAIN and getattr(m, "card", None) != "rain"
             and "rain" not in getattr(m, "cards", ())]
     if _by_kind(kept).keys() & {EndCards, DiscardSurplus, DiscardForWall}:
         return kept
@@ -172,13 +195,14 @@ def _best_material(moves):
 def _choose_wall(state, seat, moves, rng):
     builds = _by_kind(moves).get(BuildWall, [])
     flows = set(_own_flow_positions(state, seat))
-    guard = [m for m in builds if (m.cell, m.edge) in flows]
+    guard = [m for m in builds if (m.cell, m.edge) in flows] if flows else []
     if guard:
         return _best_material(guard)[0]
-    near = [m for m in builds if (m.cell, m.edge) not in B.ENTRY_VILLAGE and _pull(state, seat, m.cell) < -1]
+    pull = _pull_table(state.villages, seat)
+    near = [m for m in builds if pull[m.cell] < -1 and (m.cell, m.edge) not in B.ENTRY_VILLAGE]
     if near:
-        return min(near, key=lambda m: (_pull(state, seat, m.cell), m.material != "straw", rng.random()))
-    return EndTurn()
+        return min(near, key=lambda m: (pull[m.cell], m.material != "straw", rng.random()))
+    return _END_TURN
 
 
 def _by_kind(moves):
@@ -204,7 +228,7 @@ def _choose_card(state, seat, moves, rng):
         if bad:
             return bad[0]
     if PlayAftershock in by_kind:
-        cur = {c: _lava_score(state, seat, c, state.lava[c]) for c in state.board}
+        cur = {c: _lava_score(state, seat, c, state.lava[c]) for c in {m.cell: None for m in by_kind[PlayAftershock]}}
         best = max(by_kind[PlayAftershock],
                    key=lambda m: _lava_score(state, seat, m.cell, B.MASK_OF_TILE[state.board[m.cell][0]][m.rotation])
                    - cur[m.cell])
@@ -224,12 +248,12 @@ def _choose_card(state, seat, moves, rng):
         if walls:
             return _best_material_card(walls)
         return by_kind[DiscardSurplus][0]
-    return EndCards()
+    return _END_CARDS
 
 
 # Greedy's choice in the other steps, by phase
 _CHOOSE_IN = {
-    EXTRA_PLACEMENT: lambda state, seat, moves, rng: DrawExtraTile(),
+    EXTRA_PLACEMENT: lambda state, seat, moves, rng: _DRAW_EXTRA,
     WALLS: _choose_wall,
     CARDS: _choose_card,
 }
@@ -242,9 +266,10 @@ def _best_material_card(moves):
 def rank(state, seat, legal, rng):
     """Search order for progressive widening, best first: tile moves by greedy's value,
     other moves by `_step_priority` (ties at random)."""
-    value = _TILE_VALUE.get(state.phase)
-    if value is not None:
-        return sorted(legal, key=lambda m: -value(state, seat, m))
+    values = _TILE_VALUES.get(state.phase)
+    if values is not None:
+        keys = [-value for value in values(state, seat, legal)]
+        return [legal[i] for i in sorted(range(len(legal)), key=keys.__getitem__)]
     own_flows = set(_own_flow_positions(state, seat))
     keyed = [(_step_priority(state, seat, m, own_flows), rng.random(), i) for i, m in enumerate(legal)]
     return [legal[i] for _, _, i in sorted(keyed)]
@@ -286,21 +311,26 @@ _STRAW, _WOOD, _STONE = (B.TIEBREAK[m] for m in B.MATERIALS)
 _MEAN_CARD_TIEBREAK = 1.85  # mean tie-break value of a non-Rain card discarded for a wall (ERU-155)
 
 
-def _threats(state, village):
-    """Empty spaces next to `village` that lava already reaches: flows one placement away (per board)."""
+def _threats(state):
+    """Village -> the empty spaces next to it that lava already reaches: flows one placement away (per board)."""
     d = derived.of(state)
     if d.threats is None:
         d.threats = Counter(v for c in d.ends for v in B.ENTRY_MASK_BY_VILLAGE[c])
-    return d.threats[village]
+    return d.threats
+
+
+def _outlooks(state):
+    """Every seat's `_village_outlook` with its village's threats."""
+    threats = _threats(state)
+    return [(*_village_outlook(state, s), threats[state.villages[s]]) for s in range(state.seats)]
 
 
 def _standing(state, seat, outlook, rain, cards):
     """A seat's temperature once its `rain` cards are played, expected damage, threats, and
     tie-break potential: the tie-break value plus what `cards` more walls would add
-    (`outlook`: its `_village_outlook`)."""
-    heat, tiebreak = outlook
-    return (max(state.temperatures[seat] - 30 * rain, 0), heat, _threats(state, state.villages[seat]),
-            tiebreak + cards)
+    (`outlook`: its `_outlooks` entry)."""
+    heat, tiebreak, threats = outlook
+    return (max(state.temperatures[seat] - 30 * rain, 0), heat, threats, tiebreak + cards)
 
 
 def _village_outlook(state, seat):
@@ -364,14 +394,14 @@ def evaluate(state, seat):
     if state.phase == OVER:
         ranks, winners = outcome_keys(state)
         return 1.0 / len(winners) if seat in winners else 0.0
-    return _win_chance(state, seat, [_village_outlook(state, s) for s in range(state.seats)])
+    return _win_chance(state, seat, _outlooks(state))
 
 
 def evaluate_all(state, seats):
     """`evaluate` of every seat, each village's outlook computed once."""
     if state.phase == OVER:
         return [evaluate(state, seat) for seat in range(seats)]
-    outlooks = [_village_outlook(state, s) for s in range(state.seats)]
+    outlooks = _outlooks(state)
     return [_win_chance(state, seat, outlooks) for seat in range(seats)]
 
 

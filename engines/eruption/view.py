@@ -4,6 +4,7 @@ View keys are the EruptionView proto's field names.
 """
 from __future__ import annotations
 
+import copy
 import random
 from collections import Counter
 
@@ -67,21 +68,14 @@ def view(state, seat):
     }
 
 
-def _deal_unseen(state, v, seat, rng):
-    """Own hand as seen; the other hands and the draw pile from the cards `seat` has not seen."""
+def _unseen_cards(state, v, seat):
+    """(own hand as seen, the cards `seat` has not seen, sorted): the other hands and the draw pile
+    are dealt from those."""
     own = sorted(v["hand"]) if seat is not None and seat >= 0 else []
     unseen = Counter(deck_for(state.options))
     unseen.subtract(Counter(own))
     unseen.subtract(Counter(state.discard))
-    pool = sorted(unseen.elements())
-    rng.shuffle(pool)
-    state.hands = []
-    for s, size in enumerate(v["hand_sizes"]):
-        if s == seat:
-            state.hands.append(list(own))
-        else:
-            state.hands.append(sorted(pool.pop() for _ in range(int(size))))
-    state.draw_pile = pool
+    return own, sorted(unseen.elements())
 
 
 def _lay_board(state, v):
@@ -116,33 +110,81 @@ def _turn_state(state, v):
     state.removed_tiles = [int(t) for t in v["removed_tiles"]]
 
 
-def _shuffle_stack(state, v, rng):
-    """The unseen tiles: the stack (its size is public) and, the rest, those a burnout removed."""
+def _unseen_tiles(state):
+    """The unseen tiles, in id order: the stack (its size is public) and, the rest, those a burnout removed."""
     known = set(state.removed_tiles) | {t for t, _ in state.board.values()} | {state.drawn_tile, state.quake_tile}
-    tiles = [t for t in B.LAVA_TILE_IDS if t not in known]
-    rng.shuffle(tiles)
-    k = int(v["stack_count"])
-    state.stack, state.burnout_removed = tiles[:k], tiles[k:]
+    return [t for t in B.LAVA_TILE_IDS if t not in known]
 
 
 def determinize(v, seat, rng: random.Random) -> EruptionState:
     """A full state agreeing with view `v`; hands, pile and stack order and rng resampled."""
-    state = EruptionState.__new__(EruptionState)
+    template = _template(v, seat)
+    state = _copy_public(template.state)
+    state.rng = random.Random(rng.getrandbits(64))
+    pool = template.pool[:]
+    rng.shuffle(pool)
+    state.hands = [list(template.own) if s == seat else sorted([pool.pop() for _ in range(size)])
+                   for s, size in enumerate(template.hand_sizes)]
+    state.draw_pile = pool
+    tiles = template.unseen_tiles[:]
+    rng.shuffle(tiles)
+    k = template.stack_count
+    state.stack, state.burnout_removed = tiles[:k], tiles[k:]
+    state.derived = _root_answers(state)
+    return state
+
+
+class _Template:
+    """What `determinize` makes of one view before it deals: the public state, the cards and tiles
+    it deals from (a search determinizes one view again and again)."""
+
+    __slots__ = ("view", "snapshot", "seat", "state", "pool", "own", "hand_sizes", "unseen_tiles", "stack_count")
+
+
+_LAST_TEMPLATE: list[_Template | None] = [None]
+
+
+def _template(v, seat) -> _Template:
+    """The template of view `v` for `seat`: the last one when `v` is the same view, unchanged since."""
+    last = _LAST_TEMPLATE[0]
+    if last is not None and last.view is v and last.seat == seat and last.snapshot == v:
+        return last
+    t = _Template()
+    t.view, t.snapshot, t.seat = v, copy.deepcopy(v), seat
+    t.state = state = EruptionState.__new__(EruptionState)
     seats = int(v["seats"])
     state.seats = seats
     state.options = check_options(seats, {k: v["options"][k] for k in FLAGS})
-    state.rng = random.Random(rng.getrandbits(64))
     state.villages = B.VILLAGES_BY_COUNT[seats]
     state.temperatures = [int(t) for t in v["temperatures"]]
     state.stockpiles = [[int(p[m]) for m in B.MATERIALS] for p in v["stockpiles"]]
     state.supply = [int(v["supply"][m]) for m in B.MATERIALS]
     state.removed_walls = [int(v["removed_walls"][m]) for m in B.MATERIALS]
     state.discard = list(v["discard"])
-    _deal_unseen(state, v, seat, rng)
+    t.own, t.pool = _unseen_cards(state, v, seat)
+    t.hand_sizes = [int(size) for size in v["hand_sizes"]]
     _lay_board(state, v)
     _turn_state(state, v)
-    _shuffle_stack(state, v, rng)
-    state.derived = _root_answers(state)
+    t.unseen_tiles, t.stack_count = _unseen_tiles(state), int(v["stack_count"])
+    _LAST_TEMPLATE[0] = t  # made whole before another search (thread) can see it
+    return t
+
+
+def _copy_public(base: EruptionState) -> EruptionState:
+    """A template's state with its own copies of the parts a game changes (hidden parts not set)."""
+    state = EruptionState.__new__(EruptionState)
+    state.seats, state.options, state.villages = base.seats, base.options, base.villages
+    state.temperatures = base.temperatures[:]
+    state.stockpiles = [p[:] for p in base.stockpiles]
+    state.supply, state.removed_walls, state.discard = base.supply[:], base.removed_walls[:], base.discard[:]
+    state.board, state.lava, state.walls = dict(base.board), dict(base.lava), dict(base.walls)
+    state.eruption_status, state.eruption_holder = base.eruption_status[:], base.eruption_holder[:]
+    state.active, state.first_player, state.turn, state.phase = base.active, base.first_player, base.turn, base.phase
+    state.drawn_tile, state.quake_tile, state.placement_origin = base.drawn_tile, base.quake_tile, base.placement_origin
+    state.excluded = set(base.excluded)
+    state.eruptions_placed, state.walls_built = base.eruptions_placed, base.walls_built
+    state.end_trigger, state.trigger_seat, state.turns_left = base.end_trigger, base.trigger_seat, base.turns_left
+    state.removed_tiles = base.removed_tiles[:]
     return state
 
 
