@@ -32,6 +32,22 @@ def _cells(key):
 
 
 PLAYABLE = tuple(sorted(_cells(DATA["cells"]["playable"])))
+# One tuple object per playable space, and per wall position on one: the tables below hold these, so the
+# dict lookups of the board's cells mostly find their key by identity rather than comparing tuples.
+CANONICAL = {c: c for c in PLAYABLE}
+CANONICAL_POSITION = {(c, e): (c, e) for c in PLAYABLE for e in range(6)}
+
+
+def _cell(c):
+    c = tuple(c)
+    return CANONICAL.get(c, c)
+
+
+def _position(c, e):
+    p = (_cell(c), e)
+    return CANONICAL_POSITION.get(p, p)
+
+
 PLAYABLE_SET = frozenset(PLAYABLE)
 VOLCANO = frozenset(_cells(DATA["volcano"]["cells"]))
 SEA = frozenset(_cells(DATA["cells"]["sea"]))
@@ -39,19 +55,19 @@ VILLAGE_CELLS = {int(k): _cells(v) for k, v in DATA["cells"]["village"].items()}
 VILLAGE_OF = {c: v for v, cells in VILLAGE_CELLS.items() for c in cells}
 
 # ERU-14: volcano exits, as lava edges facing a playable space
-EXITS = tuple((tuple(x["cell"]), x["edge"], tuple(x["space"])) for x in DATA["volcano"]["lava_exits"])
+EXITS = tuple((tuple(x["cell"]), x["edge"], _cell(x["space"])) for x in DATA["volcano"]["lava_exits"])
 EXIT_SPACES = tuple(x[2] for x in EXITS)
 
 # ERU-15: entry positions per village, in damage order
 ENTRIES = {
-    v["id"]: tuple((tuple(p["space"]), p["edge"]) for p in v["entry_edges"]) for v in DATA["villages"]
+    v["id"]: tuple(_position(p["space"], p["edge"]) for p in v["entry_edges"]) for v in DATA["villages"]
 }
 ENTRY_VILLAGE = {pos: v for v, positions in ENTRIES.items() for pos in positions}
-SEA_EDGES = frozenset((tuple(p["space"]), p["edge"]) for p in DATA["sea_edges"])
+SEA_EDGES = frozenset(_position(p["space"], p["edge"]) for p in DATA["sea_edges"])
 VILLAGES_BY_COUNT = {int(k): tuple(v) for k, v in DATA["villages_by_player_count"].items()}
 
 # ERU-18: wall-award spaces
-AWARD = {tuple(c): m for m, cells in DATA["wall_award_spaces"].items() for c in cells}
+AWARD = {_cell(c): m for m, cells in DATA["wall_award_spaces"].items() for c in cells}
 
 MATERIALS: tuple[str, ...] = ("straw", "wood", "stone")
 MATERIAL_INDEX = {m: i for i, m in enumerate(MATERIALS)}
@@ -97,7 +113,7 @@ VOLCANO_CONSTRAINED: dict[Cell, int] = {}
 _exit_set = {(x[2], OPP[x[1]]) for x in EXITS}
 for _s in PLAYABLE:
     NEIGHBOUR_SPACE[_s] = tuple(
-        (neighbour(_s, e) if neighbour(_s, e) in PLAYABLE_SET else None) for e in range(6)
+        (CANONICAL[neighbour(_s, e)] if neighbour(_s, e) in PLAYABLE_SET else None) for e in range(6)
     )
     lava_in = constrained = 0
     for e in range(6):
@@ -139,4 +155,5 @@ def _reach(space: Cell, mask: int) -> tuple[tuple[Cell, int], ...]:
 LAVA_REACH = {_s: tuple(_reach(_s, m) for m in range(64)) for _s in PLAYABLE}
 EXIT_ENDS = tuple((space, 1 << OPP[e]) for _, e, space in EXITS)  # ERU-14: an exit's open end
 # Per playable space and lava mask: the wall positions (space, edge) on the mask's edges (ERU-23, ERU-90).
-END_POSITIONS = {_s: tuple(tuple((_s, e) for e in EDGES_OF_MASK[m]) for m in range(64)) for _s in PLAYABLE}
+END_POSITIONS = {_s: tuple(tuple(CANONICAL_POSITION[_s, e] for e in EDGES_OF_MASK[m]) for m in range(64))
+                 for _s in PLAYABLE}

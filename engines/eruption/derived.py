@@ -28,10 +28,15 @@ class Derived:
         self.ends = ends  # open end -> its edges facing lava (ERU-23)
         self.constrained = constrained  # open end -> its edges facing a tile or the volcano (ERU-19)
         # (space, lava_in, constrained, lava_in << 6 | constrained) of every open end, by space
-        self.spots = [(space, ends[space], constrained[space], ends[space] << 6 | constrained[space])
-                      for space in sorted(ends)]
+        spots: list[tuple[Cell, int, int, int]] = []
+        end_positions: list[tuple[Cell, int]] = []
         positions = B.END_POSITIONS
-        self.end_positions = [p for space, lava_in, _, _ in self.spots for p in positions[space][lava_in]]
+        for space, lava_in in sorted(ends.items()):
+            edges = constrained[space]
+            spots.append((space, lava_in, edges, lava_in << 6 | edges))
+            end_positions += positions[space][lava_in]
+        self.spots = spots
+        self.end_positions = end_positions
         # filled when first asked (legality.py, geometry.py); card answers by `cards_act_on_eruption_tiles`
         self.eruption_spaces: list[Cell] | None = None
         self.card_tiles: dict[bool, list[Cell]] = {}

@@ -6,8 +6,9 @@ from functools import lru_cache
 
 from . import board as B
 from . import derived
+from .geometry import board_card_tiles
 from .legality import (
-    aftershock_moves,
+    aftershock_rotations,
     board_placements,
     eruption_spaces,
     lava_flow_has_effect,
@@ -30,6 +31,7 @@ from .moves import (
     EndTurn,
     PlaceEruption,
     PlaceTile,
+    PlayAftershock,
     PlayLavaFlow,
     PlayQuake,
     PlayRain,
@@ -61,7 +63,7 @@ def _wall_moves(state, seat, kind):
 def _walls_at(kind):
     """By the materials (bit i: a wall of MATERIALS[i]): position -> the `kind` moves building a wall
     of each of them there, in their order."""
-    one = [{(cell, e): _new(kind, (m, cell, e)) for cell in B.PLAYABLE for e in range(6)} for m in B.MATERIALS]
+    one = [{p: _new(kind, (m, *p)) for p in B.CANONICAL_POSITION} for m in B.MATERIALS]
     return [{p: tuple(one[i][p] for i in range(3) if has >> i & 1) for p in one[0]} for has in range(8)]
 
 
@@ -121,6 +123,23 @@ def _board_moves(state, key, make):
     return out
 
 
+def _aftershocks(state):
+    """ERU-119 `aftershock_turns` as PlayAftershock moves, the board's cached list (not to be changed); each
+    tile's moves are kept while its neighbourhood is unchanged (`derived.Derived.turns`)."""
+    d = derived.of(state)
+    flag = state.options["cards_act_on_eruption_tiles"]
+    moves = d.aftershock.get(flag)
+    if moves is None:
+        by_cell = d.turns
+        moves = d.aftershock[flag] = []
+        for cell in board_card_tiles(state):
+            turns = by_cell.get(cell)
+            if turns is None:
+                turns = by_cell[cell] = [_new(PlayAftershock, (cell, r)) for r in aftershock_rotations(state, cell)]
+            moves += turns
+    return moves
+
+
 def _sinkholes(state):
     return [_new(PlaySinkhole, (cell,)) for cell in sinkhole_targets(state)]
 
@@ -132,7 +151,7 @@ CARD_PLAYS = {
     "lava_flow": lambda state, seat: _LAVA_FLOW if lava_flow_has_effect(state) else [],
     "reinforce": lambda state, seat: _wall_moves(state, seat, PlayReinforce),
     "relocate": lambda state, seat: _relocate_moves(state, seat),
-    "aftershock": lambda state, seat: aftershock_moves(state),
+    "aftershock": lambda state, seat: _aftershocks(state),
     "rain": lambda state, seat: _RAIN,
     "sinkhole": lambda state, seat: _board_moves(
         state, (PlaySinkhole, state.options["cards_act_on_eruption_tiles"]), _sinkholes),

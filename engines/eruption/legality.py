@@ -125,28 +125,8 @@ def aftershock_rotations(state, cell):
 
 
 def aftershock_turns(state):
-    """ERU-119: every (cell, new orientation) of the card tiles (cached per board)."""
-    return [(move.cell, move.rotation) for move in aftershock_moves(state)]
-
-
-def aftershock_moves(state):
-    """`aftershock_turns` as PlayAftershock moves, the board's cached list (not to be changed); each
-    tile's moves are kept while its neighbourhood is unchanged (`derived.Derived.turns`)."""
-    d = derived.of(state)
-    flag = state.options["cards_act_on_eruption_tiles"]
-    moves = d.aftershock.get(flag)
-    if moves is None:
-        by_cell = d.turns
-        moves = d.aftershock[flag] = []
-        for cell in board_card_tiles(state):
-            turns = by_cell.get(cell)
-            if turns is None:
-                turns = by_cell[cell] = [_new(PlayAftershock, (cell, r)) for r in aftershock_rotations(state, cell)]
-            moves += turns
-    return moves
-
-
-_new = tuple.__new__  # a move built without its NamedTuple's Python-level __new__: the same value, sooner
+    """ERU-119: every (cell, new orientation) of the card tiles (generator.py keeps them as moves per board)."""
+    return [(cell, r) for cell in board_card_tiles(state) for r in aftershock_rotations(state, cell)]
 
 
 def sinkhole_targets(state):
