@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import random
 from collections import Counter
+from typing import Any
 
 from . import board as B
 from . import derived
@@ -138,7 +139,15 @@ class _Template:
     """What `determinize` makes of one view before it deals: the public state, the cards and tiles
     it deals from (a search determinizes one view again and again)."""
 
-    __slots__ = ("view", "snapshot", "seat", "state", "pool", "own", "hand_sizes", "unseen_tiles", "stack_count")
+    view: dict[str, Any]  # the view it was made of (the same object) ...
+    snapshot: dict[str, Any]  # ... and a copy of it then, to tell that it has not changed since
+    seat: int | None
+    state: EruptionState  # every public field of the state
+    pool: list[str]  # the cards the other hands and the draw pile are dealt from, sorted
+    own: list[str]  # the seat's own hand
+    hand_sizes: list[int]
+    unseen_tiles: list[int]  # the stack and the tiles a burnout removed, in id order
+    stack_count: int
 
 
 _LAST_TEMPLATE: list[_Template | None] = [None]
