@@ -19,7 +19,8 @@ class Derived:
     """The answers for one board; the lazily filled ones are pure functions of that board too."""
 
     __slots__ = ("board", "lava", "ends", "constrained", "spots", "end_positions", "eruption_spaces",
-                 "card_tiles", "cut", "aftershock", "turns", "threats", "placements", "place_moves", "moves")
+                 "card_tiles", "cut", "aftershock", "turns", "threats", "placements", "place_moves", "moves",
+                 "stamps")
 
     def __init__(self, board: dict[Cell, tuple[int, int]], lava: dict[Cell, int],
                  ends: dict[Cell, int], constrained: dict[Cell, int]):
@@ -47,28 +48,53 @@ class Derived:
         self.place_moves: dict[int, list[Any]] = {}  # lava tile -> its PlaceTile moves (generator.py)
         self.moves: dict[Any, Any] = {}  # the other move lists generator.py makes of this board, by its key
         self.threats: dict[int, int] | None = None  # village -> open ends on its entries (heuristic.py)
+        self.stamps: tuple[int | None, int | None] = (None, None)  # of the board and lava they hold for (`of`)
 
 
 def of(state: Any) -> Derived:
     """The state's board answers, made anew when its board changed since they were made: around the
-    changed cells when they are few (a tile placed, turned, replaced or removed), else from scratch."""
+    changed cells when they are few (a tile placed, turned, replaced or removed), else from scratch.
+    Boards that are `state.Cells` say by their stamps whether they changed; others are compared."""
     d: Derived | None = state.derived
-    if d is None:
-        d = state.derived = made(state.board, state.lava)
-    elif d.board != state.board or d.lava != state.lava:
-        placed = _placed(d, state.board, state.lava)
-        if placed is not None:
-            d = state.derived = after_placing(d, state, placed)
-            return d
-        changed = {cell for cell, _ in d.lava.items() ^ state.lava.items()}
-        changed.update(cell for cell, _ in d.board.items() ^ state.board.items())
-        if len(changed) == 1 and not d.board.keys() >= changed and state.board.keys() >= changed:
-            d = state.derived = after_placing(d, state, *changed)
-        elif len(changed) <= 3:
-            d = state.derived = around(d, state, changed)
-        else:
-            d = state.derived = made(state.board, state.lava)
+    board, lava = state.board, state.lava
+    stamps = (getattr(board, "stamp", None), getattr(lava, "stamp", None))
+    if d is not None and d.stamps == stamps and None not in stamps:
+        return d
+    d = state.derived = _updated(d, state, board, lava)
+    d.stamps = stamps
     return d
+
+
+def _updated(d: Derived | None, state: Any, board: dict[Cell, tuple[int, int]], lava: dict[Cell, int]) -> Derived:
+    if d is None:
+        return made(board, lava)
+    placed = _stamped_placement(d, board, lava)
+    if placed is not None:
+        return after_placing(d, state, placed)
+    if d.board == board and d.lava == lava:
+        return d
+    placed = _placed(d, board, lava)
+    if placed is not None:
+        return after_placing(d, state, placed)
+    changed = {cell for cell, _ in d.lava.items() ^ lava.items()}
+    changed.update(cell for cell, _ in d.board.items() ^ board.items())
+    if len(changed) == 1 and not d.board.keys() >= changed and board.keys() >= changed:
+        return after_placing(d, state, *changed)
+    if len(changed) <= 3:
+        return around(d, state, changed)
+    return made(board, lava)
+
+
+def _stamped_placement(d: Derived, board: dict[Cell, tuple[int, int]], lava: dict[Cell, int]) -> Cell | None:
+    """The space a tile was put on when the one change to board and lava since `d`'s stamps added it."""
+    board_added = getattr(board, "added", None)
+    lava_added = getattr(lava, "added", None)
+    if board_added is None or lava_added is None or None in d.stamps:
+        return None
+    if (board_added[0], lava_added[0]) == d.stamps and board_added[1] == lava_added[1]:
+        cell: Cell = board_added[1]
+        return cell
+    return None
 
 
 def _placed(d: Derived, board: dict[Cell, tuple[int, int]], lava: dict[Cell, int]) -> Cell | None:

@@ -8,7 +8,7 @@ from engines.core import InvalidOptions, advance
 from . import board as B
 from .flow import FLOW
 from .spec import SPEC
-from .state import PLACEMENT, UNCLAIMED, EruptionState
+from .state import PLACEMENT, UNCLAIMED, Cells, EruptionState
 
 # Configuration flags (spec.py): name -> (default, allowed values)
 FLAGS = {o.name: (o.default, o.allowed) for o in SPEC.options}
@@ -61,7 +61,7 @@ def new_state(seats, options, seed):
     state.rng.shuffle(state.draw_pile)
     state.hands = [sorted(state.draw_pile.pop() for _ in range(B.STARTING_CARDS)) for _ in range(seats)]
     state.discard = []
-    state.board, state.lava, state.walls = {}, {}, {}
+    state.board, state.lava, state.walls = Cells(), Cells(), {}
     state.eruption_holder = [-1, -1, -1]
     state.eruption_status = [UNCLAIMED] * 3
     state.first_player = state.rng.randrange(seats)  # ERU-32

@@ -5,6 +5,7 @@ and the rng. Cells are (x, y) tuples; a lava mask has bit e set for lava on edge
 """
 from __future__ import annotations
 
+import itertools
 import random
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,69 @@ REGULAR, EXTRA, CARD = "regular", "extra", "card"
 
 # Eruption tile statuses (ERU-60..65), by tile: `eruption_status`.
 UNCLAIMED, HELD, ON_BOARD, REMOVED = "unclaimed", "held", "board", "removed"
+
+
+_STAMPS = itertools.count(1)
+
+
+class Cells(dict[Any, Any]):
+    """`board` and `lava`: a dict that takes a new stamp, unique in the process, at every change and
+    remembers its last change when that added a cell. derived.py's board answers hold while the stamps
+    they were made for are the board's, and follow a tile put on an empty space without comparing
+    boards; a copy keeps the stamp (same contents). A state pickles them as plain dicts."""
+
+    stamp: int
+    added: tuple[int, Any] | None  # (the stamp before, the cell) when the last change added a cell
+    __slots__ = ("stamp", "added")
+
+    def __init__(self, *args: Any) -> None:
+        dict.__init__(self, *args)
+        self.stamp, self.added = next(_STAMPS), None
+
+    def copy(self) -> Cells:
+        out = Cells(self)
+        out.stamp, out.added = self.stamp, self.added
+        return out
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        new = key not in self
+        dict.__setitem__(self, key, value)
+        before, self.stamp = self.stamp, next(_STAMPS)
+        self.added = (before, key) if new else None
+
+    def _changed(self) -> None:
+        self.stamp, self.added = next(_STAMPS), None
+
+    def __delitem__(self, key: Any) -> None:
+        dict.__delitem__(self, key)
+        self._changed()
+
+    def pop(self, *args: Any) -> Any:
+        value = dict.pop(self, *args)
+        self._changed()
+        return value
+
+    def popitem(self) -> Any:
+        item = dict.popitem(self)
+        self._changed()
+        return item
+
+    def clear(self) -> None:
+        dict.clear(self)
+        self._changed()
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        dict.update(self, *args, **kwargs)
+        self._changed()
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return dict.__getitem__(self, key)
+
+    def __ior__(self, other: Any) -> Cells:  # type: ignore[misc]  # dict's own |= would not stamp
+        self.update(other)
+        return self
 
 
 class EruptionState:
@@ -65,12 +129,12 @@ class EruptionState:
     def __getstate__(self) -> tuple[None, dict[str, object]]:
         """The game's fields without `derived`: a cache is no part of the state (pickles and
         bit-for-bit comparisons see the same state whatever was asked of it)."""
-        return None, {name: getattr(self, name) for name in self.__slots__
+        return None, {name: _plain(getattr(self, name)) for name in self.__slots__
                       if name != "derived" and hasattr(self, name)}
 
     def __setstate__(self, state: tuple[None, dict[str, object]]) -> None:
         for name, value in state[1].items():
-            setattr(self, name, value)
+            setattr(self, name, Cells(value) if name in _CELLS and type(value) is dict else value)
         self.derived = None
 
     def clone(self) -> EruptionState:
@@ -86,8 +150,8 @@ class EruptionState:
         state.draw_pile = self.draw_pile[:]
         state.discard = self.discard[:]
         state.stack = self.stack[:]
-        state.board = dict(self.board)
-        state.lava = dict(self.lava)
+        state.board = self.board.copy()
+        state.lava = self.lava.copy()
         state.walls = dict(self.walls)
         state.supply = self.supply[:]
         state.eruption_holder = self.eruption_holder[:]
@@ -110,3 +174,10 @@ class EruptionState:
         state.removed_walls = self.removed_walls[:]
         state.derived = self.derived  # shared: it is checked against the board before each use
         return state
+
+
+_CELLS = ("board", "lava")
+
+
+def _plain(value: object) -> object:
+    return dict(value) if type(value) is Cells else value

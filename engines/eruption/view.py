@@ -13,7 +13,7 @@ from . import board as B
 from . import derived
 from .scoring import tiebreaks, wall_allowance, zone
 from .setup import FLAGS, check_options, deck_for
-from .state import EruptionState
+from .state import Cells, EruptionState
 
 
 def _materials(counts):
@@ -80,7 +80,7 @@ def _unseen_cards(state, v, seat):
 
 
 def _lay_board(state, v):
-    state.board, state.lava = {}, {}
+    state.board, state.lava = Cells(), Cells()
     for t in v["tiles"]:
         cell = (int(t["x"]), int(t["y"]))
         state.board[cell] = (int(t["tile"]), int(t["rotation"]))
@@ -186,7 +186,7 @@ def _copy_public(base: EruptionState) -> EruptionState:
     state.temperatures = base.temperatures[:]
     state.stockpiles = [p[:] for p in base.stockpiles]
     state.supply, state.removed_walls, state.discard = base.supply[:], base.removed_walls[:], base.discard[:]
-    state.board, state.lava, state.walls = dict(base.board), dict(base.lava), dict(base.walls)
+    state.board, state.lava, state.walls = base.board.copy(), base.lava.copy(), dict(base.walls)
     state.eruption_status, state.eruption_holder = base.eruption_status[:], base.eruption_holder[:]
     state.active, state.first_player, state.turn, state.phase = base.active, base.first_player, base.turn, base.phase
     state.drawn_tile, state.quake_tile, state.placement_origin = base.drawn_tile, base.quake_tile, base.placement_origin
