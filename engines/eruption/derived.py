@@ -19,7 +19,7 @@ class Derived:
     """The answers for one board; the lazily filled ones are pure functions of that board too."""
 
     __slots__ = ("board", "lava", "ends", "constrained", "spots", "end_positions", "eruption_spaces",
-                 "card_tiles", "cut", "aftershock", "turns", "threats", "placements", "place_moves", "moves",
+                 "card_tiles", "cut", "aftershock", "turns", "threats", "placements", "moves",
                  "stamps")
 
     def __init__(self, board: dict[Cell, tuple[int, int]], lava: dict[Cell, int],
@@ -44,8 +44,7 @@ class Derived:
         self.cut: set[Cell] | None = None
         self.aftershock: dict[bool, list[Any]] = {}  # PlayAftershock moves
         self.turns: dict[Cell, list[Any]] = {}  # tile -> its PlayAftershock moves, kept where unchanged
-        self.placements: dict[int, list[tuple[Cell, int]]] = {}  # lava tile -> its (space, rotation)s
-        self.place_moves: dict[int, list[Any]] = {}  # lava tile -> its PlaceTile moves (generator.py)
+        self.placements: dict[int, list[Any]] = {}  # lava tile -> its PlaceTile moves (legality.py)
         self.moves: dict[Any, Any] = {}  # the other move lists generator.py makes of this board, by its key
         self.threats: dict[int, int] | None = None  # village -> open ends on its entries (heuristic.py)
         self.stamps: tuple[int | None, int | None] = (None, None)  # of the board and lava they hold for (`of`)

@@ -18,7 +18,6 @@ from .legality import (
     quake_replacements,
     sinkhole_targets,
     tile_pairs,
-    tile_placements,
 )
 from .moves import (
     BuildWall,
@@ -30,7 +29,6 @@ from .moves import (
     EndPlacement,
     EndTurn,
     PlaceEruption,
-    PlaceTile,
     PlayAftershock,
     PlayLavaFlow,
     PlayQuake,
@@ -86,12 +84,9 @@ _DRAW_EXTRA, _END_PLACEMENT, _END_TURN = DrawExtraTile(), EndPlacement(), EndTur
 def placement_moves(state, seat):
     tile = state.drawn_tile
     if state.excluded:
-        return [_new(PlaceTile, (tile, space, r)) for space, r in tile_placements(state, tile, state.excluded)]
-    by_tile = derived.of(state).place_moves
-    moves = by_tile.get(tile)
-    if moves is None:
-        moves = by_tile[tile] = [_new(PlaceTile, (tile, space, r)) for space, r in board_placements(state, tile)]
-    return list(moves)
+        excluded = state.excluded
+        return [m for m in board_placements(state, tile) if m[1] not in excluded]
+    return list(board_placements(state, tile))
 
 
 def eruption_moves(state, seat):

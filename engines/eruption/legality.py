@@ -63,14 +63,11 @@ def _fits(tile, fits, lava_in, constrained, key):
 def tile_placements(state, tile, excluded=()):
     """ERU-72: every legal (space, rotation) for lava tile `tile`, skipping excluded spaces; an open
     end has a lava edge, so a tile matching it also forms a link (rule 3)."""
-    placements = board_placements(state, tile)
-    if not excluded:
-        return list(placements)
-    return [p for p in placements if p[0] not in excluded]
+    return [(space, r) for _, space, r in board_placements(state, tile) if space not in excluded]
 
 
 def board_placements(state, tile):
-    """`tile_placements` with no space excluded, as the board's cached list (not to be changed)."""
+    """`tile_placements` with no space excluded, as PlaceTile moves: the board's cached list (not to be changed)."""
     d = derived.of(state)
     out = d.placements.get(tile)
     if out is None:
@@ -80,8 +77,12 @@ def board_placements(state, tile):
             rotations = fits.get(key)
             if rotations is None:
                 rotations = _fits(tile, fits, lava_in, constrained, key)
-            out += [(space, r) for r in rotations]
+            for r in rotations:
+                out.append(_new(PlaceTile, (tile, space, r)))
     return out
+
+
+_new = tuple.__new__  # a move built without its NamedTuple's Python-level __new__: the same value, sooner
 
 
 def is_placeable(state, tile):
@@ -89,7 +90,7 @@ def is_placeable(state, tile):
     excluded = state.excluded
     if not excluded:
         return bool(board_placements(state, tile))
-    return any(space not in excluded for space, _ in board_placements(state, tile))
+    return any(m[1] not in excluded for m in board_placements(state, tile))
 
 
 def erupts_on(state, space):
