@@ -9,6 +9,7 @@ in C, far cheaper than the scans), so clones share it and a board edited by hand
 """
 from __future__ import annotations
 
+from bisect import insort
 from typing import Any
 
 from . import board as B
@@ -23,21 +24,15 @@ class Derived:
                  "stamps")
 
     def __init__(self, board: dict[Cell, tuple[int, int]], lava: dict[Cell, int],
-                 ends: dict[Cell, int], constrained: dict[Cell, int]):
+                 ends: dict[Cell, int], constrained: dict[Cell, int], spots: list[Spot] | None = None):
         self.board = dict(board)
         self.lava = dict(lava)
         self.ends = ends  # open end -> its edges facing lava (ERU-23)
         self.constrained = constrained  # open end -> its edges facing a tile or the volcano (ERU-19)
-        # (space, lava_in, constrained, lava_in << 6 | constrained) of every open end, by space
-        spots: list[tuple[Cell, int, int, int]] = []
-        end_positions: list[tuple[Cell, int]] = []
-        positions = B.END_POSITIONS
-        for space, lava_in in sorted(ends.items()):
-            edges = constrained[space]
-            spots.append((space, lava_in, edges, lava_in << 6 | edges))
-            end_positions += positions[space][lava_in]
-        self.spots = spots
-        self.end_positions = end_positions
+        if spots is None:
+            spots = [_spot(space, lava_in, constrained[space]) for space, lava_in in sorted(ends.items())]
+        self.spots = spots  # every open end's `_spot`, by space
+        self.end_positions = [position for spot in spots for position in spot[4]]
         # filled when first asked (legality.py, geometry.py); card answers by `cards_act_on_eruption_tiles`
         self.eruption_spaces: list[Cell] | None = None
         self.card_tiles: dict[bool, list[Cell]] = {}
@@ -48,6 +43,14 @@ class Derived:
         self.moves: dict[Any, Any] = {}  # the other move lists generator.py makes of this board, by its key
         self.threats: dict[int, int] | None = None  # village -> open ends on its entries (heuristic.py)
         self.stamps: tuple[int | None, int | None] = (None, None)  # of the board and lava they hold for (`of`)
+
+
+Spot = tuple[Cell, int, int, int, tuple[tuple[Cell, int], ...]]
+
+
+def _spot(space: Cell, lava_in: int, constrained: int) -> Spot:
+    """An open end as (space, lava_in, constrained, lava_in << 6 | constrained, its wall positions)."""
+    return space, lava_in, constrained, lava_in << 6 | constrained, B.END_POSITIONS[space][lava_in]
 
 
 def of(state: Any) -> Derived:
@@ -144,18 +147,29 @@ def after_placing(before: Derived, state: Any, space: Cell) -> Derived:
     ends, constrained = dict(before.ends), dict(before.constrained)
     ends.pop(space, None)
     constrained.pop(space, None)
+    touched = {space}  # the spaces whose spot changes
     for neighbour, bit in B.LAVA_REACH[space][lava[space]]:
         if neighbour not in board:
             ends[neighbour] = ends.get(neighbour, 0) | bit
+            touched.add(neighbour)
     turns = dict(before.turns)
     for _, neighbour, facing in B.NEIGHBOUR_LINKS[space]:
         turns.pop(neighbour, None)
         if neighbour in ends:
             c = constrained.get(neighbour)
             constrained[neighbour] = constrained_edges(lava, neighbour) if c is None else c | 1 << facing
-    d = Derived(board, lava, ends, constrained)
+            touched.add(neighbour)
+    spots = [spot for spot in before.spots if spot[0] not in touched]
+    for cell in touched:
+        if cell in ends:
+            insort(spots, _spot(cell, ends[cell], constrained[cell]), key=_space_of)
+    d = Derived(board, lava, ends, constrained, spots)
     d.turns = turns
     return d
+
+
+def _space_of(spot: Spot) -> Cell:
+    return spot[0]
 
 
 def _lava_in(lava: dict[Cell, int], space: Cell) -> int:

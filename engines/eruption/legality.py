@@ -73,7 +73,7 @@ def board_placements(state, tile):
     if out is None:
         fits = FITS_OF_TILE[tile]
         out = d.placements[tile] = []
-        for space, lava_in, constrained, key in d.spots:
+        for space, lava_in, constrained, key, _ in d.spots:
             rotations = fits.get(key)
             if rotations is None:
                 rotations = _fits(tile, fits, lava_in, constrained, key)
