@@ -19,6 +19,7 @@ from .generator import legal_moves
 from .geometry import flow_mask, flows_into
 from .moves import (
     BuildWall,
+    DiscardForTile,
     DiscardForWall,
     DiscardSurplus,
     DrawExtraTile,
@@ -169,11 +170,20 @@ def prior(state, seat, rng):
 def _keeping_rain(moves):
     """Card moves that keep Rain for the last turn: its 30 degrees then decide ties at 290,
     while earlier they are often lost to the clamp at 290 (ERU-7)."""
-    kept = [m for m in moves if m != _RAIN and getattr(m, "card", None) != "rain"
-            and "rain" not in getattr(m, "cards", ())]
-    if _by_kind(kept).keys() & {EndCards, DiscardSurplus, DiscardForWall}:
+    kept = [m for m in moves if m != _RAIN and not _SPENDS_RAIN.get(type(m), _spends_none)(m)]
+    if any(type(m) in _ENDS_OR_DISCARDS for m in kept):
         return kept
     return moves
+
+
+# The moves that discard a Rain card, by kind (`_keeping_rain`); and the kinds `_keeping_rain` needs one of
+_SPENDS_RAIN = {DiscardForWall: lambda m: m.card == "rain", DiscardSurplus: lambda m: m.card == "rain",
+                DiscardForTile: lambda m: "rain" in m.cards}
+_ENDS_OR_DISCARDS = frozenset((EndCards, DiscardSurplus, DiscardForWall))
+
+
+def _spends_none(m):
+    return False
 
 
 rollout = prior
@@ -218,11 +228,11 @@ def _choose_card(state, seat, moves, rng):
     if PlayRain in by_kind and state.temperatures[seat] >= 30:
         return by_kind[PlayRain][0]
     own_flows = set(_own_flow_positions(state, seat))
-    if PlayReinforce in by_kind:
+    if own_flows and PlayReinforce in by_kind:
         guard = [m for m in by_kind[PlayReinforce] if (m.cell, m.edge) in own_flows]
         if guard:
             return _best_material(guard)[0]
-    if PlaySinkhole in by_kind:
+    if own_flows and PlaySinkhole in by_kind:
         bad = [m for m in by_kind[PlaySinkhole]
                if any(pos[0] == m.cell for pos in own_flows)]
         if bad:
