@@ -1,31 +1,45 @@
 """Conquest geometry and cost (SW-60 - SW-68, SW-140, SW-154, SW-172)."""
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from typing import Final
+
 from . import data as D
 from .forces import active_force, is_active_race, option, powers, race_ability, seat_of
+from .state import SmallWorldState
 
-GHOSTS, LOST, NONE, N_RACES = D.GHOSTS, D.LOST_TRIBE, D.NO_RACE, D.N_RACES
+GHOSTS: Final = D.GHOSTS
+LOST: Final = D.LOST_TRIBE
+NONE: Final = D.NO_RACE
+N_RACES: Final = D.N_RACES
+Error = tuple[str, str] | None  # (rule id, sentence) of a refusal, or None
 
 
-def conquest_cost(state, force, region):
+def conquest_cost(state: SmallWorldState, force: int, region: int) -> int:
     """SW-64 cost of conquering `region` with `force` (the token kind conquering)."""
     return costs(state, force, state.board, powers(state, force), (region,))[0]
 
 
-def costs(state, force, board, ps, regions):
+def costs(state: SmallWorldState, force: int, board: D.Board, ps: Sequence[int], regions: Iterable[int]) -> list[int]:
     """SW-64 cost with SW-65 discounts (floor 1) of each of `regions` for `force` with powers `ps`:
     the board's fixed part with the force's discounts (SW-153, SW-162, SW-168, SW-141 / ED-27), plus the
     defending tokens (ED-9: optionally not an own in-decline race's) and, on land, the markers
     (SW-68: water counts as empty), minus one for Giants next to their mountain (SW-134)."""
-    tritons = 0
+    tritons: int = 0
     if force == D.TRITONS and race_ability(state, force, D.TRITONS):
         tritons = 2 if state.options["tritons_water_discount"] else 1
     fixed = board.fixed_costs(ps, tritons)
     giants = force == D.GIANTS and race_ability(state, force, D.GIANTS)
     free_seat = None if state.options["own_decline_token_adds_cost"] else seat_of(state, force)  # ED-9
-    occ, tokens, in_decline, owner, water = state.occupant, state.tokens, state.in_decline, state.owner, board.water
-    lair, fortress, camps = state.troll_lair, state.fortress, state.encampments
-    out = []
+    occ: list[int] = state.occupant
+    tokens: list[int] = state.tokens
+    in_decline: list[int] = state.in_decline
+    owner: list[int] = state.owner
+    water = board.water
+    lair: list[int] = state.troll_lair
+    fortress: list[int] = state.fortress
+    camps: list[int] = state.encampments
+    out: list[int] = []
     for region in regions:
         race = occ[region]
         cost = fixed[region]
@@ -39,7 +53,7 @@ def costs(state, force, board, ps, regions):
     return out
 
 
-def immune(state, force, region):
+def immune(state: SmallWorldState, force: int, region: int) -> bool:
     """SW-172: Hero, Dragon or Hole protects against every other race (ED-22)."""
     if not (state.hero[region] or state.dragon[region] or state.hole[region]):
         return False
@@ -51,7 +65,7 @@ def immune(state, force, region):
     return True
 
 
-def peace_forbids(state, force, region):
+def peace_forbids(state: SmallWorldState, force: int, region: int) -> bool:
     """SW-154: the Diplomat's ally's active race may not touch the Diplomat's active force."""
     defender = state.occupant[region]
     if defender == NONE or defender == LOST:
@@ -63,7 +77,7 @@ def peace_forbids(state, force, region):
     return ally >= 0 and defender == active_force(state, defender_seat) and force == active_force(state, ally)
 
 
-def reachable(state, force, held, ps):
+def reachable(state: SmallWorldState, force: int, held: list[int], ps: Sequence[int]) -> set[int]:
     """A new set of the regions `force` (holding `held`, with powers `ps`) may reach: SW-61 first conquest
     (SW-135, SW-156, SW-164, ED-8; NEC-22 for the Ghosts), else SW-63 adjacency (SW-156, SW-168)."""
     board = state.board
@@ -75,7 +89,7 @@ def reachable(state, force, held, ps):
             return set(board.lake_adjacent)
         if force == D.HALFLINGS and race_ability(state, force, D.HALFLINGS):  # SW-135
             return set(board.every)
-        out = set(board.entry)
+        out: set[int] = set(board.entry)
         if flying and option(state, "flying_ignores_entry"):  # SW-156
             out |= board.land_set
         if D.SEAFARING in ps and option(state, "seafaring_enters_by_sea"):  # SW-164
@@ -92,7 +106,8 @@ def reachable(state, force, held, ps):
     return out
 
 
-def reach_error(state, force, region, held, ps=None):
+def reach_error(state: SmallWorldState, force: int, region: int, held: list[int],
+                ps: Sequence[int] | None = None) -> Error:
     if region in reachable(state, force, held, powers(state, force) if ps is None else ps):
         return None
     if held:
@@ -102,7 +117,8 @@ def reach_error(state, force, region, held, ps=None):
     return ("SW-61", f"a first conquest must target an edge or seaside region; {region} is neither")
 
 
-def target_error(state, force, region, held, ps=None):
+def target_error(state: SmallWorldState, force: int, region: int, held: list[int],
+                 ps: Sequence[int] | None = None) -> Error:
     """SW-60 (b)-(f), (h): everything about a target of `force` (holding `held`, with powers `ps`)
     except its cost."""
     board = state.board
@@ -127,14 +143,14 @@ def target_error(state, force, region, held, ps=None):
     return None
 
 
-def closed_lake(state):
+def closed_lake(state: SmallWorldState) -> int:
     """NEC-24: the Lake under the Island, unless necro_lake_conquerable (ED-34); -1 without one."""
     if state.necromancer >= 0 and not option(state, "necro_lake_conquerable"):
         return state.board.lake
     return -1
 
 
-def targets(state, force, held, ps):
+def targets(state: SmallWorldState, force: int, held: list[int], ps: Sequence[int]) -> tuple[list[int], list[int]]:
     """The regions `force` (holding `held`, with powers `ps`) may conquer now, in region order, and
     their costs: the regions for which target_error is None, found with set operations."""
     board = state.board
@@ -144,7 +160,9 @@ def targets(state, force, held, ps):
         found.discard(closed_lake(state))  # NEC-24
     else:
         found -= board.water_set  # SW-68
-    hero, dragon, hole = state.hero, state.dragon, state.hole
+    hero: list[int] = state.hero
+    dragon: list[int] = state.dragon
+    hole: list[int] = state.hole
     if any(hero) or any(dragon) or any(hole):  # SW-172
         found = {r for r in found if not ((hero[r] or dragon[r] or hole[r]) and immune(state, force, r))}
     if max(state.ally) >= 0:  # SW-154 binds only while some Diplomat has an ally
@@ -153,17 +171,17 @@ def targets(state, force, held, ps):
     return valid, costs(state, force, board, ps, valid)
 
 
-def conversion_candidates(state, held):
+def conversion_candidates(state: SmallWorldState, held: list[int]) -> list[int]:
     """The regions a Sorcerer conversion may reach (conversion_error's range test), in region order."""
     board = state.board
-    out = set()
+    out: set[int] = set()
     for r in held:
         out.update(board.neighbours[r])
     out.update(board.caverns)  # SW-168 with Underworld; conversion_error decides
     return sorted(out)
 
 
-def conversion_error(state, region, held):
+def conversion_error(state: SmallWorldState, region: int, held: list[int]) -> Error:
     """SW-140 conditions for a Sorcerer conversion of the region."""
     board = state.board
     S = D.SORCERERS
@@ -195,41 +213,41 @@ def conversion_error(state, region, held):
     return None
 
 
-def can_abandon(state, force):
+def can_abandon(state: SmallWorldState, force: int) -> bool:
     return state.berserk_roll < 0 and (not option(state, "abandon_before_conquest_only") or state.conquests[force] == 0)
 
 
-def has_final_attempt(state, ps):
+def has_final_attempt(state: SmallWorldState, ps: Sequence[int]) -> bool:
     """SW-90: the final attempt; ED-16 a Berserk force (powers `ps`) rolls before choosing instead."""
     return not (D.BERSERK in ps and state.options["berserk_roll_first"])
 
 
-def dragon_markers_ok(state, region):
+def dragon_markers_ok(state: SmallWorldState, region: int) -> bool:
     if option(state, "dragon_ignores_markers"):
         return True
     return not (state.board.mountain[region] or state.troll_lair[region] or state.fortress[region]  # ED-17 alternative
                 or state.encampments[region])
 
 
-def needed(state, cost):
+def needed(state: SmallWorldState, cost: int) -> int:
     """SW-64 tokens a conquest takes from hand; SW-151 the pending Berserk roll lowers it (at least 1)."""
     return max(1, cost - state.berserk_roll) if state.berserk_roll >= 0 else cost
 
 
-def final_attempt_in_reach(state, cost, hand):
+def final_attempt_in_reach(state: SmallWorldState, cost: int, hand: int) -> bool:
     """SW-90 / ED-11: the reinforcement die covers a shortfall of 1 to 3 (0 allowed without ED-11)."""
     return least_shortfall(state) <= cost - hand <= 3
 
 
-def least_shortfall(state):
+def least_shortfall(state: SmallWorldState) -> int:
     return 1 if option(state, "final_die_requires_shortfall") else -99
 
 
-def dragon_ready(state, ps):
+def dragon_ready(state: SmallWorldState, ps: Sequence[int]) -> bool:
     """SW-155: Dragon Master (in the force's powers `ps`) attacks once per turn."""
     return D.DRAGON_MASTER in ps and not state.dragon_used
 
 
-def berserk(ps):
+def berserk(ps: Sequence[int]) -> bool:
     """SW-151: a Berserk force (powers `ps`) rolls before choosing each target."""
     return D.BERSERK in ps

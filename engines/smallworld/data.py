@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from functools import cache
 
 _DIR = os.path.join(os.path.dirname(__file__), "data")
@@ -89,34 +90,34 @@ class Board:
                 regions[19]["adjacent"].append(13)
             regions[28]["terrain"] = region28  # ED-4
         self.key = key
-        self.n = len(regions)
-        self.rounds = raw["game_turns"]
-        self.terrain = tuple(r["terrain"] for r in regions)
-        self.symbols = tuple(frozenset(r["symbols"]) for r in regions)
-        self.lost_tribe = tuple(bool(r["lost_tribe"]) for r in regions)
-        self.mountain = tuple(bool(r["mountain"]) for r in regions)
-        self.edge = tuple(bool(r["board_edge"]) for r in regions)
-        self.adj = tuple(frozenset(r["adjacent"]) for r in regions)
-        self.seas = frozenset(raw["seas"])
-        self.lake = raw["lake"]
-        self.water = tuple(t in ("sea", "lake") for t in self.terrain)
-        self.entry = frozenset(raw["first_conquest_regions"])
-        self.lake_adjacent = frozenset(raw["lake_adjacent_regions"])
-        self.coastal = frozenset(raw["coastal_regions"])
-        self.caverns = frozenset(i for i in range(self.n) if "cavern" in self.symbols[i])
-        self.land = tuple(i for i in range(self.n) if not self.water[i])
+        self.n: int = len(regions)
+        self.rounds: int = raw["game_turns"]
+        self.terrain: tuple[str, ...] = tuple(r["terrain"] for r in regions)
+        self.symbols: tuple[frozenset[str], ...] = tuple(frozenset(r["symbols"]) for r in regions)
+        self.lost_tribe: tuple[bool, ...] = tuple(bool(r["lost_tribe"]) for r in regions)
+        self.mountain: tuple[bool, ...] = tuple(bool(r["mountain"]) for r in regions)
+        self.edge: tuple[bool, ...] = tuple(bool(r["board_edge"]) for r in regions)
+        self.adj: tuple[frozenset[int], ...] = tuple(frozenset(r["adjacent"]) for r in regions)
+        self.seas: frozenset[int] = frozenset(raw["seas"])
+        self.lake: int = raw["lake"]
+        self.water: tuple[bool, ...] = tuple(t in ("sea", "lake") for t in self.terrain)
+        self.entry: frozenset[int] = frozenset(raw["first_conquest_regions"])
+        self.lake_adjacent: frozenset[int] = frozenset(raw["lake_adjacent_regions"])
+        self.coastal: frozenset[int] = frozenset(raw["coastal_regions"])
+        self.caverns: frozenset[int] = frozenset(i for i in range(self.n) if "cavern" in self.symbols[i])
+        self.land: tuple[int, ...] = tuple(i for i in range(self.n) if not self.water[i])
         self.borders = sum(len(a) for a in self.adj) // 2
         # the same geometry as flags and sets indexed by region id, for the move generator
-        self.neighbours = tuple(tuple(sorted(a)) for a in self.adj)
-        self.land_set = frozenset(self.land)
-        self.every = frozenset(range(self.n))
-        self.is_cavern = tuple(i in self.caverns for i in range(self.n))
-        self.is_coastal = tuple(i in self.coastal for i in range(self.n))
-        self.mounted_terrain = tuple(t in ("hill", "farmland") for t in self.terrain)  # SW-162
-        self.water_set = frozenset(i for i in range(self.n) if self.water[i])
-        self._fixed_costs: dict[tuple, tuple] = {}
+        self.neighbours: tuple[tuple[int, ...], ...] = tuple(tuple(sorted(a)) for a in self.adj)
+        self.land_set: frozenset[int] = frozenset(self.land)
+        self.every: frozenset[int] = frozenset(range(self.n))
+        self.is_cavern: tuple[bool, ...] = tuple(i in self.caverns for i in range(self.n))
+        self.is_coastal: tuple[bool, ...] = tuple(i in self.coastal for i in range(self.n))
+        self.mounted_terrain: tuple[bool, ...] = tuple(t in ("hill", "farmland") for t in self.terrain)  # SW-162
+        self.water_set: frozenset[int] = frozenset(i for i in range(self.n) if self.water[i])
+        self._fixed_costs: dict[tuple[tuple[int, ...], int], tuple[int, ...]] = {}
 
-    def fixed_costs(self, ps, tritons: int) -> tuple:
+    def fixed_costs(self, ps: Sequence[int], tritons: int) -> tuple[int, ...]:
         """Per region, the part of a conquest's cost that only the map and the discounts of powers
         `ps` (and Tritons: 1 coastal, 2 also on water) decide: SW-64 2, +1 on a mountain; SW-68
         water 2; SW-153 Commando, SW-162 Mounted, SW-168 Underworld, SW-141 / ED-27 Tritons -1."""

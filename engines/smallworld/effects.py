@@ -1,6 +1,8 @@
 """What each move does once its check passed: EFFECTS = {move kind: effect(state, seat, move, events)}."""
 from __future__ import annotations
 
+from typing import Any, Final
+
 from engines.core import Event
 
 from . import data as D
@@ -56,18 +58,18 @@ from .resolution import (
     summon,
 )
 from .scoring import win_check
-from .state import REDEPLOY, START, STOUT
+from .state import REDEPLOY, START, STOUT, SmallWorldState
 
-GHOSTS = D.GHOSTS
+GHOSTS: Final = D.GHOSTS
 
 
-def expand(state, seat, move, events):
+def expand(state: SmallWorldState, seat: int, move: Any, events: list[Event]) -> None:
     """SW-50b: the active race readies its troops and conquers (after the in-decline Ghouls, SW-133)."""
     events.append(Event("expanded", {"seat": seat}))
     ghouls_then(state, "active", events)
 
 
-def decline(state, seat, move, events):
+def decline(state: SmallWorldState, seat: int, move: Any, events: list[Event]) -> None:
     """SW-100 at the start of a turn; SW-166 Stout after scoring; ED-15 no Ghoul conquests on a decline turn."""
     if state.phase == STOUT:
         go_into_decline(state, seat, events, stout=True)
@@ -80,7 +82,7 @@ def decline(state, seat, move, events):
         ghouls_then(state, "decline", events)
 
 
-def pick(state, seat, move, events):
+def pick(state: SmallWorldState, seat: int, move: Any, events: list[Event]) -> None:
     """SW-40 - SW-44; ED-25 alternative: a wiped-out race leaves play first."""
     at_start = state.phase == START
     if at_start:
@@ -92,12 +94,12 @@ def pick(state, seat, move, events):
         after_ghouls(state, "active", events)
 
 
-def abandon_region(state, seat, move, events):
+def abandon_region(state: SmallWorldState, seat: int, move: Any, events: list[Event]) -> None:
     abandon(state, state.force, move.region, events)  # SW-93
     maybe_end_conquest(state, events)
 
 
-def conquer_region(state, seat, move, events):
+def conquer_region(state: SmallWorldState, seat: int, move: Any, events: list[Event]) -> None:
     """SW-67; SW-151 with the pending Berserk roll."""
     k, roll = state.force, state.berserk_roll
     c = conquest_cost(state, k, move.region)
@@ -107,7 +109,7 @@ def conquer_region(state, seat, move, events):
     maybe_end_conquest(state, events)
 
 
-def final_attempt(state, seat, move, events):
+def final_attempt(state: SmallWorldState, seat: int, move: Any, events: list[Event]) -> None:
     """SW-90: the reinforcement die for the shortfall; the conquest ends either way."""
     k = state.force
     c = conquest_cost(state, k, move.region)
@@ -121,7 +123,7 @@ def final_attempt(state, seat, move, events):
     begin_redeploy(state, events)
 
 
-def berserk_roll(state, seat, move, events):
+def berserk_roll(state: SmallWorldState, seat: int, move: Any, events: list[Event]) -> None:
     """SW-151: roll first, choose the target with the roll known."""
     state.berserk_roll = state.rng.choice(D.DIE)
     events.append(Event("die_rolled", {"seat": seat, "race": D.kind_key(state.force), "roll": state.berserk_roll,
@@ -130,22 +132,22 @@ def berserk_roll(state, seat, move, events):
     maybe_end_conquest(state, events)
 
 
-def dragon_attack(state, seat, move, events):
+def dragon_attack(state: SmallWorldState, seat: int, move: Any, events: list[Event]) -> None:
     conquer(state, state.force, move.region, 1, events, "dragon", 1)  # SW-155
     maybe_end_conquest(state, events)
 
 
-def convert_region(state, seat, move, events):
+def convert_region(state: SmallWorldState, seat: int, move: Any, events: list[Event]) -> None:
     convert(state, move.region, events)  # SW-140
     maybe_end_conquest(state, events)
 
 
-def end_conquest(state, seat, move, events):
+def end_conquest(state: SmallWorldState, seat: int, move: Any, events: list[Event]) -> None:
     events.append(Event("conquest_ended", {"seat": seat, "race": D.kind_key(state.force), "reason": "stopped"}))
     begin_redeploy(state, events)
 
 
-def deploy_tokens(state, seat, move, events):
+def deploy_tokens(state: SmallWorldState, seat: int, move: Any, events: list[Event]) -> None:
     """SW-95 from hand in redeployment; SW-82 a defender's kept tokens (NEC-15: onto the Island)."""
     if state.phase == REDEPLOY:
         deploy(state, state.force, move.region, move.count, events, seat)
@@ -158,7 +160,7 @@ def deploy_tokens(state, seat, move, events):
     resume_defend(state, events)
 
 
-def place_encampment(state, seat, move, events):
+def place_encampment(state: SmallWorldState, seat: int, move: Any, events: list[Event]) -> None:
     """SW-152."""
     state.encampments[move.region] += 1
     state.encampments_in_hand[seat] -= 1
@@ -169,7 +171,7 @@ def place_encampment(state, seat, move, events):
         resume_defend(state, events)
 
 
-def place_fortress(state, seat, move, events):
+def place_fortress(state: SmallWorldState, seat: int, move: Any, events: list[Event]) -> None:
     """SW-158."""
     state.fortress[move.region] = 1
     state.fortress_done = 1
@@ -177,24 +179,24 @@ def place_fortress(state, seat, move, events):
     advance_redeploy(state, events)
 
 
-def set_aside_token(state, seat, move, events):
+def set_aside_token(state: SmallWorldState, seat: int, move: Any, events: list[Event]) -> None:
     set_aside(state, move.region, events)  # SW-130
     advance_redeploy(state, events)
 
 
-def place_hero_pair(state, seat, move, events):
+def place_hero_pair(state: SmallWorldState, seat: int, move: Any, events: list[Event]) -> None:
     place_heroes(state, move.regions, events)  # SW-159
     resume_eot(state, events)
 
 
-def name_ally(state, seat, move, events):
+def name_ally(state: SmallWorldState, seat: int, move: Any, events: list[Event]) -> None:
     """SW-154: the peace lasts until the Diplomat's next turn."""
     state.ally[seat] = move.seat
     events.append(Event("ally_named", {"seat": seat, "ally": move.seat}))
     resume_eot(state, events)
 
 
-def skip(state, seat, move, events):
+def skip(state: SmallWorldState, seat: int, move: Any, events: list[Event]) -> None:
     """Pass: no Fortress this turn (SW-158), or on past an optional end-of-turn step."""
     if state.phase == REDEPLOY:
         state.fortress_done = 1
@@ -203,12 +205,12 @@ def skip(state, seat, move, events):
         resume_eot(state, events)
 
 
-def summon_souls(state, seat, move, events):
+def summon_souls(state: SmallWorldState, seat: int, move: Any, events: list[Event]) -> None:
     summon(state, events)  # NEC-27
     resume_eot(state, events)
 
 
-def choose_power(state, seat, move, events):
+def choose_power(state: SmallWorldState, seat: int, move: Any, events: list[Event]) -> None:
     """NEC-4: the first active power, free; then the first player's turn."""
     p = D.power_from_key(move.power)
     state.power_reserve.remove(p)
@@ -218,7 +220,7 @@ def choose_power(state, seat, move, events):
     start_turn(state, events)
 
 
-def buy_ghost(state, seat, move, events):
+def buy_ghost(state: SmallWorldState, seat: int, move: Any, events: list[Event]) -> None:
     """NEC-19, NEC-20: a Ghost from the reserve onto the Island."""
     p = price(state)
     state.coins[seat] -= p
@@ -231,7 +233,7 @@ def buy_ghost(state, seat, move, events):
         end_purchases(state, events)
 
 
-def buy_power(state, seat, move, events):
+def buy_power(state: SmallWorldState, seat: int, move: Any, events: list[Event]) -> None:
     """NEC-19, NEC-20: activate a power from the reserve."""
     p = price(state)
     q = D.power_from_key(move.power)

@@ -1,6 +1,8 @@
 """Turn flow (SW-30 - SW-32, SW-50 - SW-52, SW-82, SW-95, NEC-9 - NEC-30)."""
 from __future__ import annotations
 
+from typing import Final
+
 from engines.core import Event, advance
 
 from . import data as D
@@ -16,17 +18,32 @@ from .legality import (
 )
 from .resolution import deploy, go_into_decline, place_heroes, ready_troops, set_aside, summon, well_conversion
 from .scoring import end_game, score_turn, win_check
-from .state import ALLY, CONQUEST, DEFEND, END_TURN, HEROES, PICK, PURCHASE, REDEPLOY, START, STOUT, SUMMON
+from .state import (
+    ALLY,
+    CONQUEST,
+    DEFEND,
+    END_TURN,
+    HEROES,
+    PICK,
+    PURCHASE,
+    REDEPLOY,
+    START,
+    STOUT,
+    SUMMON,
+    SmallWorldState,
+)
 
-GHOSTS, NONE = D.GHOSTS, D.NO_RACE
-NO_CONQUESTS = (0,) * D.N_KINDS
+GHOSTS: Final = D.GHOSTS
+NONE: Final = D.NO_RACE
+NO_CONQUESTS: Final = (0,) * D.N_KINDS
+Events = list[Event]
 
 # SW-52 / NEC-26 - NEC-30: the end-of-turn steps (names of FLOW steps); the view's end_step indexes them
-NORMAL_EOT = ("heroes", "ally", "score", "stout", "defend", "convert", "next")
-NECRO_EOT = ("heroes", "ally", "score", "summon", "convert", "defend", "check", "next")
+NORMAL_EOT: Final = ("heroes", "ally", "score", "stout", "defend", "convert", "next")
+NECRO_EOT: Final = ("heroes", "ally", "score", "summon", "convert", "defend", "check", "next")
 
 
-def reset_turn(state):
+def reset_turn(state: SmallWorldState) -> None:
     state.conquests[:] = NO_CONQUESTS
     state.nonempty_conquests[:] = NO_CONQUESTS
     state.attacked_seats = []
@@ -44,7 +61,7 @@ def reset_turn(state):
     state.heroes_placed = 0
 
 
-def start_turn(state, events):
+def start_turn(state: SmallWorldState, events: Events) -> None:
     seat = state.turn_order[state.turn_index]
     state.current_seat = seat
     reset_turn(state)
@@ -63,12 +80,12 @@ def start_turn(state, events):
             state.phase = PICK
 
 
-def ghoul_phase_due(state, seat):
+def ghoul_phase_due(state: SmallWorldState, seat: int) -> bool:
     g = D.GHOULS
-    return state.owner[g] == seat and state.in_decline[g] and tokens_of(state, g) > 0
+    return state.owner[g] == seat and state.in_decline[g] != 0 and tokens_of(state, g) > 0
 
 
-def ghouls_then(state, then, events):
+def ghouls_then(state: SmallWorldState, then: str, events: Events) -> None:
     if ghoul_phase_due(state, state.current_seat):
         state.after_ghouls = then
         ready_troops(state, D.GHOULS, events)
@@ -77,23 +94,23 @@ def ghouls_then(state, then, events):
         after_ghouls(state, then, events)
 
 
-def after_ghouls(state, then, events):
+def after_ghouls(state: SmallWorldState, then: str, events: Events) -> None:
     """SW-133 / ED-14: what the turn does once the in-decline Ghouls are done."""
     state.after_ghouls = ""
     AFTER_GHOULS[then](state, events)
 
 
-def pick_next(state, events):
+def pick_next(state: SmallWorldState, events: Events) -> None:
     state.phase = PICK
 
 
-def active_race_next(state, events):
+def active_race_next(state: SmallWorldState, events: Events) -> None:
     a = state.active_race[state.current_seat]
     ready_troops(state, a, events)
     enter_conquest(state, a, events)
 
 
-def decline_next(state, events):
+def decline_next(state: SmallWorldState, events: Events) -> None:
     go_into_decline(state, state.current_seat, events)
     end_of_turn_from(state, "score")
     continue_eot(state, events)
@@ -102,14 +119,14 @@ def decline_next(state, events):
 AFTER_GHOULS = {"pick": pick_next, "active": active_race_next, "decline": decline_next}
 
 
-def enter_conquest(state, k, events):
+def enter_conquest(state: SmallWorldState, k: int, events: Events) -> None:
     state.phase = CONQUEST
     state.force = k
     state.berserk_roll = -1
     maybe_end_conquest(state, events)
 
 
-def maybe_end_conquest(state, events):
+def maybe_end_conquest(state: SmallWorldState, events: Events) -> None:
     """Skip a decision that has only one answer: no token in hand, nothing to abandon or convert."""
     k = state.force
     if state.hand[k] > 0 and state.berserk_roll < 0:
@@ -122,7 +139,7 @@ def maybe_end_conquest(state, events):
     begin_redeploy(state, events)
 
 
-def begin_redeploy(state, events):
+def begin_redeploy(state: SmallWorldState, events: Events) -> None:
     """SW-95: Skeletons first, then free redistribution, pieces, Amazons."""
     force = state.force
     state.phase = REDEPLOY
@@ -150,18 +167,18 @@ def begin_redeploy(state, events):
     advance_redeploy(state, events)
 
 
-def advance_redeploy(state, events):
+def advance_redeploy(state: SmallWorldState, events: Events) -> None:
     advance(FLOW, state, events, "redeploy")
 
 
-def redeploy(state, events):
+def redeploy(state: SmallWorldState, events: Events) -> str | None:
     """SW-95: run the redeployment step that is due on the force's regions; "redeploy" again after
     a step that decided alone, None while a seat decides."""
     step, held = redeploy_step(state)
     return REDEPLOY_STEPS[step](state, events, held)
 
 
-def deploy_tokens(state, events, held):
+def deploy_tokens(state: SmallWorldState, events: Events, held: list[int]) -> str | None:
     """Tokens in hand go on the force's regions; with one region there is nothing to choose."""
     force = state.force
     if len(held) == 1 and not island_open(state, force):
@@ -170,7 +187,7 @@ def deploy_tokens(state, events, held):
     return None
 
 
-def place_encampments(state, events, held):
+def place_encampments(state: SmallWorldState, events: Events, held: list[int]) -> str | None:
     """SW-152: with one region every Encampment goes there."""
     if len(held) == 1:
         n = state.encampments_in_hand[state.current_seat]
@@ -181,7 +198,7 @@ def place_encampments(state, events, held):
     return None
 
 
-def place_fortress(state, events, held):
+def place_fortress(state: SmallWorldState, events: Events, held: list[int]) -> str | None:
     """SW-158: the Fortress step is skipped when no region can take one."""
     if not fortress_regions(state, held):
         state.fortress_done = 1
@@ -189,7 +206,7 @@ def place_fortress(state, events, held):
     return None
 
 
-def set_aside_amazons(state, events, held):
+def set_aside_amazons(state: SmallWorldState, events: Events, held: list[int]) -> str | None:
     """SW-130: the Amazons set aside up to 4 tokens (ED-19: a lone token too when unavoidable)."""
     if state.set_aside_due < 0:
         total = sum(state.tokens[r] for r in held)
@@ -207,7 +224,7 @@ def set_aside_amazons(state, events, held):
     return None
 
 
-def redeployed(state, events, held):
+def redeployed(state: SmallWorldState, events: Events, held: list[int]) -> str | None:
     force = state.force
     if force == D.TROLLS and race_ability(state, force, D.TROLLS) and not option(state, "lair_on_conquest"):  # ED-26
         for r in held:
@@ -229,39 +246,39 @@ def redeployed(state, events, held):
 
 # ---------------------------------------------------------------- SW-52 end of turn, step by step
 
-def end_steps(state):
+def end_steps(state: SmallWorldState) -> tuple[str, ...]:
     return NECRO_EOT if state.current_seat == state.necromancer else NORMAL_EOT
 
 
-def end_of_turn_from(state, step):
+def end_of_turn_from(state: SmallWorldState, step: str) -> str:
     state.end_step = end_steps(state).index(step)
     state.phase = END_TURN
     return step
 
 
-def continue_eot(state, events):
+def continue_eot(state: SmallWorldState, events: Events) -> None:
     """Run the end of turn from step `state.end_step` until a seat has a decision."""
     state.phase = END_TURN
     advance(FLOW, state, events, None if state.over else end_steps(state)[state.end_step])
 
 
-def resume_eot(state, events):
+def resume_eot(state: SmallWorldState, events: Events) -> None:
     """The decision of end step `state.end_step` is made: on to the next step."""
     state.end_step += 1
     continue_eot(state, events)
 
 
-def next_step(state):
+def next_step(state: SmallWorldState) -> str | None:
     state.end_step += 1
     return None if state.over else end_steps(state)[state.end_step]
 
 
-def wait(state, phase):
+def wait(state: SmallWorldState, phase: str) -> str | None:
     state.phase = phase
     return None
 
 
-def heroes(state, events):
+def heroes(state: SmallWorldState, events: Events) -> str | None:
     """SW-159: the Heroes move to one or two regions of the active race."""
     f = active_force(state, state.current_seat)
     if f >= 0 and D.HEROIC in powers(state, f) and not state.heroes_placed:
@@ -275,7 +292,7 @@ def heroes(state, events):
     return next_step(state)
 
 
-def ally(state, events):
+def ally(state: SmallWorldState, events: Events) -> str | None:
     """SW-154: the Diplomat may name an ally."""
     f = active_force(state, state.current_seat)
     if f >= 0 and D.DIPLOMAT in powers(state, f) and ally_choice(state):
@@ -283,7 +300,7 @@ def ally(state, events):
     return next_step(state)
 
 
-def score(state, events):
+def score(state: SmallWorldState, events: Events) -> str | None:
     """SW-110; NEC-27: the Necromancer's souls are summoned right after, unless optional (ED-37)."""
     score_turn(state, state.current_seat, events)
     if state.current_seat == state.necromancer and not option(state, "necro_summon_optional"):
@@ -291,7 +308,7 @@ def score(state, events):
     return next_step(state)
 
 
-def stout(state, events):
+def stout(state: SmallWorldState, events: Events) -> str | None:
     """SW-166: a Stout race may go into decline right after scoring."""
     a = state.active_race[state.current_seat]
     if a >= 0 and not state.decline_turn and D.STOUT in powers(state, a):
@@ -299,21 +316,21 @@ def stout(state, events):
     return next_step(state)
 
 
-def summon_souls(state, events):
+def summon_souls(state: SmallWorldState, events: Events) -> str | None:
     """NEC-27 with necro_summon_optional (ED-37): the Necromancer chooses."""
     if option(state, "necro_summon_optional") and regions_of(state, GHOSTS):
         return wait(state, SUMMON)
     return next_step(state)
 
 
-def convert_well(state, events):
+def convert_well(state: SmallWorldState, events: Events) -> str | None:
     """NEC-16: the Soul Well turns into Ghosts."""
     if state.necromancer >= 0:
         well_conversion(state, events)
     return next_step(state)
 
 
-def defend(state, events):
+def defend(state: SmallWorldState, events: Events) -> str | None:
     """SW-82: the defenders redeploy their kept tokens, in order (ED-13)."""
     if not state.defender_queue:
         state.defender_queue = defenders_in_order(state)
@@ -322,13 +339,13 @@ def defend(state, events):
     return next_step(state)
 
 
-def check_victory(state, events):
+def check_victory(state: SmallWorldState, events: Events) -> str | None:
     """NEC-28 / ED-32: the Necromancer's instant win, at step D of his own turn."""
     win_check(state, events, immediate_only=False)
     return next_step(state)
 
 
-def next_turn_step(state, events):
+def next_turn_step(state: SmallWorldState, events: Events) -> str | None:
     next_turn(state, events)
     return None
 
@@ -356,7 +373,7 @@ FLOW = {
 }
 
 
-def defenders_in_order(state):
+def defenders_in_order(state: SmallWorldState) -> list[int]:
     start = state.current_seat if option(state, "defender_redeploy_order") == "from_current" else state.turn_order[0]
     q = []
     for i in range(state.seats):
@@ -366,7 +383,7 @@ def defenders_in_order(state):
     return q
 
 
-def defend_pending(state, seat, events):
+def defend_pending(state: SmallWorldState, seat: int, events: Events) -> bool:
     """Auto-place what has one answer; True when the seat still has a choice (SW-82, NEC-15)."""
     choice = False
     for k in kinds_of(state, seat):
@@ -397,7 +414,7 @@ def defend_pending(state, seat, events):
     return choice
 
 
-def advance_defend(state, events):
+def advance_defend(state: SmallWorldState, events: Events) -> bool:
     while state.defender_queue and not state.over:
         if defend_pending(state, state.defender_queue[0], events):
             return True
@@ -405,7 +422,7 @@ def advance_defend(state, events):
     return False
 
 
-def next_turn(state, events):
+def next_turn(state: SmallWorldState, events: Events) -> None:
     state.turn_index += 1
     if state.turn_index == len(state.turn_order):
         state.turn_index = 0
@@ -417,12 +434,12 @@ def next_turn(state, events):
     start_turn(state, events)
 
 
-def end_purchases(state, events):
+def end_purchases(state: SmallWorldState, events: Events) -> None:
     ready_troops(state, GHOSTS, events)  # NEC-21
     enter_conquest(state, GHOSTS, events)
 
 
-def resume_defend(state, events):
+def resume_defend(state: SmallWorldState, events: Events) -> None:
     if state.over:
         return
     if advance_defend(state, events):

@@ -2,18 +2,24 @@
 player's active race, his in-decline Ghouls during their phase, SW-133, or the Necromancer's Ghosts, NEC-9)."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any, Final
+
 from . import data as D
+from .state import SmallWorldState
 
-GHOSTS, NONE, N_RACES = D.GHOSTS, D.NO_RACE, D.N_RACES
+GHOSTS: Final = D.GHOSTS
+NONE: Final = D.NO_RACE
+N_RACES: Final = D.N_RACES
 
 
-def option(state, name):
+def option(state: SmallWorldState, name: str) -> Any:
     return state.options[name]
 
 
-def regions_of(state, k):
+def regions_of(state: SmallWorldState, k: int) -> list[int]:
     """The regions force k holds, in region order (found by list.index: a force holds few regions)."""
-    occ = state.occupant
+    occ: list[int] = state.occupant
     n = occ.count(k)
     if not n:
         return []
@@ -25,12 +31,12 @@ def regions_of(state, k):
     return out
 
 
-def on_map(state, k):
-    tokens = state.tokens
+def on_map(state: SmallWorldState, k: int) -> int:
+    tokens: list[int] = state.tokens
     return sum([tokens[r] for r in regions_of(state, k)])
 
 
-def seat_of(state, k):
+def seat_of(state: SmallWorldState, k: int) -> int:
     if k == GHOSTS:
         return state.necromancer
     if 0 <= k < D.N_RACES:
@@ -38,20 +44,21 @@ def seat_of(state, k):
     return -1
 
 
-def active_force(state, seat):
+def active_force(state: SmallWorldState, seat: int) -> int:
     if seat < 0:
         return NONE
     return GHOSTS if seat == state.necromancer else state.active_race[seat]
 
 
-def is_active_race(state, k):
+def is_active_race(state: SmallWorldState, k: int) -> bool:
     return 0 <= k < D.N_RACES and state.owner[k] >= 0 and not state.in_decline[k]
 
 
-BADGE_POWERS = tuple((p,) for p in range(D.N_POWERS))  # the powers of a race with badge p, built once
+# the powers of a race with badge p, built once
+BADGE_POWERS: Final[tuple[tuple[int], ...]] = tuple((p,) for p in range(D.N_POWERS))
 
 
-def powers(state, k):
+def powers(state: SmallWorldState, k: int) -> Sequence[int]:
     """Powers that act for force k: an active race's badge, or the Necromancer's active powers (NEC-25)."""
     if 0 <= k < N_RACES:
         p = state.power_of[k]
@@ -63,16 +70,16 @@ def powers(state, k):
     return ()
 
 
-def race_ability(state, k, race):
+def race_ability(state: SmallWorldState, k: int, race: int) -> bool:
     return k == race and not state.in_decline[k] and state.owner[k] >= 0
 
 
-def tokens_of(state, k):
+def tokens_of(state: SmallWorldState, k: int) -> int:
     return on_map(state, k) + state.hand[k] + state.kept[k] + state.set_aside[k]
 
 
-def kinds_of(state, seat):
-    ks = []
+def kinds_of(state: SmallWorldState, seat: int) -> list[int]:
+    ks: list[int] = []
     if seat == state.necromancer:
         ks.append(GHOSTS)
     elif state.active_race[seat] >= 0:
@@ -81,17 +88,17 @@ def kinds_of(state, seat):
     return ks
 
 
-def price(state):
+def price(state: SmallWorldState) -> int:
     """NEC-19: active powers + Ghosts on regions + Ghosts on the Island (+1 with necro_price_plus_one)."""
     return (len(state.necromancer_powers) + on_map(state, GHOSTS) + state.island
             + (1 if option(state, "necro_price_plus_one") else 0))
 
 
-def is_wiped(state, seat):
+def is_wiped(state: SmallWorldState, seat: int) -> bool:
     a = state.active_race[seat]
     return a >= 0 and tokens_of(state, a) == 0
 
 
-def bivouac_force(state, seat):
+def bivouac_force(state: SmallWorldState, seat: int) -> int:
     f = active_force(state, seat)
     return f if f >= 0 and D.BIVOUACKING in powers(state, f) else NONE

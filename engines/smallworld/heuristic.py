@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import math
+import random
+from collections.abc import Sequence
+from typing import Any
 
 from engines.core import rank_by
 
@@ -30,10 +33,10 @@ from .moves import (
     SetAside,
 )
 from .scoring import outcome_keys
-from .state import ALLY, CONQUEST, DEFEND, HEROES, PICK, PURCHASE, REDEPLOY, START, STOUT, SUMMON
+from .state import ALLY, CONQUEST, DEFEND, HEROES, PICK, PURCHASE, REDEPLOY, START, STOUT, SUMMON, SmallWorldState
 
 
-def _region_value(state, k, r, ps):
+def _region_value(state: SmallWorldState, k: int, r: int, ps: Sequence[int]) -> float:
     """Coins a region is worth to force k (with powers `ps`) per turn (1 + its terrain/symbol bonuses)."""
     b = state.board
     v = 1.0
@@ -52,9 +55,10 @@ def _region_value(state, k, r, ps):
     return v
 
 
-def _exposure(state, k, r):
+def _exposure(state: SmallWorldState, k: int, r: int) -> float:
     b = state.board
-    occupant, water = state.occupant, b.water
+    occupant: list[int] = state.occupant
+    water = b.water
     return sum([1 for m in b.neighbours[r] if occupant[m] != k and not water[m]]) + (1 if b.edge[r] else 0) * 0.5
 
 
@@ -66,7 +70,7 @@ def by_kind(moves):
     return groups
 
 
-def choose(state, seat, rng):
+def choose(state: SmallWorldState, seat: int, rng: random.Random) -> Any:
     moves = legal_moves(state, seat)
     if len(moves) == 1:
         return moves[0]
@@ -104,7 +108,7 @@ CONQUEST_SCORE = {  # (state, force, move, cost of a region, the force's powers)
 }
 
 
-def choose_conquest(state, seat, moves, rng):
+def choose_conquest(state: SmallWorldState, seat: int, moves: list[Any], rng: random.Random) -> Any:
     force = state.force
     ps = powers(state, force)
     regions = [m.region for m in moves if hasattr(m, "region")]
@@ -117,7 +121,7 @@ def choose_conquest(state, seat, moves, rng):
     return best
 
 
-def choose_placement(state, seat, moves, rng):
+def choose_placement(state: SmallWorldState, seat: int, moves: list[Any], rng: random.Random) -> Any:
     """Redeployment and defenders: the most tokens on the most exposed region, then the pieces."""
     groups = by_kind(moves)
     deploys = groups.get(Deploy)
@@ -173,7 +177,7 @@ def evaluate(state, seat):
     return _lead_chance(state, seat, [_income(state, s) for s in range(state.seats)])
 
 
-def evaluate_all(state, seats):
+def evaluate_all(state: SmallWorldState, seats: int) -> list[float]:
     """`evaluate` of every seat, each seat's income counted once."""
     if state.over:
         return [evaluate(state, seat) for seat in range(seats)]
@@ -181,14 +185,14 @@ def evaluate_all(state, seats):
     return [_lead_chance(state, seat, incomes) for seat in range(seats)]
 
 
-def _income(state, seat):
+def _income(state: SmallWorldState, seat: int) -> int:
     """Coins the seat's regions bring each turn (the Necromancer's: its ghosts' regions, plus one)."""
     if seat == state.necromancer:
         return len(regions_of(state, D.GHOSTS)) + 1
     return sum(len(regions_of(state, k)) for k in kinds_of(state, seat))
 
 
-def _lead_chance(state, seat, incomes):
+def _lead_chance(state: SmallWorldState, seat: int, incomes: list[int]) -> float:
     left = state.rounds - state.round + 1
     coins_known = state.options["public_coins"]
 

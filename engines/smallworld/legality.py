@@ -6,6 +6,8 @@ IllegalMove with the most specific rule the move breaks; it never builds the leg
 """
 from __future__ import annotations
 
+from typing import Any, Final, NoReturn
+
 from engines.core import IllegalMove
 
 from . import data as D
@@ -18,36 +20,37 @@ from .moves import (ABANDON, BERSERK_ROLL, CONQUER, DEPLOYS, DRAGON_ATTACK, END_
                     EndConquest, EndPurchases, Expand, FinalAttempt, NameAlly, Pass, PickCombo, PlaceEncampment,
                     PlaceFortress, PlaceHeroes, SetAside, Summon)
 from .state import (ALLY, CONQUEST, DEFEND, HEROES, NECRO_SETUP, PICK, PURCHASE, REDEPLOY, START, STOUT, SUMMON,
-                    PHASE_RULE)
+                    PHASE_RULE, SmallWorldState)
 
-GHOSTS = D.GHOSTS
+GHOSTS: Final = D.GHOSTS
+SORCERERS: Final = D.SORCERERS
 NO_ACTIVE_RACE = "a combo may be picked only without an active race"
 
 
-def refuse(rule, sentence):
+def refuse(rule: str, sentence: str) -> NoReturn:
     raise IllegalMove(rule, sentence)
 
 
-def not_now(state, kind):
+def not_now(state: SmallWorldState, kind: type) -> NoReturn:
     """The phase offers no move of this kind."""
     refuse(PHASE_RULE.get(state.phase, "SW-50"), f"{kind.__name__} is not a legal move in phase {state.phase}")
 
 
 # ---------------------------------------------------------------- who acts
 
-def seats_to_act(state):
+def seats_to_act(state: SmallWorldState) -> list[int]:
     """SW-30: the current player; SW-82: the defender redeploying now; SW-32: nobody after the end."""
     if state.over:
         return []
     return [acting_seat(state)]
 
 
-def acting_seat(state):
+def acting_seat(state: SmallWorldState) -> int:
     """The one seat that acts while the game is not over (seats_to_act)."""
     return state.defender_queue[0] if state.phase == DEFEND else state.current_seat
 
 
-def check_seat(state, seat, move):
+def check_seat(state: SmallWorldState, seat: int, move: Any) -> None:
     if state.over:
         refuse("SW-32", "the game is over")
     if seat != (state.defender_queue[0] if state.phase == DEFEND else state.current_seat):  # acting_seat
@@ -70,17 +73,17 @@ def may_pick_when_wiped(state, seat):
     return option(state, "wiped_race_may_pick") and is_wiped(state, seat)
 
 
-def holds(state, k, r):
+def holds(state: SmallWorldState, k: int, r: int) -> bool:
     """Region r is held by force k."""
     return 0 <= r < len(state.occupant) and state.occupant[r] == k
 
 
-def island_open(state, k):
+def island_open(state: SmallWorldState, k: int) -> bool:
     """NEC-15 / ED-33: the Ghosts may redeploy onto the Island."""
     return k == GHOSTS and option(state, "necro_island_redeploy")
 
 
-def redeploy_step(state):
+def redeploy_step(state: SmallWorldState) -> tuple[str, list[int]]:
     """SW-95: which redeployment step is due (the flow step of that name), with the force's regions."""
     force = state.force
     held = regions_of(state, force)
@@ -95,14 +98,14 @@ def redeploy_step(state):
     return "redeployed", held
 
 
-def fortress_regions(state, regs):
+def fortress_regions(state: SmallWorldState, regs: list[int]) -> list[int]:
     """SW-158: one Fortress per region, six in the box."""
     if sum(state.fortress) >= D.MARKERS["fortress"]:
         return []
     return [r for r in regs if not state.fortress[r]]
 
 
-def aside_regions(state, regs):
+def aside_regions(state: SmallWorldState, regs: list[int]) -> list[int]:
     """SW-130: Amazons set aside from regions of 2+ tokens; ED-19 from lone tokens when unavoidable."""
     many = [r for r in regs if state.tokens[r] >= 2]
     if many:
@@ -150,7 +153,7 @@ def purchase_possible(state):
 
 # ---------------------------------------------------------------- the move generator
 
-def legal_moves(state, seat):
+def legal_moves(state: SmallWorldState, seat: int) -> list[Any]:
     if state.over or seat != (state.defender_queue[0] if state.phase == DEFEND else state.current_seat):  # acting_seat
         return []
     generate = GENERATORS.get(state.phase)
@@ -166,7 +169,7 @@ def pick_moves(state, seat):
     return [PickCombo(k) for k in range(len(state.combo_row)) if can_pay_for(state, seat, k)]
 
 
-def conquest_choices(state):
+def conquest_choices(state: SmallWorldState) -> list[Any]:
     """Every conquest move but EndConquest, in the order the clients see."""
     force = state.force
     held = regions_of(state, force)
@@ -178,7 +181,7 @@ def conquest_choices(state):
         roll = state.berserk_roll
         valid, cost = targets(state, force, held, ps)
         return [CONQUER[r] for r, c in zip(valid, cost) if max(1, c - roll) <= hand]  # needed()
-    moves = [ABANDON[r] for r in held] if can_abandon(state, force) else []
+    moves: list[Any] = [ABANDON[r] for r in held] if can_abandon(state, force) else []
     if hand >= 1:
         final = has_final_attempt(state, ps)
         dragon = dragon_ready(state, ps)
@@ -193,33 +196,33 @@ def conquest_choices(state):
                 moves.append(DRAGON_ATTACK[region])
         if berserk(ps):
             moves.append(BERSERK_ROLL)
-    if force == D.SORCERERS and held and race_ability(state, force, D.SORCERERS):
+    if force == SORCERERS and held and race_ability(state, force, SORCERERS):
         moves += [Convert(region) for region in conversion_candidates(state, held)
                   if conversion_error(state, region, held) is None]
     return moves
 
 
-def conquest_moves(state, seat=None):
+def conquest_moves(state: SmallWorldState, seat: int | None = None) -> list[Any]:
     moves = conquest_choices(state)
     moves.append(END_CONQUEST)
     return moves
 
 
-def has_conquest_choice(state):
+def has_conquest_choice(state: SmallWorldState) -> bool:
     """More than EndConquest is open (the flow skips a decision with one answer)."""
     return bool(conquest_choices(state))
 
 
-def deploy_moves(held, count, island):
+def deploy_moves(held: list[int], count: int, island: bool) -> list[Any]:
     """Deploy(region, 1..count) per region, then onto the Island (NEC-15)."""
-    ms = []
+    ms: list[Any] = []
     for r in (*held, -1) if island else held:
         row = DEPLOYS[r]
         ms += row[:count] if count <= len(row) else [Deploy(r, c) for c in range(1, count + 1)]
     return ms
 
 
-def redeploy_moves(state, seat=None):
+def redeploy_moves(state: SmallWorldState, seat: int | None = None) -> list[Any]:
     k = state.force
     step, regs = redeploy_step(state)
     if step == "deploy_tokens":
@@ -302,13 +305,13 @@ def only_in(*phases):
     return check
 
 
-def in_conquest(state, move):
+def in_conquest(state: SmallWorldState, move: Any) -> int:
     if state.phase != CONQUEST:
         not_now(state, type(move))
     return state.force
 
 
-def target_cost(state, force, region):
+def target_cost(state: SmallWorldState, force: int, region: int) -> int:
     """SW-60: a token in hand and a valid target; returns the target's cost."""
     if state.hand[force] < 1:
         refuse("SW-60", "the conquering race has no token in hand")
@@ -327,7 +330,7 @@ def check_abandon(state, seat, move):
         refuse("SW-93", f"region {move.region} is not a region of the conquering race")
 
 
-def check_conquer(state, seat, move):
+def check_conquer(state: SmallWorldState, seat: int, move: Any) -> None:
     k = in_conquest(state, move)
     c = target_cost(state, k, move.region)
     if needed(state, c) > state.hand[k]:
@@ -376,7 +379,7 @@ def check_convert(state, seat, move):
         not_now(state, Convert)
 
 
-def check_deploy(state, seat, move):
+def check_deploy(state: SmallWorldState, seat: int, move: Any) -> None:
     if state.phase == REDEPLOY:
         check_redeploy_tokens(state, move.region, move.count)
     elif state.phase == DEFEND:
@@ -385,7 +388,7 @@ def check_deploy(state, seat, move):
         not_now(state, Deploy)
 
 
-def check_redeploy_tokens(state, region, count):
+def check_redeploy_tokens(state: SmallWorldState, region: int, count: int) -> None:
     """SW-95: tokens from hand onto the force's regions (NEC-15: the Island)."""
     k = state.force
     if count < 1 or count > state.hand[k]:

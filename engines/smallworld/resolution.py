@@ -1,23 +1,29 @@
 """What moves pieces: conquest and its losses, abandonment, the combo row, decline, the Soul Well."""
 from __future__ import annotations
 
+from typing import Final
+
 from engines.core import Event
 
 from . import data as D
 from .forces import active_force, on_map, option, race_ability, regions_of, seat_of, tokens_of
 from .scoring import win_check
+from .state import SmallWorldState
 
-GHOSTS, LOST, NONE = D.GHOSTS, D.LOST_TRIBE, D.NO_RACE
+GHOSTS: Final = D.GHOSTS
+LOST: Final = D.LOST_TRIBE
+NONE: Final = D.NO_RACE
+Events = list[Event]
 
 
-def well_push(state, k):
+def well_push(state: SmallWorldState, k: int) -> None:
     if k == GHOSTS:
         state.well_ghosts += 1
     else:
         state.well_tokens.append(k)
 
 
-def discard_token(state, k, to_well):
+def discard_token(state: SmallWorldState, k: int, to_well: bool) -> None:
     """One token lost to conquest: the Soul Well in Necromancer Island (NEC-10), else the supply."""
     if state.necromancer >= 0 and to_well:
         well_push(state, k)
@@ -25,7 +31,7 @@ def discard_token(state, k, to_well):
         state.supply[k] += 1
 
 
-def clear_region(state, r, owner_seat):
+def clear_region(state: SmallWorldState, r: int, owner_seat: int) -> None:
     """Pieces leaving a region whose tokens left it (SW-69, SW-93)."""
     state.troll_lair[r] = 0
     state.fortress[r] = 0
@@ -38,7 +44,7 @@ def clear_region(state, r, owner_seat):
     state.hole[r] = 0
 
 
-def take_defenders(state, region, events):
+def take_defenders(state: SmallWorldState, region: int, events: Events) -> tuple[int, int]:
     """SW-80 losses of the region being conquered; returns (kind, seat) of the defender."""
     defender = state.occupant[region]
     n = state.tokens[region]
@@ -64,7 +70,7 @@ def take_defenders(state, region, events):
     return defender, defender_seat
 
 
-def record_conquest(state, force, defender, defender_seat, nonempty):
+def record_conquest(state: SmallWorldState, force: int, defender: int, defender_seat: int, nonempty: bool) -> None:
     state.conquests[force] += 1
     state.nonempty_conquests[force] += 1 if nonempty else 0
     if (defender_seat >= 0 and defender_seat != state.current_seat and defender == active_force(state, defender_seat)
@@ -72,7 +78,8 @@ def record_conquest(state, force, defender, defender_seat, nonempty):
         state.attacked_seats.append(defender_seat)
 
 
-def conquer(state, force, region, tokens, events, how, cost, roll=-1):
+def conquer(state: SmallWorldState, force: int, region: int, tokens: int, events: Events, how: str, cost: int,
+            roll: int = -1) -> None:
     """SW-67: defenders leave, markers are handled, the attacker's tokens are placed."""
     nonempty = state.occupant[region] != NONE  # SW-6
     defender, defender_seat = take_defenders(state, region, events)
@@ -134,7 +141,7 @@ def abandon(state, k, r, events, to_aside=False):
     events.append(Event("abandoned", {"seat": seat_of(state, k), "race": D.kind_key(k), "region": r}))
 
 
-def ready_troops(state, force, events):
+def ready_troops(state: SmallWorldState, force: int, events: Events) -> None:
     """SW-92 (and NEC-21 for Ghosts): one token stays per region, the rest comes to hand."""
     tokens = state.tokens
     for r in regions_of(state, force):
@@ -287,7 +294,8 @@ def well_conversion(state, events):
     win_check(state, events, immediate_only=True)
 
 
-def deploy(state, k, r, count, events, seat, from_kept=False):
+def deploy(state: SmallWorldState, k: int, r: int, count: int, events: Events, seat: int,
+           from_kept: bool = False) -> None:
     if from_kept:
         state.kept[k] -= count
     else:

@@ -1,15 +1,18 @@
 """Scoring (SW-110 - SW-114, NEC-26, NEC-29), the Necromancer's instant win (NEC-28) and the end."""
 from __future__ import annotations
 
+from typing import Final
+
 from engines.core import Event, rank_by
 
 from . import data as D
 from .forces import kinds_of, on_map, option, powers, regions_of
+from .state import SmallWorldState
 
-GHOSTS = D.GHOSTS
+GHOSTS: Final = D.GHOSTS
 
 
-def score_turn(state, seat, events):
+def score_turn(state: SmallWorldState, seat: int, events: list[Event]) -> None:
     """SW-110 / SW-111 (NEC-26 for the Necromancer)."""
     b = state.board
     gained = 0
@@ -47,7 +50,7 @@ def score_turn(state, seat, events):
     events.append(Event("scored", {"seat": seat, "coins": gained, "total": state.coins[seat]}, to))
 
 
-def power_bonus(state, k, regs):
+def power_bonus(state: SmallWorldState, k: int, regs: list[int]) -> int:
     b = state.board
     g = 0
     for p in powers(state, k):
@@ -68,7 +71,7 @@ def power_bonus(state, k, regs):
     return g
 
 
-def tiebreak_tokens(state, seat):
+def tiebreak_tokens(state: SmallWorldState, seat: int) -> int:
     """SW-114: race tokens on the map (NEC-29: Ghosts on regions; Island per ED-43)."""
     if seat == state.necromancer:
         return on_map(state, GHOSTS) + (state.island if option(state, "necro_tiebreak_island") else 0)
@@ -80,12 +83,12 @@ def outcome_keys(state):
             for s in range(state.seats)]
 
 
-def necro_complete(state):
+def necro_complete(state: SmallWorldState) -> bool:
     """NEC-28: every Ghost on a region or on the Island."""
     return state.ghost_reserve == 0 and state.well_ghosts == 0 and state.hand[GHOSTS] == 0 and state.kept[GHOSTS] == 0
 
 
-def win_check(state, events, immediate_only):
+def win_check(state: SmallWorldState, events: list[Event], immediate_only: bool) -> None:
     if state.necromancer < 0 or state.over:
         return
     if immediate_only and option(state, "necro_win_check") != "immediate":
