@@ -28,6 +28,7 @@ SCALARS = ("options", "seats", "map_key", "rounds", "round", "turn_index", "firs
            "current_seat", "phase", "force", "berserk_roll", "dragon_used", "fortress_done", "set_aside_due",
            "decline_turn", "after_ghouls", "end_step", "ghost_reserve", "island", "well_ghosts", "wealthy_paid",
            "purchases", "holes_placed", "necromancer_won", "over", "heroes_placed")
+LISTS = REGION_LISTS + KIND_LISTS + SEAT_LISTS + OTHER_LISTS  # the flat lists of ints
 
 
 class SmallWorldState:
@@ -111,15 +112,20 @@ class SmallWorldState:
         return D.BOARDS[self.map_key]
 
     def clone(self) -> SmallWorldState:
+        rng = random.Random()
+        rng.setstate(self.rng.getstate())
+        return self.with_rng(rng)
+
+    def with_rng(self, rng: random.Random) -> SmallWorldState:
+        """A copy of this state (its lists copied, the options shared) drawing from `rng`."""
         copy = SmallWorldState.__new__(SmallWorldState)
         for name in SCALARS:
             setattr(copy, name, getattr(self, name))
-        for name in REGION_LISTS + KIND_LISTS + SEAT_LISTS + OTHER_LISTS:
+        for name in LISTS:
             setattr(copy, name, getattr(self, name)[:])
         copy.combo_row = [combo[:] for combo in self.combo_row]
         copy.declines = [races[:] for races in self.declines]
-        copy.rng = random.Random()
-        copy.rng.setstate(self.rng.getstate())
+        copy.rng = rng
         return copy
 
 

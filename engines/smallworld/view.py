@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import random
 from operator import itemgetter
+from typing import Any
 
 from . import data as D
 from .forces import on_map, price
 from .setup import DEFAULTS
-from .state import blank
+from .state import SmallWorldState, blank
 
 HIDDEN = -1  # coins not visible to this seat (SW-121)
 
@@ -92,12 +93,25 @@ def view_options(v):
     return {**DEFAULTS, **{name: value for name, value in given.items() if name in DEFAULTS}}
 
 
-def determinize(v, seat, rng: random.Random):
+# The last view determinized and the state read from it: a search determinizes one view (a value
+# nobody changes) once per iteration, so it is read once and each determinization copies that state.
+_LAST_VIEW: list[Any] = [None, None]
+
+
+def determinize(v: dict[str, Any], seat: int | None, rng: random.Random) -> SmallWorldState:
     """A full state equal to view `v` on everything visible; decks, hidden coins and RNG resampled."""
+    if _LAST_VIEW[0] is not v:
+        _LAST_VIEW[0], _LAST_VIEW[1] = v, visible_state(v)
+    state = _LAST_VIEW[1].with_rng(random.Random(rng.getrandbits(64)))
+    resample_decks(state, v["necromancer"], rng)
+    return state
+
+
+def visible_state(v):
+    """The state of view `v` before the hidden parts are drawn: decks empty, hidden coins guessed."""
     options = view_options(v)
     map_key = (v["map"], options["map5p_border_13_19"], options["map5p_region28_terrain"])
     state = blank(v["seats"], options, map_key, D.board(*map_key).n)
-    state.rng = random.Random(rng.getrandbits(64))
     for name, _, stored in TURN:
         setattr(state, name, stored(v[name]))
     state.force = D.kind_from_key(v["conquering_race"])
@@ -119,7 +133,6 @@ def determinize(v, seat, rng: random.Random):
     state.necromancer_powers = [D.power_from_key(p) for p in necromancer["active_powers"]]
     state.rejected_powers = [D.power_from_key(p) for p in necromancer["rejected_powers"]]
     state.over = int(v["over"])
-    resample_decks(state, necromancer, rng)
     return state
 
 
