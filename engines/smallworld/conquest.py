@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Final
+from typing import Any, Final
 
 from . import data as D
-from .forces import active_force, is_active_race, option, powers, race_ability, seat_of
+from .forces import active_force, board_of, is_active_race, option, powers, race_ability, regions_of, seat_of
+from .moves import ABANDON, BERSERK_ROLL, CONQUER, DRAGON_ATTACK, END_CONQUEST, FINAL_ATTEMPT, Convert
 from .state import SmallWorldState
 
 GHOSTS: Final = D.GHOSTS
+SORCERERS: Final = D.SORCERERS
 LOST: Final = D.LOST_TRIBE
 NONE: Final = D.NO_RACE
 N_RACES: Final = D.N_RACES
@@ -17,7 +19,7 @@ Error = tuple[str, str] | None  # (rule id, sentence) of a refusal, or None
 
 def conquest_cost(state: SmallWorldState, force: int, region: int) -> int:
     """SW-64 cost of conquering `region` with `force` (the token kind conquering)."""
-    return costs(state, force, state.board, powers(state, force), (region,))[0]
+    return costs(state, force, board_of(state), powers(state, force), (region,))[0]
 
 
 def costs(state: SmallWorldState, force: int, board: D.Board, ps: Sequence[int], regions: Iterable[int]) -> list[int]:
@@ -77,10 +79,12 @@ def peace_forbids(state: SmallWorldState, force: int, region: int) -> bool:
     return ally >= 0 and defender == active_force(state, defender_seat) and force == active_force(state, ally)
 
 
-def reachable(state: SmallWorldState, force: int, held: list[int], ps: Sequence[int]) -> set[int]:
+def reachable(state: SmallWorldState, force: int, held: list[int], ps: Sequence[int],
+              board: D.Board | None = None) -> set[int]:
     """A new set of the regions `force` (holding `held`, with powers `ps`) may reach: SW-61 first conquest
     (SW-135, SW-156, SW-164, ED-8; NEC-22 for the Ghosts), else SW-63 adjacency (SW-156, SW-168)."""
-    board = state.board
+    if board is None:
+        board = board_of(state)
     flying = D.FLYING in ps
     if not held:
         if force == GHOSTS:  # NEC-22
@@ -98,7 +102,9 @@ def reachable(state: SmallWorldState, force: int, held: list[int], ps: Sequence[
             out |= board.caverns
         return out
     out = set(board.land_set) if flying else set()  # SW-156
-    out.update(*map(board.neighbours.__getitem__, held))
+    neighbours = board.neighbours
+    for r in held:
+        out.update(neighbours[r])
     if D.UNDERWORLD in ps:  # SW-168
         occ = state.occupant
         if any(occ[c] == force for c in board.caverns):
@@ -121,7 +127,7 @@ def target_error(state: SmallWorldState, force: int, region: int, held: list[int
                  ps: Sequence[int] | None = None) -> Error:
     """SW-60 (b)-(f), (h): everything about a target of `force` (holding `held`, with powers `ps`)
     except its cost."""
-    board = state.board
+    board = board_of(state)
     if ps is None:
         ps = powers(state, force)
     if not 0 <= region < board.n:
@@ -146,15 +152,15 @@ def target_error(state: SmallWorldState, force: int, region: int, held: list[int
 def closed_lake(state: SmallWorldState) -> int:
     """NEC-24: the Lake under the Island, unless necro_lake_conquerable (ED-34); -1 without one."""
     if state.necromancer >= 0 and not option(state, "necro_lake_conquerable"):
-        return state.board.lake
+        return board_of(state).lake
     return -1
 
 
 def targets(state: SmallWorldState, force: int, held: list[int], ps: Sequence[int]) -> tuple[list[int], list[int]]:
     """The regions `force` (holding `held`, with powers `ps`) may conquer now, in region order, and
     their costs: the regions for which target_error is None, found with set operations."""
-    board = state.board
-    found = reachable(state, force, held, ps)
+    board = board_of(state)
+    found = reachable(state, force, held, ps, board)
     found.difference_update(held)  # SW-70
     if D.SEAFARING in ps:
         found.discard(closed_lake(state))  # NEC-24
@@ -173,7 +179,7 @@ def targets(state: SmallWorldState, force: int, held: list[int], ps: Sequence[in
 
 def conversion_candidates(state: SmallWorldState, held: list[int]) -> list[int]:
     """The regions a Sorcerer conversion may reach (conversion_error's range test), in region order."""
-    board = state.board
+    board = board_of(state)
     out: set[int] = set()
     for r in held:
         out.update(board.neighbours[r])
@@ -183,7 +189,7 @@ def conversion_candidates(state: SmallWorldState, held: list[int]) -> list[int]:
 
 def conversion_error(state: SmallWorldState, region: int, held: list[int]) -> Error:
     """SW-140 conditions for a Sorcerer conversion of the region."""
-    board = state.board
+    board = board_of(state)
     S = D.SORCERERS
     if not 0 <= region < board.n:
         return ("SW-140", f"there is no region {region}")
@@ -225,8 +231,8 @@ def has_final_attempt(state: SmallWorldState, ps: Sequence[int]) -> bool:
 def dragon_markers_ok(state: SmallWorldState, region: int) -> bool:
     if option(state, "dragon_ignores_markers"):
         return True
-    return not (state.board.mountain[region] or state.troll_lair[region] or state.fortress[region]  # ED-17 alternative
-                or state.encampments[region])
+    return not (board_of(state).mountain[region] or state.troll_lair[region]  # ED-17 alternative
+                or state.fortress[region] or state.encampments[region])
 
 
 def needed(state: SmallWorldState, cost: int) -> int:
@@ -251,3 +257,49 @@ def dragon_ready(state: SmallWorldState, ps: Sequence[int]) -> bool:
 def berserk(ps: Sequence[int]) -> bool:
     """SW-151: a Berserk force (powers `ps`) rolls before choosing each target."""
     return D.BERSERK in ps
+
+
+# ---------------------------------------------------------------- the conquest phase's moves
+
+def priced_conquest_choices(state: SmallWorldState) -> tuple[list[Any], list[int], list[int]]:
+    """conquest_choices, and the targets with their costs (SW-64) that it priced."""
+    force = state.force
+    held = regions_of(state, force)
+    hand = state.hand[force]
+    ps = powers(state, force)
+    valid: list[int] = []
+    cost: list[int] = []
+    if state.berserk_roll >= 0:  # SW-151 Berserk: choose a target with the roll known
+        if hand < 1:
+            return [], valid, cost
+        roll = state.berserk_roll
+        valid, cost = targets(state, force, held, ps)
+        return [CONQUER[r] for r, c in zip(valid, cost) if max(1, c - roll) <= hand], valid, cost  # needed()
+    moves: list[Any] = [ABANDON[r] for r in held] if can_abandon(state, force) else []
+    if hand >= 1:
+        final = has_final_attempt(state, ps)
+        dragon = dragon_ready(state, ps)
+        least = least_shortfall(state) + hand  # final_attempt_in_reach, the option read once
+        valid, cost = targets(state, force, held, ps)
+        for region, c in zip(valid, cost):
+            if c <= hand:
+                moves.append(CONQUER[region])
+            if final and least <= c <= hand + 3:
+                moves.append(FINAL_ATTEMPT[region])
+            if dragon and dragon_markers_ok(state, region):
+                moves.append(DRAGON_ATTACK[region])
+        if berserk(ps):
+            moves.append(BERSERK_ROLL)
+    if force == SORCERERS and held and race_ability(state, force, SORCERERS):
+        moves += [Convert(region) for region in conversion_candidates(state, held)
+                  if conversion_error(state, region, held) is None]
+    return moves, valid, cost
+
+
+def priced_conquest_moves(state: SmallWorldState, seat: int) -> tuple[list[Any], dict[int, int]]:
+    """legal_moves in the conquest phase, with the cost of each target (for the rollout policy)."""
+    if state.over or seat != state.current_seat:  # acting_seat outside DEFEND
+        return [], {}
+    moves, valid, cost = priced_conquest_choices(state)
+    moves.append(END_CONQUEST)
+    return moves, dict(zip(valid, cost))

@@ -17,18 +17,14 @@ def option(state: SmallWorldState, name: str) -> Any:
     return state.options[name]
 
 
+def board_of(state: SmallWorldState) -> D.Board:
+    """`state.board` as a compiled call: the property is a Python-level call from compiled code."""
+    return D.BOARDS[state.map_key]
+
+
 def regions_of(state: SmallWorldState, k: int) -> list[int]:
-    """The regions force k holds, in region order (found by list.index: a force holds few regions)."""
-    occ: list[int] = state.occupant
-    n = occ.count(k)
-    if not n:
-        return []
-    r = occ.index(k)
-    out = [r]
-    for _ in range(n - 1):
-        r = occ.index(k, r + 1)
-        out.append(r)
-    return out
+    """The regions force k holds, in region order (a loop the compiled build runs on native ints)."""
+    return [r for r, x in enumerate(state.occupant) if x == k]
 
 
 def on_map(state: SmallWorldState, k: int) -> int:

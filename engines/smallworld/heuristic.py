@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from engines.core import rank_by
 
 from . import data as D
-from .conquest import costs
-from .forces import is_wiped, kinds_of, powers, regions_of, tokens_of
+from .conquest import costs, priced_conquest_moves
+from .forces import board_of, is_wiped, kinds_of, powers, regions_of, tokens_of
 from .legality import legal_moves
 from .moves import (
     Abandon,
@@ -38,7 +38,7 @@ from .state import ALLY, CONQUEST, DEFEND, HEROES, PICK, PURCHASE, REDEPLOY, STA
 
 def _region_value(state: SmallWorldState, k: int, r: int, ps: Sequence[int]) -> float:
     """Coins a region is worth to force k (with powers `ps`) per turn (1 + its terrain/symbol bonuses)."""
-    b = state.board
+    b = board_of(state)
     v = 1.0
     terrain = b.terrain[r]
     if ((D.FOREST in ps and terrain == "forest") or (D.HILL in ps and terrain == "hill")
@@ -56,7 +56,7 @@ def _region_value(state: SmallWorldState, k: int, r: int, ps: Sequence[int]) -> 
 
 
 def _exposure(state: SmallWorldState, k: int, r: int) -> float:
-    b = state.board
+    b = board_of(state)
     occupant: list[int] = state.occupant
     water = b.water
     return sum([1 for m in b.neighbours[r] if occupant[m] != k and not water[m]]) + (1 if b.edge[r] else 0) * 0.5
@@ -71,6 +71,9 @@ def by_kind(moves):
 
 
 def choose(state: SmallWorldState, seat: int, rng: random.Random) -> Any:
+    if state.phase == CONQUEST:  # the targets priced once, for the moves and their scores
+        moves, cost = priced_conquest_moves(state, seat)
+        return moves[0] if len(moves) == 1 else choose_conquest(state, seat, moves, rng, cost.__getitem__)
     moves = legal_moves(state, seat)
     if len(moves) == 1:
         return moves[0]
@@ -108,11 +111,14 @@ CONQUEST_SCORE = {  # (state, force, move, cost of a region, the force's powers)
 }
 
 
-def choose_conquest(state: SmallWorldState, seat: int, moves: list[Any], rng: random.Random) -> Any:
+def choose_conquest(state: SmallWorldState, seat: int, moves: list[Any], rng: random.Random,
+                    cost: Callable[[int], int] | None = None) -> Any:
+    """The best-scoring move; `cost` prices the moves' target regions (priced here when not given)."""
     force = state.force
     ps = powers(state, force)
-    regions = [m.region for m in moves if hasattr(m, "region")]
-    cost = dict(zip(regions, costs(state, force, state.board, ps, regions))).__getitem__  # priced once
+    if cost is None:
+        regions = [m.region for m in moves if hasattr(m, "region")]
+        cost = dict(zip(regions, costs(state, force, board_of(state), ps, regions))).__getitem__  # priced once
     best, score = None, -1e9
     for m in moves:
         s = CONQUEST_SCORE[type(m)](state, force, m, cost, ps) + rng.random() * 0.1

@@ -11,14 +11,13 @@ from typing import Any, Final, NoReturn
 from engines.core import IllegalMove
 
 from . import data as D
-from .conquest import (berserk, can_abandon, costs, conversion_candidates, conversion_error, dragon_markers_ok,
-                       dragon_ready, final_attempt_in_reach, has_final_attempt, least_shortfall, needed, target_error,
-                       targets)
-from .forces import active_force, bivouac_force, is_wiped, kinds_of, option, powers, price, race_ability, regions_of
-from .moves import (ABANDON, BERSERK_ROLL, CONQUER, DEPLOYS, DRAGON_ATTACK, END_CONQUEST, FINAL_ATTEMPT, Abandon,
-                    BerserkRoll, BuyGhost, BuyPower, ChoosePower, Conquer, Convert, Decline, Deploy, DragonAttack,
-                    EndConquest, EndPurchases, Expand, FinalAttempt, NameAlly, Pass, PickCombo, PlaceEncampment,
-                    PlaceFortress, PlaceHeroes, SetAside, Summon)
+from .conquest import (berserk, can_abandon, costs, conversion_error, dragon_markers_ok, dragon_ready,
+                       final_attempt_in_reach, has_final_attempt, needed, priced_conquest_choices, target_error)
+from .forces import (active_force, bivouac_force, board_of, is_wiped, kinds_of, option, powers, price, race_ability,
+                     regions_of)
+from .moves import (DEPLOYS, END_CONQUEST, Abandon, BerserkRoll, BuyGhost, BuyPower, ChoosePower, Conquer, Convert,
+                    Decline, Deploy, DragonAttack, EndConquest, EndPurchases, Expand, FinalAttempt, NameAlly, Pass,
+                    PickCombo, PlaceEncampment, PlaceFortress, PlaceHeroes, SetAside, Summon)
 from .state import (ALLY, CONQUEST, DEFEND, HEROES, NECRO_SETUP, PICK, PURCHASE, REDEPLOY, START, STOUT, SUMMON,
                     PHASE_RULE, SmallWorldState)
 
@@ -171,35 +170,7 @@ def pick_moves(state, seat):
 
 def conquest_choices(state: SmallWorldState) -> list[Any]:
     """Every conquest move but EndConquest, in the order the clients see."""
-    force = state.force
-    held = regions_of(state, force)
-    hand = state.hand[force]
-    ps = powers(state, force)
-    if state.berserk_roll >= 0:  # SW-151 Berserk: choose a target with the roll known
-        if hand < 1:
-            return []
-        roll = state.berserk_roll
-        valid, cost = targets(state, force, held, ps)
-        return [CONQUER[r] for r, c in zip(valid, cost) if max(1, c - roll) <= hand]  # needed()
-    moves: list[Any] = [ABANDON[r] for r in held] if can_abandon(state, force) else []
-    if hand >= 1:
-        final = has_final_attempt(state, ps)
-        dragon = dragon_ready(state, ps)
-        least = least_shortfall(state) + hand  # final_attempt_in_reach, the option read once
-        valid, cost = targets(state, force, held, ps)
-        for region, c in zip(valid, cost):
-            if c <= hand:
-                moves.append(CONQUER[region])
-            if final and least <= c <= hand + 3:
-                moves.append(FINAL_ATTEMPT[region])
-            if dragon and dragon_markers_ok(state, region):
-                moves.append(DRAGON_ATTACK[region])
-        if berserk(ps):
-            moves.append(BERSERK_ROLL)
-    if force == SORCERERS and held and race_ability(state, force, SORCERERS):
-        moves += [Convert(region) for region in conversion_candidates(state, held)
-                  if conversion_error(state, region, held) is None]
-    return moves
+    return priced_conquest_choices(state)[0]
 
 
 def conquest_moves(state: SmallWorldState, seat: int | None = None) -> list[Any]:
@@ -319,7 +290,7 @@ def target_cost(state: SmallWorldState, force: int, region: int) -> int:
     e = target_error(state, force, region, regions_of(state, force), ps)
     if e:
         refuse(*e)
-    return costs(state, force, state.board, ps, (region,))[0]
+    return costs(state, force, board_of(state), ps, (region,))[0]
 
 
 def check_abandon(state, seat, move):

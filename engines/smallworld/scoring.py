@@ -6,7 +6,7 @@ from typing import Final
 from engines.core import Event, rank_by
 
 from . import data as D
-from .forces import kinds_of, on_map, option, powers, regions_of
+from .forces import board_of, kinds_of, on_map, option, powers, regions_of
 from .state import SmallWorldState
 
 GHOSTS: Final = D.GHOSTS
@@ -14,7 +14,7 @@ GHOSTS: Final = D.GHOSTS
 
 def score_turn(state: SmallWorldState, seat: int, events: list[Event]) -> None:
     """SW-110 / SW-111 (NEC-26 for the Necromancer)."""
-    b = state.board
+    b = board_of(state)
     gained = 0
     if seat == state.necromancer:
         regs = regions_of(state, GHOSTS)
@@ -51,7 +51,7 @@ def score_turn(state: SmallWorldState, seat: int, events: list[Event]) -> None:
 
 
 def power_bonus(state: SmallWorldState, k: int, regs: list[int]) -> int:
-    b = state.board
+    b = board_of(state)
     g = 0
     for p in powers(state, k):
         if p == D.ALCHEMIST:
