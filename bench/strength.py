@@ -1,11 +1,14 @@
 """Bot strength over RPC: `mcts` head to head against `random` and against `greedy`, every game.
 
-    python -m bench.strength [--games 100] [--think-ms 100] [--parallel 2] [--seats 2] [--only pompeii,eruption]
+    python -m bench.strength [--games 100] [--think-ms 100] [--parallel 2] [--seats 2]
+        [--only pompeii,eruption] [--opponents random,greedy]
 
 Starts its own server on loopback, then for each game and opponent runs
-`clients.tournament` (seat-rotated, 2 seats by default so the fair share is 1/2) and
-records mcts's win rate with a 95% Wilson interval, plus ISMCTS iterations per second
-from the opening position. Writes bench/strength.json and prints a table.
+`clients.tournament` (seat-rotated, 2 seats by default so the fair share is 1/2; at more
+seats one mcts plays against seats - 1 copies of the opponent) and records mcts's win
+rate with a 95% Wilson interval, plus ISMCTS iterations per second from the opening
+position. Writes bench/strength.json (2 seats) or bench/strength-<seats>.json and prints
+a table.
 """
 from __future__ import annotations
 
@@ -47,11 +50,15 @@ def main(argv=None) -> int:
     ap.add_argument("--parallel", type=int, default=2)
     ap.add_argument("--seats", type=int, default=2)
     ap.add_argument("--only", default="", help="comma list of games")
-    ap.add_argument("--out", default=str(ROOT / "bench" / "strength.json"))
+    ap.add_argument("--opponents", default="random,greedy", help="comma list of bots mcts plays")
+    ap.add_argument("--out", default="", help="default bench/strength.json, or strength-<seats>.json")
     args = ap.parse_args(argv)
+    args.out = args.out or str(ROOT / "bench" / ("strength.json" if args.seats == 2 else f"strength-{args.seats}.json"))
+    opponents = [b for b in args.opponents.split(",") if b]
     games = [g for g in registry.GAME_IDS if not args.only or g in args.only.split(",")]
     command = (f"python -m bench.strength --games {args.games} --think-ms {args.think_ms:g} "
-               f"--parallel {args.parallel} --seats {args.seats}" + (f" --only {args.only}" if args.only else ""))
+               f"--parallel {args.parallel} --seats {args.seats}" + (f" --only {args.only}" if args.only else "")
+               + (f" --opponents {args.opponents}" if opponents != ["random", "greedy"] else ""))
     report = {"command": command, "think_ms": args.think_ms,
               "seats": args.seats, "games_per_pair": args.games, "results": {}}
     with tempfile.TemporaryDirectory() as d:
@@ -59,11 +66,11 @@ def main(argv=None) -> int:
         try:
             for game in games:
                 row: dict[str, Any] = {"mcts_sims_per_s": round(sims_per_s(game, args.seats), 1)}
-                for opponent in ("random", "greedy"):
+                for opponent in opponents:
                     out = Path(d) / f"{game}-{opponent}.json"
                     t = tournament.run(tournament.parse_args([
                         "--server", server.target, "--game", game, "--seats", str(args.seats),
-                        "--bots", f"mcts,{opponent}", "--games", str(args.games), "--think-ms", str(args.think_ms),
+                        "--bots", ",".join(["mcts"] + [opponent] * (args.seats - 1)), "--games", str(args.games), "--think-ms", str(args.think_ms),
                         "--parallel", str(args.parallel), "--json", str(out), "--quiet"]))
                     m = t["standings"]["mcts"]
                     row[f"vs_{opponent}"] = {"win_rate": m["win_rate"], "win_rate_95": m["win_rate_95"],

@@ -16,9 +16,11 @@ code, message and details (ErrorInfo.metadata["rule"] is the rule id).
 """
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import json
+import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -239,20 +241,38 @@ def cfg_value(cfg: Any, name: str, default: Any) -> Any:
 
 
 class _Server(uvicorn.Server):
-    """uvicorn in the edge's own loop: server/gateway.py owns SIGTERM/SIGINT."""
+    """uvicorn in the edge's own loop (server/gateway.py owns SIGTERM/SIGINT), accepting through
+    webguard.Acceptor so connections over the caps never get a transport or protocol."""
+
+    def __init__(self, config: uvicorn.Config, protocol: type[webguard.GuardedH11]):
+        super().__init__(config)
+        self.protocol = protocol
 
     def capture_signals(self) -> contextlib.AbstractContextManager[None]:  # type: ignore[override]
         return contextlib.nullcontext()
 
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await self.lifespan.startup()
+        config = self.config
+        loop = asyncio.get_running_loop()
+
+        def make_protocol(client_key: str) -> webguard.GuardedH11:
+            return self.protocol(config=config, server_state=self.server_state, app_state=self.lifespan.state,
+                                 _loop=loop, client_key=client_key)
+        self.servers = [webguard.Acceptor(sock, make_protocol, self.protocol.caps, config.ssl,  # type: ignore[misc]
+                                          self.protocol.header_timeout_s) for sock in sockets or ()]
+        self.started = True
+
 
 def server(app: ASGIApp, cfg: Any) -> uvicorn.Server:
-    """uvicorn with the web port's limits (README "Limits"), serving `app`."""
+    """uvicorn with the web port's limits (README "Limits"), serving `app` on the sockets given to serve()."""
+    protocol = webguard.protocol(webguard.Caps(cfg.web_max_connections, cfg.web_connections_per_client),
+                                 cfg.web_header_timeout_s)
     config = uvicorn.Config(app, lifespan="off", log_config=None, access_log=False,
                             ws="none", timeout_graceful_shutdown=2, log_level="warning",
                             # the peer address is the quota identity: no X-Forwarded-For from anyone
                             proxy_headers=False, server_header=False,
-                            http=webguard.protocol(cfg.web_max_connections, cfg.web_connections_per_client,
-                                                   cfg.web_header_timeout_s),
-                            timeout_keep_alive=cfg.web_idle_s, limit_concurrency=cfg.web_max_connections or None,
+                            http=protocol,
+                            timeout_keep_alive=cfg.web_idle_s,  # no limit_concurrency: the Acceptor caps connections
                             h11_max_incomplete_event_size=16 * 1024, **transport.web_ssl(cfg))
-    return _Server(config)
+    return _Server(config, protocol)

@@ -74,3 +74,62 @@ def test_web_connections_per_client_are_capped(tmp_path):
             s.close()
     finally:
         server.stop()
+
+
+def test_web_connections_in_total_are_capped(tmp_path):
+    server = WebServer(tmp_path / "d", GE_WEB_MAX_CONNECTIONS="3").start()
+    try:
+        held = [socket.create_connection(("127.0.0.1", server.web_port), source_address=(f"127.0.5.{i}", 0))
+                for i in range(1, 4)]
+        time.sleep(0.2)
+        extra = socket.create_connection(("127.0.0.1", server.web_port), source_address=("127.0.5.9", 0))
+        assert closed_within(extra, 2), "a 4th connection, from a 4th address, is closed at once"
+        held.pop().close()
+        time.sleep(0.2)
+        again = socket.create_connection(("127.0.0.1", server.web_port), source_address=("127.0.5.9", 0))
+        again.sendall(b"GET /api/games HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        again.settimeout(5)
+        assert again.recv(65536).startswith(b"HTTP/1.1 200"), "a closed connection gives its place back"
+        for s in held + [extra, again]:
+            s.close()
+    finally:
+        server.stop()
+
+
+def test_a_connection_over_a_cap_is_closed_before_any_protocol_is_made():
+    """webguard.Acceptor: the refused connection costs an accept and a close, no transport or protocol."""
+    import asyncio
+
+    from server import webguard
+
+    made: list[str] = []
+
+    class Recorder(asyncio.Protocol):
+        def __init__(self, key: str):
+            made.append(key)
+            self.client_key = key
+
+        def give_back(self) -> None:
+            caps.release(self.client_key)
+
+    caps = webguard.Caps(max_connections=0, per_client=1)
+
+    async def scenario() -> tuple[bool, bool]:
+        listener = socket.create_server(("127.0.0.1", 0))
+        acceptor = webguard.Acceptor(listener, Recorder, caps, None, 0)  # type: ignore[arg-type]
+        port = listener.getsockname()[1]
+        first = await asyncio.open_connection("127.0.0.1", port, local_addr=("127.0.6.1", 0))
+        second = await asyncio.open_connection("127.0.0.1", port, local_addr=("127.0.6.1", 0))
+        other = await asyncio.open_connection("127.0.0.1", port, local_addr=("127.0.6.2", 0))
+        await asyncio.sleep(0.2)
+        second_closed = await asyncio.wait_for(second[0].read(1), 2) == b""
+        first_open = not first[0].at_eof()
+        for _, w in (first, second, other):
+            w.close()
+        acceptor.close()
+        return second_closed, first_open
+
+    second_closed, first_open = asyncio.run(scenario())
+    assert second_closed and first_open
+    assert made == ["127.0.6.1", "127.0.6.2"], "one protocol per admitted connection, none for the refused one"
+    assert caps.by_client == {"127.0.6.1": 1, "127.0.6.2": 1}

@@ -99,3 +99,22 @@ def test_mutual_tls_needs_a_client_certificate(tmp_path, certs):
             web_get(server, ssl.create_default_context(cafile=certs["ca"]))
     finally:
         server.stop()
+
+
+def test_a_tls_handshake_that_never_comes_is_closed_after_GE_WEB_HEADER_TIMEOUT_S(tmp_path, certs):
+    import socket
+    import time
+    server = TLSServer(tmp_path / "d", certs, mtls=False)
+    server.env["GE_WEB_HEADER_TIMEOUT_S"] = "1"
+    server.start()
+    try:
+        with socket.create_connection(("127.0.0.1", server.web_port)) as s:
+            s.settimeout(5)
+            t0 = time.monotonic()
+            try:
+                assert s.recv(1) == b""
+            except ConnectionResetError:
+                pass
+            assert time.monotonic() - t0 < 4, "closed after the 1 s timeout, not ssl's default of 60 s"
+    finally:
+        server.stop()

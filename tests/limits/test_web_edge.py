@@ -13,6 +13,7 @@ import grpc
 import pytest
 
 from clients.sdk import Client
+from server import gateway
 from tests.web.conftest import WebServer
 
 from .support import raw, web_call
@@ -144,3 +145,9 @@ def test_item4_browsers_share_the_edge_connection_beyond_the_public_stream_cap(t
             c.close()
     finally:
         s.stop()
+
+
+def test_item4_the_edge_runs_at_a_lower_cpu_priority_than_the_server(server):
+    def nice(pid: int) -> int:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+    assert nice(edge_of(server)) == nice(server.proc.pid) + gateway.EDGE_NICENESS
