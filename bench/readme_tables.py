@@ -51,25 +51,33 @@ def service_table(r: dict) -> list[str]:
     ]
 
 
-def cell(v: dict) -> str:
+def cell(v: dict | None) -> str:
+    if v is None:
+        return "not run"
     lo, hi = v["win_rate_95"]
     return f"{v['win_rate']:.2f} [{lo:.2f}, {hi:.2f}] of {v['seats_played']}"
 
 
-def strength_table(s: dict) -> list[str]:
-    rows = [f"`{s['command']}`: {s['seats']} seats, seat-rotated, fair share "
-            f"{1 / s['seats']:.2f}, {s['think_ms']:.0f} ms per move; `bench/strength.json`.", "",
+def strength_table(s: dict, name: str) -> list[str]:
+    against = "" if s["seats"] == 2 else f" (one mcts against {s['seats'] - 1} copies of its opponent)"
+    when = f" ({s['when']})" if s.get("when") else ""
+    rows = [f"`{s['command']}`{when}: "
+            f"{s['seats']} seats{against}, seat-rotated, fair share {1 / s['seats']:.2f}, "
+            f"{s['think_ms']:.0f} ms per move; `bench/{name}`.", "",
             "| game | ISMCTS iterations/s | mcts vs random (95%) | mcts vs greedy (95%) |", "|---|---|---|---|"]
     for game, row in s["results"].items():
-        rows.append(f"| {game} | {row['mcts_sims_per_s']:.0f} | {cell(row['vs_random'])} | {cell(row['vs_greedy'])} |")
+        rows.append(f"| {game} | {row['mcts_sims_per_s']:.0f} | {cell(row.get('vs_random'))} "
+                    f"| {cell(row.get('vs_greedy'))} |")
     return rows
 
 
-def render(results: dict, strength: dict) -> str:
+def render(results: dict, strength: dict[str, dict]) -> str:
     head = (f"Figures from one `{results['command']}` run on this {results['machine']['cpus']}-core machine "
             f"({results['when']}, Python {results['machine']['python']}, event loop "
             f"{results['rpc'].get('event_loop', 'asyncio')}).")
-    parts = [head, "", *engine_table(results), "", *service_table(results), "", *strength_table(strength)]
+    parts = [head, "", *engine_table(results), "", *service_table(results)]
+    for name, s in strength.items():
+        parts += ["", *strength_table(s, name)]
     return "\n".join(parts)
 
 
@@ -77,7 +85,7 @@ def main() -> None:
     readme = ROOT / "README.md"
     text = readme.read_text()
     results = json.loads((ROOT / "bench" / "results.json").read_text())
-    strength = json.loads((ROOT / "bench" / "strength.json").read_text())
+    strength = {p.name: json.loads(p.read_text()) for p in sorted((ROOT / "bench").glob("strength*.json"))}
     block = f"{BEGIN}\n{render(results, strength)}\n{END}"
     new, n = re.subn(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: block, text, flags=re.S)
     if n != 1:

@@ -59,7 +59,7 @@ def main(argv=None) -> int:
     command = (f"python -m bench.strength --games {args.games} --think-ms {args.think_ms:g} "
                f"--parallel {args.parallel} --seats {args.seats}" + (f" --only {args.only}" if args.only else "")
                + (f" --opponents {args.opponents}" if opponents != ["random", "greedy"] else ""))
-    report = {"command": command, "think_ms": args.think_ms,
+    report = {"command": command, "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "think_ms": args.think_ms,
               "seats": args.seats, "games_per_pair": args.games, "results": {}}
     with tempfile.TemporaryDirectory() as d:
         server = ServerProcess(Path(d), GE_LOG_LEVEL="warning").start()
@@ -68,17 +68,18 @@ def main(argv=None) -> int:
                 row: dict[str, Any] = {"mcts_sims_per_s": round(sims_per_s(game, args.seats), 1)}
                 for opponent in opponents:
                     out = Path(d) / f"{game}-{opponent}.json"
+                    bots = ",".join(["mcts"] + [opponent] * (args.seats - 1))
                     t = tournament.run(tournament.parse_args([
                         "--server", server.target, "--game", game, "--seats", str(args.seats),
-                        "--bots", ",".join(["mcts"] + [opponent] * (args.seats - 1)), "--games", str(args.games), "--think-ms", str(args.think_ms),
+                        "--bots", bots, "--games", str(args.games), "--think-ms", str(args.think_ms),
                         "--parallel", str(args.parallel), "--json", str(out), "--quiet"]))
                     m = t["standings"]["mcts"]
                     row[f"vs_{opponent}"] = {"win_rate": m["win_rate"], "win_rate_95": m["win_rate_95"],
-                                             "fair_share": m["fair_share"], "seats_played": m["seats_played"],
+                                             "fair_share": m["fair_share"], "seats_played": m["games"],
                                              "errors": len(t["errors"]), "seconds": t["seconds"]}
                     print(f"{game:10s} mcts vs {opponent:6s}: {m['win_rate']:.2f} "
                           f"[{m['win_rate_95'][0]:.2f}, {m['win_rate_95'][1]:.2f}] fair {m['fair_share']:.2f} "
-                          f"({m['seats_played']} games, {len(t['errors'])} errors)", flush=True)
+                          f"({m['games']} games, {len(t['errors'])} errors)", flush=True)
                 report["results"][game] = row
                 Path(args.out).write_text(json.dumps(report, indent=2))
         finally:
