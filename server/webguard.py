@@ -120,6 +120,7 @@ class Acceptor:
         self.ssl, self.handshake_timeout_s = ssl, handshake_timeout_s
         self.loop = asyncio.get_running_loop()
         self.sock.setblocking(False)
+        self.serving: set[asyncio.Task[None]] = set()
         self.loop.add_reader(self.sock.fileno(), self._accept)
         self.closed = False
 
@@ -138,7 +139,9 @@ class Acceptor:
                 conn.close()
                 continue
             conn.setblocking(False)
-            self.loop.create_task(self._serve(conn, key))
+            task = self.loop.create_task(self._serve(conn, key))
+            self.serving.add(task)  # the loop keeps only a weak reference to a task
+            task.add_done_callback(self.serving.discard)
 
     async def _serve(self, conn: socket.socket, key: str) -> None:
         protocol = self.make_protocol(key)
