@@ -25,7 +25,7 @@ from google.protobuf.message import Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from . import limits, metrics, quotas, transport
+from . import limits, metrics, observe, quotas, transport
 from .errors import ServiceError
 
 log = structlog.get_logger("gameengine")
@@ -75,10 +75,23 @@ def note(**fields: Any) -> None:
 
 def caller_of(context: Any) -> str:
     """The caller's quota identity, also kept for the rest of the call (quotas.caller())."""
-    client = quotas.client_identity(transport.peer_of(context)[0],
-                                    quotas.player_token_of(context.invocation_metadata()))
+    seen = observe.seen(context)  # the peer and metadata as the call's observation read them
+    peer, token = seen if seen is not None else (transport.peer_of(context)[0],
+                                                 quotas.player_token_of(context.invocation_metadata()))
+    client = quotas.client_identity(peer, token)
     quotas.CALLER.set(client)
     return client
+
+
+_latency: dict[tuple[str, str], Any] = {}  # (method, code) -> its ge_rpc_latency_seconds series
+
+
+def latency_series(method: str, code: str) -> Any:
+    """The latency series of one method and code, bound once (`labels()` takes a lock and builds a key)."""
+    found = _latency.get((method, code))
+    if found is None:
+        found = _latency[method, code] = metrics.RPC_LATENCY.labels(method, code)
+    return found
 
 
 class _Call:
@@ -106,7 +119,7 @@ class _Call:
             failure = ServiceError("internal error; the game was not changed")
         latency_ms = (time.perf_counter() - self.t0) * 1000
         code = failure.code_name if failure else "OK"
-        metrics.RPC_LATENCY.labels(self.method, code).observe(latency_ms / 1000)
+        latency_series(self.method, code).observe(latency_ms / 1000)
         if code != "RESOURCE_EXHAUSTED" or quotas.QUOTAS.should_log_refusal(self.client):
             log.info("rpc", method=self.method, code=code, latency_ms=round(latency_ms, 3),
                      rule=failure.rule if failure else None)

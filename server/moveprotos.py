@@ -15,11 +15,14 @@ from google.protobuf.message import Message
 from engines.core import Move
 from gameengine.codecs import Codec
 
+from . import wire
+
 KEPT = 1 << 16  # distinct moves kept per process; past it the cache starts over
 
 _protos: dict[tuple[type, Move], Message] = {}
 _wires: dict[tuple[type, Move], bytes] = {}
 _moves: dict[tuple[str, bytes], Move] = {}
+_fields: dict[tuple[bytes, type, Move], bytes] = {}
 
 
 def move_proto(codec: Codec, move: Move) -> Message:
@@ -50,6 +53,26 @@ def move_wire(codec: Codec, move: Move) -> bytes:
             _wires.clear()
         _wires[key] = data
     return data
+
+
+def move_fields(codec: Codec, field_tag: bytes, moves: list[Move]) -> list[bytes]:
+    """Each move as a length-delimited field with the encoded tag `field_tag` (the legal moves of a
+    response, joined as they are: server/wire.py), each distinct move's field made once."""
+    out = []
+    for m in moves:
+        key = (field_tag, type(m), m)
+        try:
+            data = _fields.get(key)
+        except TypeError:  # unhashable: converted every time
+            out.append(wire.length_delimited(field_tag, move_wire(codec, m)))
+            continue
+        if data is None:
+            data = wire.length_delimited(field_tag, move_wire(codec, m))
+            if len(_fields) >= KEPT:
+                _fields.clear()
+            _fields[key] = data
+        out.append(data)
+    return out
 
 
 def move_from_wire(codec: Codec, wire: bytes) -> Move:

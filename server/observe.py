@@ -9,6 +9,7 @@ its exact names and labels.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import itertools
 import re
 import secrets
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import grpc
 import structlog
 
-from . import metrics, transport
+from . import metrics, quotas, transport
 
 if TYPE_CHECKING:  # annotations only (grpc's classes are not subscriptable at run time)
     from .service import GameCore
@@ -85,6 +86,17 @@ class Call:
         handled.inc()
 
 
+# (context, peer, x-player-token) of the call running, as `_begin` read them, so the quota check
+# (edge.caller_of) need not read the peer and the metadata again; keyed by the call's context.
+_SEEN: contextvars.ContextVar[tuple[Any, str, str] | None] = contextvars.ContextVar("seen", default=None)
+
+
+def seen(context: Any) -> tuple[str, str] | None:
+    """(peer, player token) of this call as its observation read them; None for a call not observed."""
+    found = _SEEN.get()
+    return (found[1], found[2]) if found is not None and found[0] is context else None
+
+
 def bind_log_fields(rid: str, peer: str, forwarded_for: str | None = None) -> None:
     """Every log line of this call carries them (logs.py merges contextvars). Both servers
     run each call in its own asyncio task, so the binding ends with the call; nothing to reset
@@ -132,15 +144,18 @@ def observed(full_method: str, handler: Handler) -> Handler:
 
 def _begin(kind: str, service: str, method: str, context: Any) -> Call:
     """The call's start: counted, and its request id, peer and forwarded-for bound to its log lines."""
-    supplied = forwarded = None
+    supplied = forwarded = token = None
     for key, value in context.invocation_metadata() or ():
         if key == "x-request-id" and isinstance(value, str):
             supplied = value
         elif key == "x-forwarded-for" and isinstance(value, str):
             forwarded = value
+        elif key == quotas.PLAYER_TOKEN_HEADER and token is None:  # the first, as quotas.player_token_of
+            token = value if isinstance(value, str) else ""
     peer, via = transport.peer_of(context)  # "web": forwarded by the web edge
     call = Call(kind, service, method, via)
     bind_log_fields(request_id(supplied), peer, forwarded)
+    _SEEN.set((context, peer, token or ""))
     return call
 
 

@@ -27,7 +27,7 @@ from gameengine.v1 import common_pb2, common_pb2_grpc
 from . import access, drain, fanout, limits, lobby, metrics, observe, quotas, wire
 from .edge import guarded, note, rpc, rpc_stream
 from .errors import InvalidArgument
-from .moveprotos import move_from_wire, move_proto, move_wire
+from .moveprotos import move_fields, move_from_wire, move_proto
 from .service import GameCore
 
 if TYPE_CHECKING:
@@ -142,12 +142,11 @@ class GameServicer:
         """Make<Game>Move's response, encoded: the events as stored and the moves as cached are
         joined as they are (server/wire.py), exactly the bytes of the response message."""
         status_tag, event_tag, replayed_tag, move_tag = self.move_answer_tags
-        codec = self.codec
         parts = [wire.length_delimited(status_tag, status_proto(status).SerializeToString())]
         parts += [wire.length_delimited(event_tag, w) for w in events]
         if replayed:
             parts.append(replayed_tag + b"\x01")
-        parts += [wire.length_delimited(move_tag, move_wire(codec, m)) for m in moves]
+        parts += move_fields(self.codec, move_tag, moves)
         return b"".join(parts)
 
     @rpc_stream

@@ -95,3 +95,71 @@ def test_item2_the_move_answer_is_the_response_messages_encoding(tmp_path):
                     compared += 1
     assert compared > 400
     store.close()
+
+
+class CountingContext:
+    """A grpc.aio context that counts how often the call's peer and metadata are read."""
+
+    def __init__(self, metadata=()):
+        self.metadata, self.reads = tuple(metadata), {"peer": 0, "metadata": 0}
+
+    def peer(self):
+        self.reads["peer"] += 1
+        return "ipv4:127.0.0.1:4000"
+
+    def invocation_metadata(self):
+        self.reads["metadata"] += 1
+        return self.metadata
+
+    def time_remaining(self):
+        return None
+
+    def code(self):
+        return None
+
+
+def test_item2_a_calls_peer_and_metadata_are_read_once_for_observation_and_quota():
+    """observe reads the peer and the metadata for the log fields; @rpc's quota identity uses what it
+    read instead of asking the call again (and still sees the player token the metadata carries)."""
+    from server import edge, quotas
+
+    class Servicer:
+        @edge.rpc
+        async def GetThing(self, request, context):
+            return quotas.caller()
+
+    servicer = Servicer()
+    handler = observe.observed("/test.Things/GetThing", grpc.unary_unary_rpc_method_handler(
+        lambda request, context: servicer.GetThing(request, context)))
+    ctx = CountingContext([("x-request-id", "r-1"), ("x-player-token", "not-a-player")])
+    assert asyncio.run(handler.unary_unary(b"", ctx)) == "ip:127.0.0.1"  # an unverified token is no identity
+    assert ctx.reads == {"peer": 1, "metadata": 1}
+    bare = CountingContext()  # a call @rpc sees without observation reads them itself
+    assert asyncio.run(servicer.GetThing(b"", bare)) == "ip:127.0.0.1"
+    assert bare.reads == {"peer": 1, "metadata": 1}
+
+
+def test_item2_a_legal_moves_field_is_encoded_once_per_distinct_move():
+    from gameengine import codecs
+    from server import moveprotos, wire
+
+    codec = codecs.codec("pompeii")
+    from engines import registry
+    engine = registry.game("pompeii")
+    state = engine.new_state(3, {}, 5)
+    moves = engine.legal_moves(state, engine.to_move(state))
+    tag = wire.tag(4, 2)
+    first = moveprotos.move_fields(codec, tag, moves)
+    assert first == [wire.length_delimited(tag, codec.move_to_proto(m).SerializeToString()) for m in moves]
+    again = moveprotos.move_fields(codec, tag, list(engine.legal_moves(state, engine.to_move(state))))
+    assert all(a is b for a, b in zip(first, again, strict=True))  # the same bytes, not made again
+
+
+def test_item2_the_latency_series_is_bound_once_per_method_and_code():
+    from server import edge
+
+    series = edge.latency_series("GetThing", "OK")
+    assert series is edge.latency_series("GetThing", "OK") is not edge.latency_series("GetThing", "NOT_FOUND")
+    before = metrics.RPC_LATENCY.labels("GetThing", "OK")._sum.get()
+    series.observe(0.25)
+    assert metrics.RPC_LATENCY.labels("GetThing", "OK")._sum.get() == before + 0.25
