@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, NamedTuple, Protocol
+from typing import Any, ClassVar, Protocol
 
 from google.protobuf import any_pb2
 from google.protobuf.message import Message
@@ -44,6 +44,7 @@ from gameengine.v1 import common_pb2
 
 from . import participation, tournament_records, wire
 from .eventlog import EventLog
+from .movelog import LogEntry, MoveLog
 from .moveprotos import move_from_wire, move_proto
 from .participation import PlayerNotified, PlayerRegistered, Seating, SeatingChanged
 
@@ -109,15 +110,6 @@ class RefereeState:
 
 # ---- the game in memory ---------------------------------------------------------------
 
-class LogEntry(NamedTuple):
-    """One accepted move (a tuple: one object per move for the collector, the move itself shared)."""
-    seat: int
-    move: Move
-    key: str  # idempotency key ("" when none)
-    by_referee: str  # "" for a seat's own move, else the referee action ("autoplay", ...)
-    at: float
-
-
 @dataclass
 class GameRecord:
     game_id: str
@@ -131,7 +123,7 @@ class GameRecord:
     state: Any  # engine state: derived from the records, never stored
     version: int = 0  # accepted moves
     seq: int = 0  # journaled records after `Created` (the redo guard)
-    log: list[LogEntry] = field(default_factory=list)
+    log: MoveLog = field(default_factory=MoveLog)  # compactly: server/movelog.py
     events: EventLog = field(init=False)  # (version, to, encoded event) per event, compactly
     idem: dict[str, int] = field(default_factory=dict)  # scoped idempotency key -> version it produced
     referee_state: RefereeState = field(default_factory=RefereeState)

@@ -31,7 +31,8 @@ from gameengine.storage.v1 import storage_pb2 as spb
 from . import auth, datadir, journal, legacy, participation, records, snapshots, tournament_records
 from .datadir import StartupError
 from .errors import Stale, Unavailable
-from .records import Created, GameRecord, LogEntry, MoveMade, Write
+from .movelog import LogEntry
+from .records import Created, GameRecord, MoveMade, Write
 from .tournament_records import TournamentRecord
 
 __all__ = ["GameRecord", "LogEntry", "Store", "last_activity"]  # GameRecord, LogEntry: imported from here too

@@ -1,0 +1,75 @@
+"""A game's accepted moves in memory, compactly: each move's seat, move, idempotency key, referee
+action and time in one container per field.
+
+A list of `LogEntry` named tuples was one object per move that the cyclic collector tracks for
+good (it untracks exact tuples of untracked items, never a named tuple), so every full and middle
+collection scanned every move of every game in memory. Here a game's log is five containers
+whatever its length: the seats and times as machine numbers (untracked), the moves (shared
+instances: server/moveprotos.py), keys and referee actions in three lists. Entries are made as
+`LogEntry`s when read, so readers see the same tuples as before.
+"""
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterator
+from typing import NamedTuple, overload
+
+from engines.core import Move
+
+
+class LogEntry(NamedTuple):
+    """One accepted move, as the log hands it out."""
+    seat: int
+    move: Move
+    key: str  # idempotency key ("" when none)
+    by_referee: str  # "" for a seat's own move, else the referee action ("autoplay", ...)
+    at: float
+
+
+class MoveLog:
+    """The accepted moves of one game, in order: index -> LogEntry (version = index + 1)."""
+
+    __slots__ = ("_seats", "_moves", "_keys", "_by_referee", "_at")
+
+    def __init__(self) -> None:
+        self._seats = array("h")
+        self._moves: list[Move] = []
+        self._keys: list[str] = []
+        self._by_referee: list[str] = []
+        self._at = array("d")
+
+    def append(self, entry: LogEntry) -> None:
+        self._seats.append(entry.seat)
+        self._moves.append(entry.move)
+        self._keys.append(entry.key)
+        self._by_referee.append(entry.by_referee)
+        self._at.append(entry.at)
+
+    def __len__(self) -> int:
+        return len(self._moves)
+
+    def _entry(self, i: int) -> LogEntry:
+        return LogEntry(self._seats[i], self._moves[i], self._keys[i], self._by_referee[i], self._at[i])
+
+    @overload
+    def __getitem__(self, i: int) -> LogEntry: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[LogEntry]: ...
+
+    def __getitem__(self, i: int | slice) -> LogEntry | list[LogEntry]:
+        if isinstance(i, slice):
+            return [self._entry(j) for j in range(*i.indices(len(self._moves)))]
+        if i < 0:
+            i += len(self._moves)
+        if not 0 <= i < len(self._moves):
+            raise IndexError("move log index out of range")
+        return self._entry(i)
+
+    def __delitem__(self, i: slice) -> None:
+        """Drop entries (a rolled-back write's: `del log[n:]`)."""
+        del self._seats[i], self._moves[i], self._keys[i], self._by_referee[i], self._at[i]
+
+    def __iter__(self) -> Iterator[LogEntry]:
+        for i in range(len(self._moves)):
+            yield self._entry(i)
