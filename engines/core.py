@@ -15,8 +15,12 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
+from engines.event import PUBLIC, Event
+from engines.playout import MovePath, play_random
+
+__all__ = ["PUBLIC", "Event", "play_random"]  # re-exported: the contract's names, compiled elsewhere
+
 Move = Hashable
-PUBLIC = None  # Event.to value for events every seat and spectator may see
 
 
 def distinct_move_kinds(*kinds: type) -> None:
@@ -56,45 +60,6 @@ class IllegalMove(RuleError):
 
 class InvalidOptions(RuleError):
     """Game creation refused: bad seat count, unknown flag or bad value."""
-
-
-class Event:
-    """Something that happened. `to` is PUBLIC (None) or the only seat that may see it.
-
-    `kind` names the event in the game's vocabulary and `data` holds plain
-    JSON-like values; both match the game's protobuf event message field names.
-    A value: never changed once made. Slotted with a plain `__init__` (a playout makes about
-    two per move; a frozen dataclass's `object.__setattr__` per field cost as much as a move).
-    """
-
-    __slots__ = ("kind", "data", "to")
-    __match_args__ = ("kind", "data", "to")
-
-    def __init__(self, kind: str, data: Mapping[str, Any] | None = None, to: int | None = PUBLIC):
-        self.kind = kind
-        self.data: Mapping[str, Any] = {} if data is None else data
-        self.to = to
-
-    def visible_to(self, seat: int | None) -> bool:
-        return self.to is PUBLIC or self.to == seat
-
-    def __repr__(self) -> str:
-        return f"Event(kind={self.kind!r}, data={self.data!r}, to={self.to!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not Event:
-            return NotImplemented
-        return (self.kind, self.data, self.to) == (other.kind, other.data, other.to)
-
-    def __hash__(self) -> int:
-        return hash((self.kind, self.data, self.to))
-
-    def __reduce__(self) -> tuple[type[Event], tuple[str, Mapping[str, Any], int | None]]:
-        return Event, (self.kind, self.data, self.to)
-
-    def __setstate__(self, state: Mapping[str, Any]) -> None:
-        """Loads events pickled when Event was a frozen dataclass (its fields as a dict)."""
-        self.kind, self.data, self.to = state["kind"], state["data"], state["to"]
 
 
 @dataclass(frozen=True)
@@ -258,6 +223,15 @@ class Engine(Generic[S]):
     checks: ClassVar[Mapping[type, Check]]
     effects: ClassVar[Mapping[type, Effect]]
 
+    def __init__(self) -> None:
+        # Each engine's apply/play are its tables' compiled MovePath (engines/playout.py): one native
+        # call per move instead of three interpreted frames. A game that defines its own keeps it.
+        path = MovePath(self.check_seat, self.checks, self.effects)
+        if type(self).apply is Engine.apply:
+            self.apply = path.apply  # type: ignore[method-assign]
+        if type(self).play is Engine.play:
+            self.play = path.play  # type: ignore[method-assign]
+
     @property
     def game_id(self) -> str:
         return self.spec.game_id
@@ -307,7 +281,7 @@ class Engine(Generic[S]):
     def outcome(self, state: S) -> Outcome:
         raise NotImplementedError
 
-    # the same for every game
+    # the same for every game (apply and play as MovePath's, which __init__ binds in their place)
     def check(self, state: S, seat: int, move: Move) -> None:
         self.check_seat(state, seat, move)
         self.checks[type(move)](state, seat, move)
@@ -342,20 +316,6 @@ def advance(flow: Mapping[str, Step], state: Any, events: list[Event], step: str
     """Run turn-flow steps from `step` until one returns None (the game waits for a seat)."""
     while step is not None:
         step = flow[step](state, events)
-
-
-def play_random(game: Game, state: Any, rng: random.Random, max_moves: int = 100_000) -> list[tuple[int, Move]]:
-    """Play uniformly random legal moves to the end; returns the (seat, move) log."""
-    log: list[tuple[int, Move]] = []
-    for _ in range(max_moves):
-        if game.is_over(state):
-            return log
-        seats = game.seats_to_act(state)
-        seat = rng.choice(seats)
-        move = rng.choice(game.legal_moves(state, seat))
-        game.apply(state, seat, move)
-        log.append((seat, move))
-    raise RuntimeError(f"{game.game_id}: no end after {max_moves} moves")
 
 
 def replay(game: Game, seats: int, options: Mapping[str, Any], seed: int, log: Iterable[tuple[int, Move]]) -> Any:

@@ -27,14 +27,18 @@ ENGINES = Path(__file__).resolve().parent
 BUILD_FILE = ENGINES / "native-build.json"  # written by tools/build_compiled.py; git-ignored
 
 # Compiled: each game's modules of module-level functions (rules, moves, flow, geometry, scoring,
-# heuristics), where the profiles of bench/notes/ spend a playout. Not compiled: state.py (its classes
+# heuristics), where the profiles of bench/notes/ spend a playout, the shared per-move path (Event, the
+# draws, MovePath and play_random) and the search (engines.ai.mcts). Not compiled: state.py (its classes
 # pickle into data dirs and subclass builtins), moves.py (the move types the codecs and pickles name),
-# game.py (a subclass of engines.core's Engine), spec.py, Kuhn poker (the template), and engines.core /
-# engines.ai (another owner's; interpreted).
+# game.py (a subclass of engines.core's Engine), spec.py, Kuhn poker (the template), engines.core (the
+# contract's generic and protocol classes, subclassed by the interpreted game.py files) and
+# engines.ai.policies.
 GAMES = ("pompeii", "eruption", "citadels", "smallworld")
 INTERPRETED = ("__init__", "state", "moves", "game", "spec")
-COMPILED: tuple[str, ...] = tuple(f"engines.{game}.{p.stem}" for game in GAMES
-                                  for p in sorted((ENGINES / game).glob("*.py")) if p.stem not in INTERPRETED)
+# the per-move path every game shares, and the search (ISMCTS's own loop was a quarter of an iteration)
+SHARED = ("engines.event", "engines.draws", "engines.playout", "engines.ai.mcts")
+COMPILED: tuple[str, ...] = SHARED + tuple(f"engines.{game}.{p.stem}" for game in GAMES
+                                           for p in sorted((ENGINES / game).glob("*.py")) if p.stem not in INTERPRETED)
 
 
 def source_digests() -> dict[str, str]:

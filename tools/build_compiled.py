@@ -31,7 +31,8 @@ GROUP = "engines_native"  # the name of the shared library of the build
 def artefacts() -> list[Path]:
     """Every extension module under engines/ (also of a module no longer compiled), the shared library
     and the build record."""
-    return sorted(ROOT.glob("engines/*/*.so")) + sorted(ROOT.glob(f"{GROUP}__mypyc*.so")) + [native.BUILD_FILE]
+    return (sorted(ROOT.glob("engines/*.so")) + sorted(ROOT.glob("engines/*/*.so"))
+            + sorted(ROOT.glob(f"{GROUP}__mypyc*.so")) + [native.BUILD_FILE])
 
 
 def clean() -> None:

@@ -8,7 +8,7 @@ from engines.core import Effect, Event
 
 from .cards import ARCHITECT, CONSTANTS, COST, DISTRICT, MERCHANT, WARLORD
 from .flow import run_flow
-from .legality import CHECKS, check_seat, destroy_price, draw_numbers, income_amount, owner_of
+from .legality import destroy_price, draw_numbers, income_amount, owner_of
 from .moves import (
     Assassinate,
     Build,
@@ -288,21 +288,3 @@ EFFECTS: Final[dict[type, Effect]] = {
     Laboratory: laboratory, Smithy: smithy, WarlordDestroy: warlord_destroy, WarlordSkip: warlord_skip,
     GraveyardRecover: graveyard_recover, GraveyardDecline: graveyard_decline, EndTurn: end_turn,
 }
-
-
-def apply_move(state: CitadelsState, seat: int, move: object) -> list[Event]:
-    """`Engine.apply` as one call of this (compiled) module: the seat check, the kind's check, then
-    its effect. The base's three interpreted frames per move were a tenth of a random playout."""
-    check_seat(state, seat, move)
-    kind = type(move)
-    CHECKS[kind](state, seat, move)
-    events: list[Event] = []
-    EFFECTS[kind](state, seat, move, events)
-    return events
-
-
-def play_move(state: CitadelsState, seat: int, move: object) -> list[Event]:
-    """`Engine.play`: the effect of a move just taken from `legal_moves`, without the checks."""
-    events: list[Event] = []
-    EFFECTS[type(move)](state, seat, move, events)
-    return events

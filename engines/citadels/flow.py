@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Final
 
 from engines.core import Event, Step
+from engines.draws import shuffle
 
 from .cards import BISHOP, DRAFT, KING, RANKS, THIEF, WARLORD
-from .draws import shuffle
 from .legality import holder
 from .scoring import completable, names_in_play, score
 from .state import MAIN, OVER, PICK, SELECTION, TURNS, CitadelsState

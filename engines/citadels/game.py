@@ -7,7 +7,7 @@ from engines.core import Engine
 
 from . import generator, legality, scoring, setup
 from . import view as seat_view
-from .effects import EFFECTS, apply_move, play_move
+from .effects import EFFECTS
 from .legality import CHECKS
 from .spec import SPEC
 from .state import OVER, SELECTION, CitadelsState
@@ -27,9 +27,6 @@ class CitadelsEngine(Engine[CitadelsState]):
     outcome = staticmethod(scoring.outcome)  # CIT-72..76
     seats_to_act = staticmethod(legality.seats_to_act)
     is_over = staticmethod(legality.is_over)
-    # the base's check-then-effect and effect-only, each one call into the compiled modules
-    apply = staticmethod(apply_move)
-    play = staticmethod(play_move)
 
     def current_player(self, state: CitadelsState) -> int | None:
         if state.phase == OVER:

@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Final
 
+from engines.draws import choice
+
 from .cards import (
     ARCHITECT,
     ASSASSIN,
@@ -24,7 +26,6 @@ from .cards import (
     THIEF,
     WARLORD,
 )
-from .draws import choice
 from .generator import legal_moves
 from .legality import destroy_price
 from .moves import (

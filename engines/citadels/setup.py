@@ -4,9 +4,9 @@ from __future__ import annotations
 import random
 
 from engines.core import InvalidOptions
+from engines.draws import shuffle
 
 from .cards import CONSTANTS, DECK_SIZE
-from .draws import shuffle
 from .flow import run_flow
 from .spec import SPEC
 from .state import SELECTION, CitadelsState

@@ -4,8 +4,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from engines.draws import shuffle
+
 from .cards import DECK_SIZE, DISTRICT, RANKS
-from .draws import shuffle
 from .flow import pick_sequence
 from .legality import build_limit
 from .scoring import score

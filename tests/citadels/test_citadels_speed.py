@@ -19,42 +19,6 @@ def test_shared_move_instances_are_equal_to_new_ones():
     assert moves == [type(m)(*m) for m in moves]
 
 
-def test_issue22_draws_make_the_draws_of_random_shuffle_and_choice():
-    """draws.shuffle/choice stand for Random.shuffle/choice: the same results from the same RNG
-    state, leaving the same state (the golden games and search statistics depend on it)."""
-    import random
-
-    from engines.citadels import draws
-
-    for seed in range(40):
-        ours, theirs = random.Random(seed), random.Random(seed)
-        for n in (0, 1, 2, 7, 8, 30, 66, 127, 128, 300):
-            mine, ref = list(range(n)), list(range(n))
-            draws.shuffle(ours, mine)
-            theirs.shuffle(ref)
-            assert mine == ref
-            if n:
-                assert draws.choice(ours, mine) == theirs.choice(ref)
-        assert ours.getstate() == theirs.getstate()
-
-
-def test_issue22_draws_leave_a_random_subclass_to_its_own_methods():
-    import random
-
-    from engines.citadels import draws
-
-    class Fixed(random.Random):
-        def shuffle(self, x):
-            x.reverse()
-
-        def choice(self, seq):
-            return seq[0]
-
-    cards = [1, 2, 3]
-    draws.shuffle(Fixed(1), cards)
-    assert cards == [3, 2, 1] and draws.choice(Fixed(1), cards) == 3
-
-
 def test_issue22_completable_is_names_in_play_against_the_size():
     """scoring.completable counts district names as bit masks: the same answer as counting the
     names in play, along random games and for sizes around the 28 names."""

@@ -1,11 +1,12 @@
-"""Citadels' random draws, made exactly as `random.Random` makes them (the same calls of its C
+"""Random draws made exactly as `random.Random` makes them (the same calls of its C
 `getrandbits`, in the same order, so games and searches replay unchanged), but in this module:
 compiled, a shuffle costs a tenth of the interpreted `Random.shuffle`, which spent about 2,700
-instructions per card, a third of a determinization (bench/notes/citadels.md)."""
+instructions per card (a third of a Citadels determinization, bench/notes/citadels.md), and a
+choice no interpreted frames (two per decision of a random playout, engines/playout.py)."""
 from __future__ import annotations
 
 import random
-from typing import Final
+from typing import Any, Final
 
 _BITS: Final[tuple[int, ...]] = tuple(n.bit_length() for n in range(128))  # a deck holds 66 cards
 
@@ -30,8 +31,8 @@ def shuffle(rng: random.Random, cards: list[int]) -> None:
         cards[i], cards[j] = cards[j], cards[i]
 
 
-def choice(rng: random.Random, seq: list) -> object:
-    """`rng.choice(seq)` of a non-empty list."""
-    if type(rng) is not random.Random:
+def choice(rng: random.Random, seq: list[Any]) -> Any:
+    """`rng.choice(seq)`: an element of a non-empty list (IndexError for an empty one, as Random's)."""
+    if type(rng) is not random.Random or not seq:
         return rng.choice(seq)
     return seq[below(rng, len(seq))]
