@@ -34,7 +34,7 @@ class Node:
 
     __slots__ = ("mover", "visits", "available", "reward", "children", "order", "ranked", "bias")
 
-    def __init__(self, mover: int = -1, bias: float = 0.0):
+    def __init__(self, mover: int = -1, bias: float = 0.0) -> None:
         self.mover = mover  # seat that made the move leading here
         self.visits = 0
         self.available = 0
@@ -130,7 +130,7 @@ def widen(node: Node, legal: list[Move], state: Any, who: int, rng: random.Rando
         order = node.order = first_order(legal, state, who, rng, prior, rank)
         node.ranked = sorted(order, key=order.__getitem__)
     late = len(order)
-    fresh = []
+    fresh: list[Move] = []
     for m in legal:
         if m not in order:
             order[m] = late + rng.random()
@@ -152,7 +152,7 @@ def descend(game: Game, state: Any, node: Node, who: int, legal: list[Move], rng
     and return its child."""
     children = node.children
     order = node.order
-    kids = []
+    kids: list[Node] = []
     for m in legal:
         child = children.get(m)
         if child is None:
