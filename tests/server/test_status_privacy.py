@@ -80,15 +80,15 @@ def test_an_engine_failing_half_way_leaves_the_game_unchanged(tmp_path, monkeypa
     before = (pickle.dumps(rec.state), rec.version, rec.seq, len(rec.events))
     seat = engine.to_move(rec.state)
     move = engine.legal_moves(rec.state, seat)[0]
-    real_apply = type(engine).apply
+    real_apply = engine.apply  # the engine's own (Engine.__init__ binds its compiled MovePath.apply)
 
-    def broken(self, state, seat_, move_):
-        events = real_apply(self, state, seat_, move_)  # mutates...
+    def broken(state, seat_, move_):
+        events = real_apply(state, seat_, move_)  # mutates...
         if move_ == move:
             raise RuntimeError("engine bug")  # ...then fails on this one move
         return events
 
-    monkeypatch.setattr(type(engine), "apply", broken)
+    monkeypatch.setattr(engine, "apply", broken)
     with pytest.raises(RuntimeError):
         asyncio.run(core.make_move(rec, seat, rec.version, "", move))
     assert (pickle.dumps(rec.state), rec.version, rec.seq, len(rec.events)) == before
