@@ -29,6 +29,7 @@ clash), start with their own creation kind, and keep their own `seq`; the one ex
 """
 from __future__ import annotations
 
+import struct
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
@@ -45,7 +46,7 @@ from gameengine.v1 import common_pb2
 from . import participation, tournament_records, wire
 from .eventlog import EventLog
 from .movelog import LogEntry, MoveLog
-from .moveprotos import move_from_wire, move_proto
+from .moveprotos import move_from_wire, move_proto, move_wire
 from .participation import PlayerNotified, PlayerRegistered, Seating, SeatingChanged
 
 
@@ -532,9 +533,43 @@ KINDS: dict[str, RecordKind] = {k.FIELD: k for k in (Created, MoveMade, RefereeA
 # ---- wire form ----------------------------------------------------------------------------
 
 def encode(game_id: str, seq: int, at: float, record: Record, game: str) -> bytes:
+    if isinstance(record, MoveMade) and record.seat >= 0:  # every move's record: joined from its cached encoding
+        return _record_head(game_id, seq, at) + wire.length_delimited(_MOVE_FIELD, _move_made_wire(record, game))
     pb = spb.JournalRecord(game_id=game_id, seq=seq, at=at)
     getattr(pb, record.FIELD).CopyFrom(record.encode(game))
     return pb.SerializeToString()
+
+
+_MOVE_FIELD = wire.tag(spb.JournalRecord.DESCRIPTOR.fields_by_name["move"].number, 2)
+_DOUBLE = struct.Struct("<d")
+_TYPE_URLS: dict[str, bytes] = {}  # game -> the Any type_url field of its Move message
+
+
+def _record_head(game_id: str, seq: int, at: float) -> bytes:
+    """JournalRecord's game_id, seq and at as its serialization writes them (proto3: defaults left out)."""
+    head = wire.length_delimited(b"\x0a", game_id.encode()) if game_id else b""
+    if seq:
+        head += b"\x10" + wire.varint(seq)
+    if at:
+        head += b"\x19" + _DOUBLE.pack(at)
+    return head
+
+
+def _move_made_wire(record: MoveMade, game: str) -> bytes:
+    """`record.encode(game).SerializeToString()`, from the move's cached encoding (moveprotos.move_wire)
+    instead of a MoveMade message and an Any packed from a copy of the move's message."""
+    codec = codecs.codec(game)
+    type_url = _TYPE_URLS.get(game)
+    if type_url is None:
+        type_url = _TYPE_URLS[game] = wire.length_delimited(
+            b"\x0a", f"type.googleapis.com/{codec.Move.DESCRIPTOR.full_name}".encode())
+    move = move_wire(codec, record.move)
+    out = b"\x08" + wire.varint(record.seat) if record.seat else b""
+    if record.key:
+        out += wire.length_delimited(b"\x12", record.key.encode())
+    if record.by_referee:
+        out += wire.length_delimited(b"\x1a", record.by_referee.encode())
+    return out + wire.length_delimited(b"\x52", type_url + (wire.length_delimited(b"\x12", move) if move else b""))
 
 
 def parse(payload: bytes) -> spb.JournalRecord:

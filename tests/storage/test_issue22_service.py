@@ -207,3 +207,33 @@ def _other_records(histories, game_id):
     from server import records
     payloads = list(records.history_payloads(histories[game_id]))
     return b"".join(records.history_entry(p) for p in payloads[1:])
+
+
+def test_item2_a_move_record_is_the_journal_record_messages_encoding():
+    """The move's journal record is joined from the move's cached encoding: byte for byte what
+    building the JournalRecord message and serializing it gives, in every game, with and without
+    an idempotency key or a referee action, and for every head (a player record's empty game id)."""
+    from engines import registry
+    from gameengine.storage.v1 import storage_pb2 as spb
+    from server import records
+    from server.records import MoveMade
+
+    from .support import GAMES
+
+    compared = 0
+    for game, seats in GAMES:
+        engine, rng = registry.game(game), random.Random(22)
+        state = engine.new_state(seats, {}, 22)
+        for i in range(80):
+            if engine.is_over(state):
+                break
+            seat = rng.choice(engine.seats_to_act(state))
+            move = rng.choice(engine.legal_moves(state, seat))
+            for record in (MoveMade(seat, move), MoveMade(seat, move, f"{seat}:key-{i}", "autoplay" if i % 2 else "")):
+                for game_id, seq, at in (("g-1", i + 1, 1764633600.25 + i), ("", 0, 0.0), ("x" * 200, 2**40, -1.5)):
+                    message = spb.JournalRecord(game_id=game_id, seq=seq, at=at)
+                    message.move.CopyFrom(record.encode(game))
+                    assert records.encode(game_id, seq, at, record, game) == message.SerializeToString()
+                    compared += 1
+            engine.apply(state, seat, move)
+    assert compared > 1000
