@@ -7,9 +7,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
-Cell = tuple[int, int]  # a space, (x, y)
-Position = tuple[Cell, int]  # an edge of a space: a wall position (ERU-24)
+# A space, (x, y), and an edge of a space, a wall position (ERU-24). Declared as tuples of any length on
+# purpose: mypyc keeps a fixed-length tuple type unboxed, and boxes it again into a new tuple object
+# wherever it meets a dict or set, so every lookup would hash a fresh tuple instead of finding the one
+# object per space (CANONICAL below) by identity.
+Cell = tuple[int, ...]
+Position = tuple[Any, ...]
 
 DATA = json.loads((Path(__file__).parent / "data" / "board.json").read_text())
 

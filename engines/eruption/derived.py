@@ -13,7 +13,7 @@ from bisect import insort
 from typing import Any
 
 from . import board as B
-from .board import Cell
+from .board import Cell, Position
 
 
 class Derived:
@@ -21,7 +21,7 @@ class Derived:
 
     __slots__ = ("board", "lava", "ends", "constrained", "spots", "end_positions", "eruption_spaces",
                  "card_tiles", "cut", "aftershock", "turns", "threats", "placements", "moves",
-                 "stamps")
+                 "stamps", "owner")
 
     def __init__(self, board: dict[Cell, tuple[int, int]], lava: dict[Cell, int],
                  ends: dict[Cell, int], constrained: dict[Cell, int], spots: list[Spot] | None = None):
@@ -30,9 +30,9 @@ class Derived:
         self.ends = ends  # open end -> its edges facing lava (ERU-23)
         self.constrained = constrained  # open end -> its edges facing a tile or the volcano (ERU-19)
         if spots is None:
-            spots = [_spot(space, lava_in, constrained[space]) for space, lava_in in sorted(ends.items())]
+            spots = _spots(ends, constrained)
         self.spots = spots  # every open end's `_spot`, by space
-        self.end_positions = [position for spot in spots for position in spot[4]]
+        self.end_positions = _end_positions(spots)
         # filled when first asked (legality.py, geometry.py); card answers by `cards_act_on_eruption_tiles`
         self.eruption_spaces: list[Cell] | None = None
         self.card_tiles: dict[bool, list[Cell]] = {}
@@ -43,9 +43,26 @@ class Derived:
         self.moves: dict[Any, Any] = {}  # the other move lists generator.py makes of this board, by its key
         self.threats: dict[int, int] | None = None  # village -> open ends on its entries (heuristic.py)
         self.stamps: tuple[int | None, int | None] = (None, None)  # of the board and lava they hold for (`of`)
+        # The board dict of the one state these answers serve, or None once shared (a clone, the root of
+        # a search): its owner's next placement updates them in place instead of copying them.
+        self.owner: object | None = None
+
+    def forget(self) -> None:
+        """Drops the lazily filled answers: the board they were worked out for has changed."""
+        self.eruption_spaces = None
+        self.card_tiles = {}
+        self.cut = None
+        self.aftershock = {}
+        self.placements = {}
+        self.moves = {}
+        self.threats = None
 
 
 Spot = tuple[Cell, int, int, int, tuple[tuple[Cell, int], ...]]
+
+
+def _spots(ends: dict[Cell, int], constrained: dict[Cell, int]) -> list[Spot]:
+    return [_spot(space, lava_in, constrained[space]) for space, lava_in in sorted(ends.items())]
 
 
 def _spot(space: Cell, lava_in: int, constrained: int) -> Spot:
@@ -62,9 +79,18 @@ def of(state: Any) -> Derived:
     stamps = (getattr(board, "stamp", None), getattr(lava, "stamp", None))
     if d is not None and d.stamps == stamps and None not in stamps:
         return d
-    d = state.derived = _updated(d, state, board, lava)
-    d.stamps = stamps
-    return d
+    new = _updated(d, state, board, lava)
+    if new is not d:
+        new.owner = board
+    state.derived = new
+    new.stamps = stamps
+    return new
+
+
+def share(d: Derived | None) -> None:
+    """Marks answers that more than one state holds: a placement then copies them rather than update them."""
+    if d is not None:
+        d.owner = None
 
 
 def _updated(d: Derived | None, state: Any, board: dict[Cell, tuple[int, int]], lava: dict[Cell, int]) -> Derived:
@@ -121,7 +147,11 @@ def around(before: Derived, state: Any, changed: set[Cell]) -> Derived:
     """The answers for the state's board from those for a board that differs from it only on `changed`:
     open ends, constraints and a tile's turns change only on those cells and their neighbours."""
     board, lava = state.board, state.lava
-    ends, constrained = dict(before.ends), dict(before.constrained)
+    mine = before.owner is board
+    if mine:
+        ends, constrained, turns = before.ends, before.constrained, before.turns
+    else:
+        ends, constrained, turns = dict(before.ends), dict(before.constrained), dict(before.turns)
     near = set(changed)
     for cell in changed:
         near.update(n for _, n, _ in B.NEIGHBOUR_LINKS[cell])
@@ -133,18 +163,34 @@ def around(before: Derived, state: Any, changed: set[Cell]) -> Derived:
         else:
             ends.pop(space, None)
             constrained.pop(space, None)
-    d = Derived(board, lava, ends, constrained)
-    d.turns = turns = dict(before.turns)
     for cell in near:
         turns.pop(cell, None)
-    return d
+    if not mine:
+        d = Derived(board, lava, ends, constrained)
+        d.turns = turns
+        return d
+    for snapshot, cells in ((before.board, board), (before.lava, lava)):
+        for cell in changed:
+            if cell in cells:
+                snapshot[cell] = cells[cell]
+            else:
+                snapshot.pop(cell, None)
+    before.spots = _spots(ends, constrained)
+    before.end_positions = _end_positions(before.spots)
+    before.forget()
+    return before
 
 
 def after_placing(before: Derived, state: Any, space: Cell) -> Derived:
     """`around` for the commonest change, a tile put on empty `space`: it closes that open end,
-    opens those its lava faces, and constrains the open ends beside it on one more edge."""
+    opens those its lava faces, and constrains the open ends beside it on one more edge. Answers
+    only this state holds are updated in place (no copies of the board, open ends and turns)."""
     board, lava = state.board, state.lava
-    ends, constrained = dict(before.ends), dict(before.constrained)
+    mine = before.owner is board
+    if mine:
+        ends, constrained, turns = before.ends, before.constrained, before.turns
+    else:
+        ends, constrained, turns = dict(before.ends), dict(before.constrained), dict(before.turns)
     ends.pop(space, None)
     constrained.pop(space, None)
     touched = {space}  # the spaces whose spot changes
@@ -152,7 +198,6 @@ def after_placing(before: Derived, state: Any, space: Cell) -> Derived:
         if neighbour not in board:
             ends[neighbour] = ends.get(neighbour, 0) | bit
             touched.add(neighbour)
-    turns = dict(before.turns)
     for _, neighbour, facing in B.NEIGHBOUR_LINKS[space]:
         turns.pop(neighbour, None)
         if neighbour in ends:
@@ -163,9 +208,20 @@ def after_placing(before: Derived, state: Any, space: Cell) -> Derived:
     for cell in touched:
         if cell in ends:
             insort(spots, _spot(cell, ends[cell], constrained[cell]), key=_space_of)
-    d = Derived(board, lava, ends, constrained, spots)
-    d.turns = turns
-    return d
+    if not mine:
+        d = Derived(board, lava, ends, constrained, spots)
+        d.turns = turns
+        return d
+    before.board[space] = board[space]
+    before.lava[space] = lava[space]
+    before.spots = spots
+    before.end_positions = _end_positions(spots)
+    before.forget()
+    return before
+
+
+def _end_positions(spots: list[Spot]) -> list[Position]:
+    return [position for spot in spots for position in spot[4]]
 
 
 def _space_of(spot: Spot) -> Cell:

@@ -5,16 +5,18 @@ Pure functions of a state; the rules that use them are in legality.py, effects.p
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 from . import board as B
 from . import derived
+from .board import Cell
 
 
-def constraints(state, space):
+def constraints(state: Any, space: Cell) -> tuple[int, int]:
     """ERU-19: (lava_in, constrained) edge masks of `space` from its neighbours."""
     lava_in = B.VOLCANO_LAVA_IN[space]
     constrained = B.VOLCANO_CONSTRAINED[space]
-    lava = state.lava
+    lava: dict[Cell, int] = state.lava
     for bit, neighbour, facing in B.NEIGHBOUR_LINKS[space]:
         mask = lava.get(neighbour)
         if mask is not None:
@@ -40,16 +42,19 @@ def card_tiles(state):
     return list(board_card_tiles(state))
 
 
-def board_card_tiles(state):
-    """`card_tiles`, as the board's cached list (not to be changed)."""
+def board_card_tiles(state: Any) -> list[Cell]:
+    """`card_tiles`, as the board's cached list (not to be changed), in the order of the cells."""
     d = derived.of(state)
-    flag = state.options["cards_act_on_eruption_tiles"]
+    flag: bool = state.options["cards_act_on_eruption_tiles"]
     tiles = d.card_tiles.get(flag)
     if tiles is None:
-        if flag:
-            tiles = sorted(state.board)
-        else:
-            tiles = sorted(cell for cell, (tile, _) in state.board.items() if tile < B.ERUPTION_IDS[0])
+        board: dict[Cell, tuple[int, int]] = state.board
+        tiles = [cell for cell in B.PLAYABLE if cell in board]  # sorted, as PLAYABLE is
+        if len(tiles) != len(board):  # a board set by hand with other cells
+            tiles = sorted(board)
+        if not flag:
+            first_eruption = B.ERUPTION_IDS[0]
+            tiles = [cell for cell in tiles if board[cell][0] < first_eruption]
         d.card_tiles[flag] = tiles
     return tiles
 
@@ -88,41 +93,46 @@ def cut_tiles(state):
     return d.cut
 
 
-def _cut_tiles(state):
+def _cut_tiles(state: Any) -> set[Cell]:
     """`cut_tiles` worked out. Lava links form an undirected graph; join every source tile (exit
     tile or eruption tile) to one virtual root. The cut tiles are that graph's articulation points
     (Tarjan's low-link, by depth-first search from the root; the graph has at most 43 tiles)."""
-    lava = state.lava
+    lava: dict[Cell, int] = state.lava
     reach = B.LAVA_REACH
-    links = {cell: [n for n, bit in reach[cell][mask] if lava.get(n, 0) & bit] for cell, mask in lava.items()}
+    links: dict[Cell, list[Cell]] = {
+        cell: [n for n, bit in reach[cell][mask] if lava.get(n, 0) & bit] for cell, mask in lava.items()}
     sources = [space for space, bit in B.EXIT_ENDS if lava.get(space, 0) & bit]
     sources += eruption_cells(state)
-    linked_to_root = set(sources)
-    disc = {None: 0}  # the root is None
-    cut = set()
-
-    def visit(u, parent):
-        disc[u] = here = low = len(disc)
-        if parent is not None and u in linked_to_root:
-            low = 0  # a back edge to the root
-        for v in links[u]:
-            if v == parent:
-                continue
-            seen = disc.get(v)
-            if seen is None:
-                below = visit(v, u)
-                if below >= here:
-                    cut.add(u)
-                if below < low:
-                    low = below
-            elif seen < low:
-                low = seen
-        return low
-
+    roots = set(sources)
+    disc: dict[Cell, int] = {}
+    cut: set[Cell] = set()
     for cell in sources:
         if cell not in disc:
-            visit(cell, None)
+            _visit(cell, None, links, roots, disc, cut)
     return cut
+
+
+def _visit(u: Cell, parent: Cell | None, links: dict[Cell, list[Cell]], roots: set[Cell],
+           disc: dict[Cell, int], cut: set[Cell]) -> int:
+    """`_cut_tiles`' depth-first step from tile `u` (entered from `parent`, None for the root, whose
+    discovery number is 0): the lowest discovery number reachable from `u`'s subtree."""
+    here = low = len(disc) + 1
+    disc[u] = here
+    if parent is not None and u in roots:
+        low = 0  # a back edge to the root
+    for v in links[u]:
+        if v == parent:
+            continue
+        seen = disc.get(v)
+        if seen is None:
+            below = _visit(v, u, links, roots, disc, cut)
+            if below >= here:
+                cut.add(u)
+            if below < low:
+                low = below
+        elif seen < low:
+            low = seen
+    return low
 
 
 def walls_of_tile(state, cell, mask=None):

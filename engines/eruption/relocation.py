@@ -69,58 +69,70 @@ def _step_table(entries):
     return [(*a, *b) for a in entries for b in entries]
 
 
+# A wall's material as a number that sorts as `m or ""` does (no wall first): the plans are searched on
+# lists of these ints, which compiled code compares natively.
+_CODE: dict[str | None, int] = {None: 0, **{m: i + 1 for i, m in enumerate(sorted(B.MATERIALS))}}
+
+
 @lru_cache(maxsize=4096)
-def _index_plans(start):
+def _index_plans(start: tuple[str | None, ...]) -> list[tuple[int, ...]]:
     """The relocation plans of `start` as steps `a * n + b` between indices a, b of the n entry
     positions: the same for every village with walls arranged as `start`."""
-    return [_relocation_steps(start, goal) for goal in _arrangements(start) if goal != start]
+    codes = [_CODE[m] for m in start]
+    return [_relocation_steps(codes, goal) for goal in _arrangements(codes) if goal != codes]
 
 
-def _arrangements(start):
-    """Every distinct ordering of `start`'s walls (None for no wall), in ascending order of
-    `[m or "" for m in t]`: the multiset permutations by the next-permutation step, so each
-    one is made once (`set(permutations(start))` makes up to 5040 to keep a few hundred)."""
-    keys = sorted(m or "" for m in start)
-    out = []
+def _arrangements(start: list[int]) -> list[list[int]]:
+    """Every distinct ordering of `start`'s walls (`_CODE`s, 0 for no wall), in ascending order:
+    the multiset permutations by the next-permutation step, so each one is made once
+    (`set(permutations(start))` makes up to 5040 to keep a few hundred)."""
+    keys = sorted(start)
+    out: list[list[int]] = []
+    n = len(keys)
     while True:
-        out.append(tuple(k or None for k in keys))
-        i = len(keys) - 2
+        out.append(keys[:])
+        i = n - 2
         while i >= 0 and keys[i] >= keys[i + 1]:
             i -= 1
         if i < 0:
             return out
-        j = len(keys) - 1
+        j = n - 1
         while keys[j] <= keys[i]:
             j -= 1
         keys[i], keys[j] = keys[j], keys[i]
-        keys[i + 1:] = reversed(keys[i + 1:])
+        keys[i + 1:] = keys[:i:-1]
 
 
-def _relocation_steps(start, goal):
+def _relocation_steps(start: list[int], goal: list[int]) -> tuple[int, ...]:
     """Steps from occupied to empty positions that turn `start` into `goal` (same walls, other places):
     fill an empty position the goal wants filled with a misplaced wall of that material; when none is
     left, move a misplaced wall aside to a free position to break the cycle. Step a -> b is a * n + b."""
-    cur, want, steps = list(start), list(goal), []
+    cur, want = start[:], goal
+    steps: list[int] = []
     n = len(cur)
     while cur != want:
-        for hole in range(n):
-            if cur[hole] is None and want[hole] is not None:
+        src = -1
+        hole = 0
+        while hole < n:
+            if cur[hole] == 0 and want[hole] != 0:
                 src = _misplaced(cur, want, want[hole])
                 break
-        else:
-            src = _misplaced(cur, want, None)
-            hole = cur.index(None)
+            hole += 1
+        if src < 0:
+            src = _misplaced(cur, want, 0)
+            hole = cur.index(0)
         steps.append(src * n + hole)
-        cur[hole], cur[src] = cur[src], None
+        cur[hole], cur[src] = cur[src], 0
     return tuple(steps)
 
 
-def _misplaced(cur, want, material):
+def _misplaced(cur: list[int], want: list[int], material: int) -> int:
     """The first position holding a wall the goal wants elsewhere: of `material` (a wall it wants
-    moved), or with None any wall on a position the goal fills with another."""
-    for j, m in enumerate(cur):
-        if material is None:
-            if m is not None and m != want[j] and want[j] is not None:
+    moved), or with 0 any wall on a position the goal fills with another."""
+    for j in range(len(cur)):
+        m = cur[j]
+        if material == 0:
+            if m != 0 and m != want[j] and want[j] != 0:
                 return j
         elif m == material and want[j] != m:
             return j

@@ -10,6 +10,7 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from .board import Cell, Position
+from .derived import share
 
 if TYPE_CHECKING:
     from .derived import Derived
@@ -173,6 +174,7 @@ class EruptionState:
         state.burnout_removed = self.burnout_removed[:]
         state.removed_walls = self.removed_walls[:]
         state.derived = self.derived  # shared: it is checked against the board before each use
+        share(self.derived)
         return state
 
 

@@ -205,4 +205,5 @@ def _root_answers(state):
     determinized board serve the next one when it is the same board (`derived.of` checks)."""
     state.derived = _LAST_ROOT[0]
     _LAST_ROOT[0] = d = derived.of(state)
+    derived.share(d)
     return d
