@@ -3,9 +3,11 @@ of legality.py (the same ones the checks use)."""
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 from . import board as B
 from . import derived
+from .board import Position
 from .geometry import board_card_tiles
 from .legality import (
     aftershock_rotations,
@@ -45,27 +47,34 @@ from .state import CARDS, ERUPTION, EXTRA_PLACEMENT, OVER, PLACEMENT, QUAKE, WAL
 _new = tuple.__new__  # a move built without its NamedTuple's Python-level __new__: the same value, sooner
 
 
-def _wall_moves(state, seat, kind):
+def _wall_moves(state: Any, seat: int, kind: type) -> list[Any]:
     """A wall of each stockpile material on each free position, in `wall_positions`' order."""
-    stock = state.stockpiles[seat]
-    has = bool(stock[0]) | bool(stock[1]) << 1 | bool(stock[2]) << 2
+    stock: list[int] = state.stockpiles[seat]
+    has = (stock[0] > 0) | (stock[1] > 0) << 1 | (stock[2] > 0) << 2
     if not has:
         return []
     at = _WALLS_AT[kind][has]
-    walls = state.walls
-    out = [move for position in derived.of(state).end_positions if position not in walls for move in at[position]]
-    out += [move for position in B.ENTRIES[state.villages[seat]] if position not in walls for move in at[position]]
+    walls: dict[Position, str] = state.walls
+    ends = derived.of(state).end_positions
+    entries = B.ENTRIES[state.villages[seat]]
+    if not walls:
+        out = [move for position in ends for move in at[position]]
+        out += [move for position in entries for move in at[position]]
+        return out
+    out = [move for position in ends if position not in walls for move in at[position]]
+    out += [move for position in entries if position not in walls for move in at[position]]
     return out
 
 
-def _walls_at(kind):
+def _walls_at(kind: type) -> list[dict[Position, tuple[Any, ...]]]:
     """By the materials (bit i: a wall of MATERIALS[i]): position -> the `kind` moves building a wall
     of each of them there, in their order."""
-    one = [{p: _new(kind, (m, *p)) for p in B.CANONICAL_POSITION} for m in B.MATERIALS]
+    one: list[dict[Position, Any]] = [{p: _new(kind, (m, *p)) for p in B.CANONICAL_POSITION} for m in B.MATERIALS]
     return [{p: tuple(one[i][p] for i in range(3) if has >> i & 1) for p in one[0]} for has in range(8)]
 
 
-_WALLS_AT = {kind: _walls_at(kind) for kind in (BuildWall, PlayReinforce)}  # wall move kind -> `_walls_at`
+_WALLS_AT: dict[type, list[dict[Position, tuple[Any, ...]]]] = {
+    kind: _walls_at(kind) for kind in (BuildWall, PlayReinforce)}  # wall move kind -> `_walls_at`
 
 
 def _relocate_moves(state, seat):

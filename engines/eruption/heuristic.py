@@ -12,9 +12,11 @@ import math
 from collections import Counter
 from functools import cache
 from itertools import groupby
+from typing import Any
 
 from . import board as B
 from . import derived
+from .board import Cell
 from .generator import legal_moves
 from .geometry import flow_mask, flows_into
 from .moves import (
@@ -98,16 +100,18 @@ def _own_flow_positions(state, seat):
     return flows_into(state, state.villages[seat])
 
 
-def _placement_values(state, seat, moves):
+def _placement_values(state: Any, seat: int, moves: list[Any]) -> list[float]:
     """Greedy's value of each PlaceTile move: its lava's `_lava_score` (the tables looked up once), 0.5 more
     on a wall-award space (ERU-76)."""
-    static = _static_scores(state.villages, seat, state.options["cards_for_unoccupied_villages"])
-    pull = _pull_table(state.villages, seat)
-    board, reach, masks, award = state.board, B.LAVA_REACH, B.MASK_OF_TILE, B.AWARD
-    out = []
+    static: dict[tuple[Cell, int], float] = _static_scores(
+        state.villages, seat, state.options["cards_for_unoccupied_villages"])
+    pull: dict[Cell, float] = _pull_table(state.villages, seat)
+    board: dict[Cell, tuple[int, int]] = state.board
+    reach, masks, award = B.LAVA_REACH, B.MASK_OF_TILE, B.AWARD
+    out: list[float] = []
     for m in moves:
-        _, space, rotation = m
-        mask = masks[m[0]][rotation]
+        space: Cell = m[1]
+        mask: int = masks[m[0]][m[2]]
         score = static.get((space, mask))
         if score is None:
             score = static[space, mask] = _static_score(state, seat, space, mask)

@@ -7,11 +7,13 @@ belongs to (`STEP_OF`), the turn and the end of the game are checked first, by `
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 from engines.core import IllegalMove
 
 from . import board as B
 from . import derived
+from .board import Cell
 from .geometry import all_linked, board_card_tiles, card_tiles, constraints, cut_tiles, eruption_cells
 from .moves import (
     BuildWall,
@@ -42,18 +44,18 @@ from .state import CARDS, ERUPTION, EXTRA_PLACEMENT, HELD, OVER, PLACEMENT, QUAK
 
 
 @cache
-def fitting_rotations(masks, lava_in, constrained):
+def fitting_rotations(masks: tuple[int, ...], lava_in: int, constrained: int) -> tuple[int, ...]:
     """ERU-72 rule 2 (ERU-19): the orientations whose edges match every constrained edge. Cached:
     a tile type meets few edge patterns, and every drawn tile and listed placement asks."""
-    return tuple(r for r in range(6) if masks[r] & constrained == lava_in)
+    return tuple([r for r in range(6) if masks[r] & constrained == lava_in])
 
 
 # tile id -> {lava_in << 6 | constrained: fitting rotations}, one table per tile type (filled as asked)
 _FITS_BY_TYPE: dict[str, dict[int, tuple[int, ...]]] = {t: {} for t in B.TILE_TYPES}
-FITS_OF_TILE = [_FITS_BY_TYPE[t] for t in B.TILE_TYPE_OF]
+FITS_OF_TILE: list[dict[int, tuple[int, ...]]] = [_FITS_BY_TYPE[t] for t in B.TILE_TYPE_OF]
 
 
-def _fits(tile, fits, lava_in, constrained, key):
+def _fits(tile: int, fits: dict[int, tuple[int, ...]], lava_in: int, constrained: int, key: int) -> tuple[int, ...]:
     rotations = fits.get(key)
     if rotations is None:
         rotations = fits[key] = fitting_rotations(B.MASK_OF_TILE[tile], lava_in, constrained)
@@ -66,7 +68,7 @@ def tile_placements(state, tile, excluded=()):
     return [(space, r) for _, space, r in board_placements(state, tile) if space not in excluded]
 
 
-def board_placements(state, tile):
+def board_placements(state: Any, tile: int) -> list[Any]:
     """`tile_placements` with no space excluded, as PlaceTile moves: the board's cached list (not to be changed)."""
     d = derived.of(state)
     out = d.placements.get(tile)
@@ -93,17 +95,18 @@ def is_placeable(state, tile):
     return any(m[1] not in excluded for m in board_placements(state, tile))
 
 
-def erupts_on(state, space):
+def erupts_on(state: Any, space: Cell) -> bool:
     """ERU-63: every constrained edge of the (empty) space shows lava."""
     lava_in, constrained = constraints(state, space)
     return lava_in == constrained
 
 
-def eruption_spaces(state):
+def eruption_spaces(state: Any) -> list[Cell]:
     """ERU-63: empty playable spaces where an eruption tile may go (cached per board)."""
     d = derived.of(state)
     if d.eruption_spaces is None:
-        board, ends, constrained = state.board, d.ends, d.constrained
+        board: dict[Cell, tuple[int, int]] = state.board
+        ends, constrained = d.ends, d.constrained
         d.eruption_spaces = [space for space in B.PLAYABLE if space not in board and (
             ends[space] == constrained[space] if space in ends else erupts_on(state, space))]
     return list(d.eruption_spaces)
@@ -117,7 +120,7 @@ def pending_eruption(state):
     return -1
 
 
-def aftershock_rotations(state, cell):
+def aftershock_rotations(state: Any, cell: Cell) -> list[int]:
     """ERU-119: the new orientations of the tile on `cell` that keep rule 2 on every constrained edge."""
     tile, current = state.board[cell]
     lava_in, constrained = constraints(state, cell)
