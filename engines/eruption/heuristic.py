@@ -9,6 +9,7 @@ wall one's own flows (ERU-50), cool down with Rain (ERU-120).
 from __future__ import annotations
 
 import math
+import random
 from collections import Counter
 from functools import cache
 from itertools import groupby
@@ -16,7 +17,7 @@ from typing import Any
 
 from . import board as B
 from . import derived
-from .board import Cell
+from .board import Cell, Position
 from .generator import legal_moves
 from .geometry import flow_mask, flows_into
 from .moves import (
@@ -139,16 +140,20 @@ def _each(value):
 _TILE_VALUES = {PLACEMENT: _placement_values, QUAKE: _each(_quake_value), ERUPTION: _each(_eruption_value)}
 
 
-def choose(state, seat, rng):
+def choose(state: Any, seat: int, rng: random.Random) -> Any:
     moves = legal_moves(state, seat)
     if len(moves) == 1:
         return moves[0]
-    values = _TILE_VALUES.get(state.phase)
-    if values is not None:  # the first best, as max() picks it
-        random = rng.random
-        keys = [value + random() * 0.01 for value in values(state, seat, moves)]
-        return moves[keys.index(max(keys))]
-    return _CHOOSE_IN[state.phase](state, seat, moves, rng)
+    phase: str = state.phase
+    if phase == PLACEMENT:  # the first best, as max() picks it
+        values = _placement_values(state, seat, moves)
+    elif phase in _TILE_VALUES:
+        values = _TILE_VALUES[phase](state, seat, moves)
+    else:
+        return _CHOOSE_IN[phase](state, seat, moves, rng)
+    draw = rng.random
+    keys = [value + draw() * 0.01 for value in values]
+    return moves[keys.index(max(keys))]
 
 
 def prior(state, seat, rng):
@@ -206,16 +211,19 @@ def _best_material(moves):
     return sorted(moves, key=lambda m: _MATERIAL_RANK[m.material])
 
 
-def _choose_wall(state, seat, moves, rng):
-    builds = _by_kind(moves).get(BuildWall, [])
-    flows = set(_own_flow_positions(state, seat))
-    guard = [m for m in builds if (m.cell, m.edge) in flows] if flows else []
-    if guard:
-        return _best_material(guard)[0]
-    pull = _pull_table(state.villages, seat)
-    near = [m for m in builds if pull[m.cell] < -1 and (m.cell, m.edge) not in B.ENTRY_VILLAGE]
+def _choose_wall(state: Any, seat: int, moves: list[Any], rng: random.Random) -> Any:
+    builds: list[tuple[Any, ...]] = [m for m in moves if type(m) is BuildWall]  # (material, cell, edge)
+    flows = _own_flow_positions(state, seat)
+    if flows:
+        flowing = set(flows)
+        guard = [m for m in builds if (m[1], m[2]) in flowing]
+        if guard:
+            return _best_material(guard)[0]
+    pull: dict[Cell, float] = _pull_table(state.villages, seat)
+    entries = B.ENTRY_VILLAGE
+    near = [m for m in builds if pull[m[1]] < -1 and (m[1], m[2]) not in entries]
     if near:
-        return min(near, key=lambda m: (pull[m.cell], m.material != "straw", rng.random()))
+        return min(near, key=lambda m: (pull[m[1]], m[0] != "straw", rng.random()))
     return _END_TURN
 
 
@@ -333,28 +341,41 @@ def _threats(state):
     return d.threats
 
 
-def _outlooks(state):
+Outlook = tuple[float, int, int]  # (expected heat, tie-break value, threats) of a seat's village
+
+
+def _outlooks(state: Any) -> list[Outlook]:
     """Every seat's `_village_outlook` with its village's threats."""
     threats = _threats(state)
-    return [(*_village_outlook(state, s), threats[state.villages[s]]) for s in range(state.seats)]
+    villages: tuple[int, ...] = state.villages
+    out: list[Outlook] = []
+    for s in range(state.seats):
+        heat, tiebreak = _village_outlook(state, s)
+        out.append((heat, tiebreak, threats[villages[s]]))
+    return out
 
 
-def _standing(state, seat, outlook, rain, cards):
+Standing = tuple[float, float, int, float]
+
+
+def _standing(state: Any, seat: int, outlook: Outlook, rain: float, cards: float) -> Standing:
     """A seat's temperature once its `rain` cards are played, expected damage, threats, and
     tie-break potential: the tie-break value plus what `cards` more walls would add
-    (`outlook`: its `_outlooks` entry)."""
+    (`outlook`: its `_outlooks` entry). Floats throughout: the same values as from the ints."""
     heat, tiebreak, threats = outlook
-    return (max(state.temperatures[seat] - 30 * rain, 0), heat, threats, tiebreak + cards)
+    temperature: int = state.temperatures[seat]
+    return (max(temperature - 30 * rain, 0.0), heat, threats, tiebreak + cards)
 
 
-def _village_outlook(state, seat):
+def _village_outlook(state: Any, seat: int) -> tuple[float, int]:
     """(heat the seat's village expects at its next damage step from the current flows (ERU-50),
     its `scoring.tiebreak_value`), in one pass over its entry positions."""
     hold = _HOLD[state.options["dice_tie_goes_to"]]
-    straw, wood, stone = state.stockpiles[seat]
-    tiebreak = _STRAW * straw + _WOOD * wood + _STONE * stone
+    stock: list[int] = state.stockpiles[seat]
+    tiebreak = _STRAW * stock[0] + _WOOD * stock[1] + _STONE * stock[2]
     heat = 0.0
-    lava, walls = state.lava, state.walls
+    lava: dict[Cell, int] = state.lava
+    walls: dict[Position, str] = state.walls
     for pos in B.ENTRIES[state.villages[seat]]:
         mat = walls.get(pos)
         if mat is not None:
@@ -366,22 +387,26 @@ def _village_outlook(state, seat):
     return heat, tiebreak
 
 
-def _hand_estimates(state, seat):
+def _hand_estimates(state: Any, seat: int) -> list[tuple[float, float]]:
     """(Rain cards, tie-break value of the others as walls) for every seat, as `seat` sees them:
     its own hand exactly, the others' hand sizes times the unseen cards' averages."""
-    own = state.hands[seat]
-    unseen = _deck_size(state.options["exclude_rain_cards"]) - len(own) - len(state.discard)
+    hands: list[list[str]] = state.hands
+    own = hands[seat]
+    discard: list[str] = state.discard
+    unseen = _deck_size(state.options["exclude_rain_cards"]) - len(own) - len(discard)
     unseen_rain = (0 if state.options["exclude_rain_cards"] else B.CARD_COUNT["rain"]) \
-        - own.count("rain") - state.discard.count("rain")
+        - own.count("rain") - discard.count("rain")
     p_rain = unseen_rain / unseen if unseen > 0 else 0.0
-    out = []
+    out: list[tuple[float, float]] = []
+    rain: float
+    walls: float
     for s in range(state.seats):
         if s == seat:
             rain = own.count("rain")
-            walls = sum(B.TIEBREAK[B.CARD_MATERIAL[c]] for c in own if c != "rain")
+            walls = sum([B.TIEBREAK[B.CARD_MATERIAL[c]] for c in own if c != "rain"])
         else:
-            rain = p_rain * len(state.hands[s])
-            walls = _MEAN_CARD_TIEBREAK * (len(state.hands[s]) - rain)
+            rain = p_rain * len(hands[s])
+            walls = _MEAN_CARD_TIEBREAK * (len(hands[s]) - rain)
         out.append((rain, walls))
     return out
 
@@ -391,7 +416,7 @@ def _deck_size(exclude_rain_cards):
     return len(deck_for({"exclude_rain_cards": exclude_rain_cards}))
 
 
-def _edge_logit(mine, other):
+def _edge_logit(mine: Standing, other: Standing) -> float:
     """Log-odds that `mine` beats `other` (`_standing` tuples); weights fitted by logistic
     regression on 28k positions of greedy self-play (1500 games, 2 seats).
     Temperature gaps count more as the game heats up; when both villages near 290 the game
@@ -419,11 +444,15 @@ def evaluate_all(state, seats):
     return [_win_chance(state, seat, outlooks) for seat in range(seats)]
 
 
-def _win_chance(state, seat, outlooks):
+def _win_chance(state: Any, seat: int, outlooks: list[Outlook]) -> float:
     hands = _hand_estimates(state, seat)
-    mine = _standing(state, seat, outlooks[seat], *hands[seat])
-    others = [_standing(state, s, outlooks[s], *hands[s]) for s in range(state.seats) if s != seat]
+    rain, cards = hands[seat]
+    mine = _standing(state, seat, outlooks[seat], rain, cards)
     p = 1.0
-    for o in others:
-        p *= 1.0 / (1.0 + math.exp(-_edge_logit(mine, o)))
-    return p ** (1.0 / len(others)) if len(others) > 1 else p
+    others = 0
+    for s in range(state.seats):
+        if s != seat:
+            rain, cards = hands[s]
+            p *= 1.0 / (1.0 + math.exp(-_edge_logit(mine, _standing(state, s, outlooks[s], rain, cards))))
+            others += 1
+    return p ** (1.0 / others) if others > 1 else p
