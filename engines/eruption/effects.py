@@ -8,6 +8,7 @@ from __future__ import annotations
 from engines.core import Event, advance
 
 from . import board as B
+from . import draws
 from .flow import FLOW, PLACED_STEP, PLACEMENT_STEP
 from .geometry import constraints, walls_of_tile
 from .legality import is_placeable, quake_replaces_some_tile
@@ -232,7 +233,7 @@ def play_quake(state, seat, move, events):
         state.phase = QUAKE
         return
     state.stack = set_aside
-    state.rng.shuffle(state.stack)
+    draws.shuffle(state.rng, state.stack)
     events.append(Event("stack_shuffled", {"count": len(state.stack)}))
     events.append(Event("quake_no_effect", {"seat": state.active}))
 

@@ -402,8 +402,8 @@ def _hand_estimates(state: Any, seat: int) -> list[tuple[float, float]]:
     walls: float
     for s in range(state.seats):
         if s == seat:
-            rain = own.count("rain")
-            walls = sum([B.TIEBREAK[B.CARD_MATERIAL[c]] for c in own if c != "rain"])
+            rain = float(own.count("rain"))
+            walls = float(sum([B.TIEBREAK[B.CARD_MATERIAL[c]] for c in own if c != "rain"]))
         else:
             rain = p_rain * len(hands[s])
             walls = _MEAN_CARD_TIEBREAK * (len(hands[s]) - rain)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from engines.core import Event
 
 from . import board as B
+from . import draws
 from .geometry import flow_mask
 from .scoring import thresholds
 from .state import HELD, REMOVED, UNCLAIMED
@@ -12,8 +13,8 @@ from .state import HELD, REMOVED, UNCLAIMED
 
 def dice_check(state, position, material, purpose, events):
     """ERU-95/96: roll white then orange; True when the wall holds."""
-    white = state.rng.randint(1, 6)
-    orange = state.rng.randint(1, 6)
+    white = draws.die(state.rng)
+    orange = draws.die(state.rng)
     total = white + B.DICE_BONUS[material]
     held = total >= orange if state.options["dice_tie_goes_to"] == "wall" else total > orange
     events.append(Event("dice_rolled", {
@@ -57,7 +58,7 @@ def draw_cards(state, seat, count, cause, events):
             if not state.discard:
                 break
             state.draw_pile, state.discard = state.discard, []
-            state.rng.shuffle(state.draw_pile)
+            draws.shuffle(state.rng, state.draw_pile)
             events.append(Event("discard_reshuffled", {"count": len(state.draw_pile)}))
         got.append(state.draw_pile.pop())
     if got:
@@ -128,7 +129,7 @@ def draw_until(state, placeable, events):
         if ok:
             if set_aside:
                 state.stack += set_aside
-                state.rng.shuffle(state.stack)
+                draws.shuffle(state.rng, state.stack)
                 events.append(Event("stack_shuffled", {"count": len(state.stack)}))
             return tile, []
         set_aside.append(tile)

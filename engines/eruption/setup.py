@@ -6,6 +6,7 @@ import random
 from engines.core import InvalidOptions, advance
 
 from . import board as B
+from . import draws
 from .flow import FLOW
 from .spec import SPEC
 from .state import PLACEMENT, UNCLAIMED, Cells, EruptionState
@@ -56,15 +57,15 @@ def new_state(seats, options, seed):
     state.stockpiles = [[1, 1, 1] for _ in range(seats)]  # ERU-31.4
     state.supply = [B.SUPPLY[i] - seats for i in range(3)]
     state.stack = list(B.LAVA_TILE_IDS)  # ERU-31.1
-    state.rng.shuffle(state.stack)
+    draws.shuffle(state.rng, state.stack)
     state.draw_pile = deck_for(options)  # ERU-31.3
-    state.rng.shuffle(state.draw_pile)
+    draws.shuffle(state.rng, state.draw_pile)
     state.hands = [sorted(state.draw_pile.pop() for _ in range(B.STARTING_CARDS)) for _ in range(seats)]
     state.discard = []
     state.board, state.lava, state.walls = Cells(), Cells(), {}
     state.eruption_holder = [-1, -1, -1]
     state.eruption_status = [UNCLAIMED] * 3
-    state.first_player = state.rng.randrange(seats)  # ERU-32
+    state.first_player = draws.below(state.rng, seats)  # ERU-32: as rng.randrange(seats) draws
     state.active = state.first_player
     state.turn = 0
     state.phase = PLACEMENT

@@ -10,7 +10,7 @@ from collections import Counter
 from typing import Any
 
 from . import board as B
-from . import derived
+from . import derived, draws
 from .scoring import tiebreaks, wall_allowance, zone
 from .setup import FLAGS, check_options, deck_for
 from .state import Cells, EruptionState
@@ -123,12 +123,12 @@ def determinize(v, seat, rng: random.Random) -> EruptionState:
     state = _copy_public(template.state)
     state.rng = random.Random(rng.getrandbits(64))
     pool = template.pool[:]
-    rng.shuffle(pool)
+    draws.shuffle(rng, pool)
     state.hands = [list(template.own) if s == seat else sorted([pool.pop() for _ in range(size)])
                    for s, size in enumerate(template.hand_sizes)]
     state.draw_pile = pool
     tiles = template.unseen_tiles[:]
-    rng.shuffle(tiles)
+    draws.shuffle(rng, tiles)
     k = template.stack_count
     state.stack, state.burnout_removed = tiles[:k], tiles[k:]
     state.derived = _root_answers(state)
