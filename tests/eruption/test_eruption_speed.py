@@ -98,3 +98,71 @@ def test_issue22_determinize_follows_a_view_changed_since_the_last_one():
     assert second.temperatures[seat] == first.temperatures[seat] + 10
     assert second.walls == {} and first.walls == st.walls
     assert view.determinize(v, seat, random.Random(1)).walls == {}
+
+
+def test_issue22_board_answers_hold_the_one_tuple_per_space():
+    """Compiled code must not rebuild cells: a fixed-length tuple annotation made mypyc box each cell
+    into a new tuple at every dict it met, so lookups hashed and compared copies (board.Cell)."""
+    st = mid_game()
+    d = derived.of(st)
+    assert d.ends and all(cell is B.CANONICAL[cell] for cell in d.ends)
+    assert all(spot[0] is B.CANONICAL[spot[0]] for spot in d.spots)
+    assert all(position is B.CANONICAL_POSITION[position] for position in d.end_positions)
+
+
+def place_a_tile(st, rng):
+    """Random moves until one puts a tile on the board."""
+    tiles = len(st.board)
+    while len(st.board) == tiles and not GAME.is_over(st):
+        seat = GAME.to_move(st)
+        GAME.apply(st, seat, rng.choice(GAME.legal_moves(st, seat)))
+
+
+def test_issue22_a_placement_updates_answers_only_this_state_holds_in_place():
+    st = mid_game()
+    d = derived.of(st)
+    place_a_tile(st, random.Random(5))
+    assert derived.of(st) is d and answers(st) == fresh(st)
+
+
+def test_issue22_a_placement_copies_answers_a_clone_shares():
+    st = mid_game()
+    d = derived.of(st)
+    twin = st.clone()
+    before = answers(twin)
+    before = tuple(dict(x) if isinstance(x, dict) else list(x) for x in before)
+    place_a_tile(st, random.Random(5))
+    assert derived.of(st) is not d and answers(st) == fresh(st)
+    assert derived.of(twin) is d and answers(twin) == before == fresh(twin)
+
+
+def test_issue22_determinized_states_do_not_change_the_shared_root_answers():
+    st = mid_game()
+    seat = GAME.to_move(st)
+    v = GAME.view(st, seat)
+    first = GAME.determinize(v, seat, random.Random(1))
+    root = derived.of(first)
+    place_a_tile(first, random.Random(2))
+    second = GAME.determinize(v, seat, random.Random(3))
+    assert derived.of(second) is root and answers(second) == fresh(second)
+
+
+def test_issue22_draws_are_the_draws_of_random_Random():
+    from engines.eruption import draws
+
+    for seed in range(30):
+        for n in (1, 2, 6, 37, 60, 127):
+            ours, theirs = random.Random(seed), random.Random(seed)
+            a, b = list(range(n)), list(range(n))
+            draws.shuffle(ours, a)
+            theirs.shuffle(b)
+            assert a == b
+            assert [draws.die(ours) for _ in range(9)] == [theirs.randint(1, 6) for _ in range(9)]
+            assert draws.below(ours, n) == theirs.randrange(n)
+            assert ours.getstate() == theirs.getstate()
+
+    class Loaded(random.Random):
+        def randint(self, a, b):
+            return 6
+
+    assert draws.die(Loaded(1)) == 6  # a subclass draws itself
