@@ -39,8 +39,9 @@ def _cells(key):
 PLAYABLE = tuple(sorted(_cells(DATA["cells"]["playable"])))
 # One tuple object per playable space, and per wall position on one: the tables below hold these, so the
 # dict lookups of the board's cells mostly find their key by identity rather than comparing tuples.
-CANONICAL = {c: c for c in PLAYABLE}
-CANONICAL_POSITION = {(c, e): (c, e) for c in PLAYABLE for e in range(6)}
+CANONICAL: dict[Cell, Cell] = {c: c for c in PLAYABLE}
+_POSITIONS: list[Position] = [(c, e) for c in PLAYABLE for e in range(6)]
+CANONICAL_POSITION: dict[Position, Position] = {p: p for p in _POSITIONS}  # typed: kept boxed when compiled
 
 
 def _cell(c):

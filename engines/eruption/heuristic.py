@@ -212,7 +212,7 @@ def _best_material(moves):
 
 
 def _choose_wall(state: Any, seat: int, moves: list[Any], rng: random.Random) -> Any:
-    builds: list[tuple[Any, ...]] = [m for m in moves if type(m) is BuildWall]  # (material, cell, edge)
+    builds: list[tuple[Any, ...]] = _by_kind(moves).get(BuildWall, [])  # (material, cell, edge)
     flows = _own_flow_positions(state, seat)
     if flows:
         flowing = set(flows)
