@@ -58,7 +58,7 @@ class Derived:
         self.threats = None
 
 
-Spot = tuple[Cell, int, int, int, tuple[tuple[Cell, int], ...]]
+Spot = tuple[Cell, int, int, int, tuple[Position, ...]]  # its wall positions boxed (see board.Cell)
 
 
 def _spots(ends: dict[Cell, int], constrained: dict[Cell, int]) -> list[Spot]:
