@@ -1,28 +1,18 @@
-"""Eruption's random draws, made exactly as `random.Random` makes them: the same calls of its C
-`getrandbits`, in the same order (CPython's `_randbelow_with_getrandbits`), so games and searches
-replay unchanged. Compiled, a shuffle costs a tenth of the interpreted `Random.shuffle`, which was a
-third of a determinization (bench/notes/eruption.md). A Random subclass may draw differently: it
-draws itself."""
+"""Eruption's random draws, made exactly as `random.Random` makes them (engines/draws.py: the same
+`getrandbits` calls in the same order, so games and searches replay unchanged), for lists of any items:
+engines.draws.shuffle is typed for ints, and compiled code checks every item it reads against that type
+(Eruption shuffles card names). A Random subclass may draw differently: it draws itself."""
 from __future__ import annotations
 
 import random
-from typing import Any, Final
+from typing import Any
 
-_BITS: Final[tuple[int, ...]] = tuple(n.bit_length() for n in range(128))  # the deck holds 60 cards
-
-
-def below(rng: random.Random, bound: int) -> int:
-    """`rng._randbelow(bound)`: a uniform int in [0, bound), for 0 < bound < 128."""
-    k = _BITS[bound]
-    r: int = rng.getrandbits(k)
-    while r >= bound:
-        r = rng.getrandbits(k)
-    return r
+from engines.draws import below
 
 
 def shuffle(rng: random.Random, items: list[Any]) -> None:
     """`rng.shuffle(items)`: the same permutation from the same draws."""
-    if type(rng) is not random.Random or len(items) > 128:
+    if type(rng) is not random.Random:
         rng.shuffle(items)
         return
     for i in range(len(items) - 1, 0, -1):
