@@ -164,7 +164,6 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
              asyncio.create_task(lobby.expiry_loop(core, cfg.lobby_waiting_ttl_s)),
              asyncio.create_task(_watch_storage(journal, health_servicer, names + [""], lambda: referee.healthy)),
              asyncio.create_task(drain.STATE.watch(lambda: counts_games()[0]))]
-    store.listeners.append(tournaments.listener(core, referee))
     if ready is not None:
         ready.set()
     await stop.wait()
