@@ -20,15 +20,16 @@ def below(rng: random.Random, bound: int) -> int:
     return r
 
 
-def shuffle(rng: random.Random, cards: list[int]) -> None:
-    """`rng.shuffle(cards)`: the same permutation from the same draws. A Random subclass may draw
-    differently, so it shuffles itself."""
+def shuffle(rng: random.Random, items: list[Any]) -> None:
+    """`rng.shuffle(items)`: the same permutation from the same draws. A Random subclass may draw
+    differently, so it shuffles itself. Typed for any items: compiled code would check each item it
+    reads against a narrower type (Citadels shuffles card numbers, Eruption card names)."""
     if type(rng) is not random.Random:
-        rng.shuffle(cards)
+        rng.shuffle(items)
         return
-    for i in range(len(cards) - 1, 0, -1):
+    for i in range(len(items) - 1, 0, -1):
         j = below(rng, i + 1)
-        cards[i], cards[j] = cards[j], cards[i]
+        items[i], items[j] = items[j], items[i]
 
 
 def choice(rng: random.Random, seq: list[Any]) -> Any:
