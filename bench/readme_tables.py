@@ -85,7 +85,8 @@ def main() -> None:
     readme = ROOT / "README.md"
     text = readme.read_text()
     results = json.loads((ROOT / "bench" / "results.json").read_text())
-    strength = {p.name: json.loads(p.read_text()) for p in sorted((ROOT / "bench").glob("strength*.json"))}
+    strength = {p.name: json.loads(p.read_text()) for p in sorted((ROOT / "bench").glob("strength*.json"),
+                                                             key=lambda p: (p.name != "strength.json", p.name))}
     block = f"{BEGIN}\n{render(results, strength)}\n{END}"
     new, n = re.subn(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: block, text, flags=re.S)
     if n != 1:
