@@ -41,10 +41,11 @@ class FairShare:
             except asyncio.CancelledError:
                 if ticket.done() and not ticket.cancelled():
                     self._hand_over()  # the place was given just as the caller left: pass it on
-                else:
-                    line.remove(ticket)
-                    if not line:
-                        self.waiting.pop(client, None)
+                else:  # still in line, unless a hand-over already skipped it
+                    with contextlib.suppress(ValueError):
+                        line.remove(ticket)
+                    if not line and self.waiting.get(client) is line:
+                        del self.waiting[client]
                 raise
         started = time.monotonic()
         try:
@@ -55,15 +56,17 @@ class FairShare:
             self._hand_over()
 
     def _hand_over(self) -> None:
-        if not self.waiting:
-            self.free += 1
-            return
         now = time.monotonic()
-        client = min(self.waiting, key=lambda c: self.usage(c, now))
-        line = self.waiting[client]
-        ticket = line.popleft()
-        if not line:
-            del self.waiting[client]
-        ticket.set_result(None)
+        while self.waiting:
+            client = min(self.waiting, key=lambda c: self.usage(c, now))
+            line = self.waiting[client]
+            ticket = line.popleft()
+            if not line:
+                del self.waiting[client]
+            if not ticket.done():  # a caller cancelled while waiting has left: the place goes on
+                ticket.set_result(None)
+                break
+        else:
+            self.free += 1
         if len(self._used) > 10_000:  # bounded: forgetting a client only forgets its past usage
             self._used = {c: u for c, u in self._used.items() if self.usage(c, now) > 0.01}

@@ -82,3 +82,27 @@ def test_a_light_clients_hint_does_not_wait_behind_a_heavy_clients_queue(fresh_s
     assert code == "OK"
     # First come, first served it would wait for all three (over 5 s); its fair turn is next.
     assert waited < 3.6, waited
+
+
+def test_a_waiter_cancelled_as_its_place_is_handed_over_does_not_take_or_lose_the_place():
+    """The caller's cancellation cancels its ticket at once, but the caller leaves the line only when it
+    next runs: a place freed in between went to the cancelled ticket (InvalidStateError in the job that
+    freed it, ValueError in the caller, and the place lost for good). It now goes to the next in line."""
+    async def scenario():
+        fair = FairShare(1)
+        got = []
+
+        async def job(client):
+            async with fair.turn(client):
+                got.append(client)
+                await asyncio.sleep(0.01)
+        first = fair.turn("a")
+        await first.__aenter__()
+        b, c = asyncio.create_task(job("b")), asyncio.create_task(job("c"))
+        await asyncio.sleep(0.01)  # both wait in line
+        b.cancel()
+        await first.__aexit__(None, None, None)  # frees the place before b's task sees its cancellation
+        results = await asyncio.gather(b, c, return_exceptions=True)
+        assert isinstance(results[0], asyncio.CancelledError) and results[1] is None
+        assert got == ["c"] and fair.free == 1 and not fair.waiting
+    asyncio.run(scenario())
