@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from engines import core
 from engines.core import IllegalMove
 from engines.pompeii import GAME
 from engines.pompeii import board as B
@@ -92,10 +93,4 @@ def squares(moves, kind=None):
 
 
 def play_random(state, rng: random.Random):
-    log = []
-    while not GAME.is_over(state):
-        seat = rng.choice(GAME.seats_to_act(state))
-        move = rng.choice(GAME.legal_moves(state, seat))
-        GAME.apply(state, seat, move)
-        log.append((seat, move))
-    return log
+    return core.play_random(GAME, state, rng)
