@@ -30,7 +30,8 @@ class Config:
     snapshot_interval_s: float = setting("GE_SNAPSHOT_INTERVAL_S", 60.0)
     max_message_bytes: int = setting("GE_MAX_MESSAGE_BYTES", 64 << 10)  # a request; no legitimate one nears it
     log_level: str = setting("GE_LOG_LEVEL", "info")
-    hint_workers: int = setting("GE_HINT_WORKERS", 1)
+    hint_workers: int = setting("GE_HINT_WORKERS", 2)
+    workers_per_client: int = setting("GE_WORKERS_PER_CLIENT", 1)  # of hint_workers, held at once; 0: all
     hint_queue: int = setting("GE_HINT_QUEUE", 4)
     hint_max_ms: int = setting("GE_HINT_MAX_MS", 2000)
     autoplay_ms: int = setting("GE_AUTOPLAY_MS", 200)

@@ -4,7 +4,9 @@ The pool's executor runs jobs first come, first served, so a client that keeps i
 makes everybody else's hint, and other creators' clocked games, wait behind all of them. Jobs
 instead wait here, one line per client, and a freed worker goes to the waiting client that has
 used the least worker time lately (usage halves every minute): a light client waits for at most
-the job that is running, however many a heavy one has queued.
+the job that is running, however many a heavy one has queued. With `per_client` (GE_WORKERS_PER_CLIENT)
+below the number of places, no client holds every worker: a search is not preempted, so with one
+client on every worker, another's 100 ms hint would wait for a 2 s search to end.
 """
 from __future__ import annotations
 
@@ -16,8 +18,10 @@ from collections.abc import AsyncIterator
 
 
 class FairShare:
-    def __init__(self, places: int, half_life_s: float = 60.0) -> None:
+    def __init__(self, places: int, per_client: int = 0, half_life_s: float = 60.0) -> None:
         self.free = places
+        self.per_client = per_client  # places one client holds at once; 0: any number
+        self.holding: dict[str, int] = {}
         self.half_life_s = half_life_s
         self.waiting: dict[str, collections.deque[asyncio.Future[None]]] = {}
         self._used: dict[str, tuple[float, float]] = {}  # client -> (worker seconds, when counted)
@@ -28,10 +32,27 @@ class FairShare:
         now = time.monotonic() if now is None else now
         return float(used * 0.5 ** ((now - at) / self.half_life_s))
 
+    def _may_hold(self, client: str) -> bool:
+        return not self.per_client or self.holding.get(client, 0) < self.per_client
+
+    def _take(self, client: str) -> None:
+        self.free -= 1
+        self.holding[client] = self.holding.get(client, 0) + 1
+
+    def _give_back(self, client: str) -> None:
+        self.free += 1
+        n = self.holding[client] - 1
+        if n:
+            self.holding[client] = n
+        else:
+            del self.holding[client]
+
     @contextlib.asynccontextmanager
     async def turn(self, client: str) -> AsyncIterator[None]:
-        if self.free > 0 and not self.waiting:
-            self.free -= 1
+        # Free places are always handed to anyone waiting who may hold one (_hand_over), so a free place
+        # here is nobody else's turn.
+        if self.free > 0 and self._may_hold(client):
+            self._take(client)
         else:
             ticket: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             line = self.waiting.setdefault(client, collections.deque())
@@ -39,8 +60,9 @@ class FairShare:
             try:
                 await ticket
             except asyncio.CancelledError:
-                if ticket.done() and not ticket.cancelled():
-                    self._hand_over()  # the place was given just as the caller left: pass it on
+                if ticket.done() and not ticket.cancelled():  # the place was given just as the caller left
+                    self._give_back(client)
+                    self._hand_over()
                 else:  # still in line, unless a hand-over already skipped it
                     with contextlib.suppress(ValueError):
                         line.remove(ticket)
@@ -53,20 +75,23 @@ class FairShare:
         finally:
             now = time.monotonic()
             self._used[client] = (self.usage(client, now) + now - started, now)
+            self._give_back(client)
             self._hand_over()
 
     def _hand_over(self) -> None:
+        """Free places to the waiting clients that may hold one, least used first."""
         now = time.monotonic()
-        while self.waiting:
-            client = min(self.waiting, key=lambda c: self.usage(c, now))
+        while self.free > 0:
+            eligible = [c for c in self.waiting if self._may_hold(c)]
+            if not eligible:
+                break
+            client = min(eligible, key=lambda c: self.usage(c, now))
             line = self.waiting[client]
             ticket = line.popleft()
             if not line:
                 del self.waiting[client]
             if not ticket.done():  # a caller cancelled while waiting has left: the place goes on
+                self._take(client)
                 ticket.set_result(None)
-                break
-        else:
-            self.free += 1
         if len(self._used) > 10_000:  # bounded: forgetting a client only forgets its past usage
             self._used = {c: u for c, u in self._used.items() if self.usage(c, now) > 0.01}

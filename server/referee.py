@@ -99,7 +99,7 @@ class Referee:
         self.on_health: Callable[[bool], None] | None = None
         self.healthy = True
         self.slots = asyncio.Semaphore(cfg.hint_workers + cfg.hint_queue)
-        self.fair = FairShare(cfg.hint_workers)  # which waiting job a freed worker takes
+        self.fair = FairShare(cfg.hint_workers, cfg.workers_per_client)  # which waiting job a freed worker takes
         metrics.HINT_QUEUE_CAPACITY.set(cfg.hint_workers + cfg.hint_queue)
         self.busy = 0
         self.hints_running = 0

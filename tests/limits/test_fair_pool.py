@@ -106,3 +106,69 @@ def test_a_waiter_cancelled_as_its_place_is_handed_over_does_not_take_or_lose_th
         assert isinstance(results[0], asyncio.CancelledError) and results[1] is None
         assert got == ["c"] and fair.free == 1 and not fair.waiting
     asyncio.run(scenario())
+
+
+def test_GE_WORKERS_PER_CLIENT_one_client_never_holds_every_place():
+    """A search is not preempted, so a client on every worker would make anyone else wait for its
+    longest search: with per_client below the places, another client's job starts at once."""
+    async def main():
+        share = FairShare(2, per_client=1)
+        started = {}
+
+        async def job(client, seconds):
+            async with share.turn(client):
+                started.setdefault(client, []).append(time.monotonic())
+                await asyncio.sleep(seconds)
+
+        t0 = time.monotonic()
+        heavy = [asyncio.create_task(job("heavy", 0.2)) for _ in range(3)]
+        await asyncio.sleep(0.01)
+        assert share.free == 1 and share.holding == {"heavy": 1}  # one place stays free while heavy waits
+        light = asyncio.create_task(job("light", 0.01))
+        await asyncio.gather(*heavy, light)
+        assert share.free == 2 and not share.holding and not share.waiting
+        return started["light"][0] - t0, [t - t0 for t in started["heavy"]]
+
+    light_at, heavy_at = asyncio.run(main())
+    assert light_at < 0.1, light_at  # not behind heavy's running search
+    assert heavy_at[1] >= 0.19 and heavy_at[2] >= 0.39, heavy_at  # heavy's jobs ran one at a time
+
+
+def test_GE_WORKERS_PER_CLIENT_zero_lets_one_client_hold_every_place():
+    async def main():
+        share = FairShare(2, per_client=0)
+        async with share.turn("a"):
+            async with share.turn("a"):
+                return share.free
+
+    assert asyncio.run(main()) == 0
+
+
+def test_a_light_clients_hint_starts_while_a_heavy_clients_search_runs(fresh_server):
+    """Default settings (GE_HINT_WORKERS=2, GE_WORKERS_PER_CLIENT=1): a client flooding 2 s hints holds
+    one worker, so another client's 100 ms hint does not wait for a 2 s search to end."""
+    from tests.conftest import free_port
+    web_port = free_port()
+    server = fresh_server(GE_WEB_PORT=str(web_port)).start()
+    light = Client(server.target, GAME)
+    game_id, tokens = light.create(2, seed=8)
+    seat = light.status(game_id).to_move
+    status, game = web_call(web_port, SERVICE, "CreatePompeiiGame", {"seats": 2}, source="127.0.6.1")
+    assert status == 200
+    heavy_body = {"gameId": game["gameId"], "budgetMs": 2000,
+                  "token": game["seatTokens"][game["status"].get("toMove", 0)]["token"]}
+    warm = dict(heavy_body, budgetMs=300)  # two other clients at once start both worker processes
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        assert [f.result()[0] for f in [pool.submit(web_call, web_port, SERVICE, "GetPompeiiHint", warm, src)
+                                        for src in ("127.0.6.8", "127.0.6.9")]] == [200, 200]
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        heavy = [pool.submit(web_call, web_port, SERVICE, "GetPompeiiHint", heavy_body, "127.0.6.1")
+                 for _ in range(2)]
+        time.sleep(0.4)  # one heavy hint runs, the other waits for the heavy client's one worker
+        t0 = time.monotonic()
+        code = raw(light.rpcs["get_hint"], light.request("get_hint", game_id=game_id, token=tokens[seat],
+                                                         budget_ms=100), timeout=30)[0]
+        waited = time.monotonic() - t0
+        assert [f.result()[0] for f in heavy] == [200, 200]
+    assert code == "OK"
+    assert waited < 1.2, waited  # one worker for everyone: it waited ~1.6 s for the heavy search

@@ -136,7 +136,7 @@ def test_item5_journal_restore_and_hint_metrics(observed):
     assert value(m, "ge_journal_fsync_seconds_count") >= 1
     assert value(m, "ge_journal_write_errors_total") == 0
     assert ("ge_restore_seconds", ()) in m
-    assert value(m, "ge_hint_queue_capacity") == 1 + 4  # GE_HINT_WORKERS + GE_HINT_QUEUE defaults
+    assert value(m, "ge_hint_queue_capacity") == 2 + 4  # GE_HINT_WORKERS + GE_HINT_QUEUE defaults
     assert value(m, "ge_hint_queue_depth") == 0
 
 
