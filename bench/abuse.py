@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "protos")]
 
 from bench import run as R  # noqa: E402
+from bench.readme_tables import abuse_table  # noqa: E402
 
 ATTACKS = ["mass_create", "mass_create_many_addresses", "demo_referee", "hint_flood", "stream_fanout",
            "idle_connections", "big_ids", "request_flood"]
@@ -375,31 +376,16 @@ def main() -> None:
         return
     attacks = [a for a in (args.only.split(",") if args.only else ATTACKS) if a]
     rows = [measure(name, args.seconds, args.attacker_nice) for name in attacks]
-    report = {"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "seconds_per_phase": args.seconds,
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
+    report = {"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "commit": commit.strip(),
+              "seconds_per_phase": args.seconds,
               "attacker_nice": args.attacker_nice,
               "load_average_at_end": os.getloadavg(),
               "goal": f"p99 <= {GOAL_P99_FACTOR} x baseline, no failed legitimate call, RSS <= {RSS_BOUND_MB} MB, "
                       f"at least {GOAL_MOVES_SHARE:.0%} of the baseline's moves",
               "rows": rows}
     Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
-    print(table(report))
-
-
-def table(report: dict) -> str:
-    lines = ["| attack (each on a fresh server) | player p50 / p99 ms: baseline → under attack "
-             "| player's moves: baseline → under attack | failed legitimate calls "
-             "| hints ok/failed, p50 / max ms | referee moves/s in the player's clocked game | server RSS max MB "
-             "| goal met | what the attacker got |", "|---|---|---|---|---|---|---|---|---|"]
-    for r in report["rows"]:
-        b, u = r["baseline"], r["under_attack"]
-        seen = ", ".join(f"{k}: {v}" for k, v in sorted(u["attacker"].items())) or "—"
-        hint_p50, hint_max = u.get("hint_ms_p50_max", ("—", "—"))
-        lines.append(f"| {r['attack']} | {b['p50_ms']} / {b['p99_ms']} → {u['p50_ms']} / {u['p99_ms']} | "
-                     f"{b['moves']} → {u['moves']} | {b['errors'] + u['errors']} | "
-                     f"{u['hints']['ok']}/{u['hints']['failed']}, {hint_p50} / {hint_max} | "
-                     f"{b['referee_moves_per_s']} → {u['referee_moves_per_s']} | {u['rss_mb_max']} | "
-                     f"{'yes' if r['goal_met'] else '**no**'} | {seen} |")
-    return "\n".join(lines)
+    print(abuse_table(report))
 
 
 if __name__ == "__main__":
