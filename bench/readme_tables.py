@@ -44,6 +44,12 @@ def service_table(r: dict) -> list[str]:
         f"| bare gRPC echo (same framework, same load generator) | {rpc['echo_qps']:.0f} calls/s | — |",
         f"| `MakePompeiiMove` peak, many concurrent games | {rpc['move_qps']:.0f} moves/s = "
         f"**{rpc['move_to_echo_ratio']:.2f} × echo** | ≥ 0.7 × echo |",
+        *([f"| server CPU per call, echo ÷ MakePompeiiMove (medians of the rounds) | "
+           f"{rpc['server_cpu_us_per_call']['echo']:.0f} ÷ {rpc['server_cpu_us_per_call']['move']:.0f} µs = "
+           f"**{rpc['server_cpu_us_per_call']['echo_to_move']:.2f}** | — |",
+           "| peak ratio of each round (echo and MakeMove alternate) | "
+           + ", ".join(f"{x['ratio']:.2f}" for x in rpc["rounds"]) + " | — |"]
+          if "rounds" in rpc else []),
         f"| move latency at half load ({rpc['half_load_qps']:.0f}/s) | p50 {rpc['p50_ms']:.2f} ms, "
         f"**p99 {rpc['p99_ms']:.2f} ms** | p99 ≤ 5 ms |",
         f"| memory per live Pompeii game ({mem['games']} games, {mem['seats']} seats, "
