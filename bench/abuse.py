@@ -13,7 +13,7 @@ it reports the player's move latency (p50/p99), its failed calls, its hints, the
 in its clocked game, and the server's peak RSS, against a baseline phase in the same run; writes
 bench/abuse.json. Loopback only; everything stops by itself.
 
-    python -m bench.abuse [--seconds 20] [--only mass_create,hint_flood] [--attacker-nice 19]
+    python -m bench.abuse [--seconds 40] [--only mass_create,hint_flood] [--attacker-nice 19]
 """
 from __future__ import annotations
 
@@ -360,7 +360,7 @@ def measure(name: str, seconds: float, nice: int = 19) -> dict:
 
 def main() -> None:
     p = argparse.ArgumentParser(prog="python -m bench.abuse", description=__doc__.split("\n\n")[0])
-    p.add_argument("--seconds", type=float, default=20, help="length of each phase")
+    p.add_argument("--seconds", type=float, default=40, help="length of each phase (p99 over ~1,600 moves)")
     p.add_argument("--attacker-nice", type=int, default=19, help="the attacking process's nice value")
     p.add_argument("--only", default="", help="comma list of attacks (default: all)")
     p.add_argument("--json", default=str(ROOT / "bench" / "abuse.json"))
