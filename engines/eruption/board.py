@@ -163,3 +163,23 @@ EXIT_ENDS = tuple((space, 1 << OPP[e]) for _, e, space in EXITS)  # ERU-14: an e
 # Per playable space and lava mask: the wall positions (space, edge) on the mask's edges (ERU-23, ERU-90).
 END_POSITIONS = {_s: tuple(tuple(CANONICAL_POSITION[_s, e] for e in EDGES_OF_MASK[m]) for m in range(64))
                  for _s in PLAYABLE}
+
+# The same tables by cell id, a space's index in PLAYABLE (sorted, so ids order as cells do): derived.py
+# keeps the board answers in lists indexed by id, so its scans index lists instead of hashing cell tuples.
+CELL_COUNT = len(PLAYABLE)
+CELL_ID: dict[Cell, int] = {c: i for i, c in enumerate(PLAYABLE)}
+# id -> its playable neighbours as (edge bit, neighbour id, facing edge)
+LINKS_BY_ID: list[tuple[tuple[int, int, int], ...]] = [
+    tuple((bit, CELL_ID[n], facing) for bit, n, facing in NEIGHBOUR_LINKS[c]) for c in PLAYABLE]
+# id -> lava mask -> the spaces its lava reaches as (neighbour id, bit of the neighbour's edge facing it)
+REACH_BY_ID: list[tuple[tuple[tuple[int, int], ...], ...]] = [
+    tuple(tuple((CELL_ID[n], bit) for n, bit in LAVA_REACH[c][m]) for m in range(64)) for c in PLAYABLE]
+VOLCANO_LAVA_IN_BY_ID: list[int] = [VOLCANO_LAVA_IN[c] for c in PLAYABLE]
+VOLCANO_CONSTRAINED_BY_ID: list[int] = [VOLCANO_CONSTRAINED[c] for c in PLAYABLE]
+END_POSITIONS_BY_ID: list[tuple[tuple[Position, ...], ...]] = [END_POSITIONS[c] for c in PLAYABLE]
+# A wall position's id: its space's id * 6 + its edge; by space id and lava mask, its open end's position ids
+POSITION_ID: dict[Position, int] = {p: CELL_ID[p[0]] * 6 + p[1] for p in _POSITIONS}
+END_POSITION_IDS_BY_ID: list[tuple[tuple[int, ...], ...]] = [
+    tuple(tuple(POSITION_ID[p] for p in END_POSITIONS[c][m]) for m in range(64)) for c in PLAYABLE]
+ENTRY_POSITION_IDS = {v: tuple(POSITION_ID[p] for p in positions) for v, positions in ENTRIES.items()}
+AWARD_BY_ID: list[bool] = [c in AWARD for c in PLAYABLE]

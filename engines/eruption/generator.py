@@ -55,25 +55,32 @@ def _wall_moves(state: Any, seat: int, kind: type) -> list[Any]:
         return []
     at = _WALLS_AT[kind][has]
     walls: dict[Position, str] = state.walls
-    ends = derived.of(state).end_positions
-    entries = B.ENTRIES[state.villages[seat]]
+    ends = derived.end_position_ids(derived.of(state))
+    entries = B.ENTRY_POSITION_IDS[state.villages[seat]]
     if not walls:
-        out = [move for position in ends for move in at[position]]
-        out += [move for position in entries for move in at[position]]
+        out = [move for p in ends for move in at[p]]
+        out += [move for p in entries for move in at[p]]
         return out
-    out = [move for position in ends if position not in walls for move in at[position]]
-    out += [move for position in entries if position not in walls for move in at[position]]
+    ids = B.POSITION_ID
+    taken: set[int] = set()
+    for position in walls:
+        p = ids.get(position)
+        if p is not None:
+            taken.add(p)
+    out = [move for p in ends if p not in taken for move in at[p]]
+    out += [move for p in entries if p not in taken for move in at[p]]
     return out
 
 
-def _walls_at(kind: type) -> list[dict[Position, tuple[Any, ...]]]:
-    """By the materials (bit i: a wall of MATERIALS[i]): position -> the `kind` moves building a wall
-    of each of them there, in their order."""
-    one: list[dict[Position, Any]] = [{p: _new(kind, (m, *p)) for p in B.CANONICAL_POSITION} for m in B.MATERIALS]
-    return [{p: tuple(one[i][p] for i in range(3) if has >> i & 1) for p in one[0]} for has in range(8)]
+def _walls_at(kind: type) -> list[list[tuple[Any, ...]]]:
+    """By the materials (bit i: a wall of MATERIALS[i]): position id (board.POSITION_ID) -> the `kind`
+    moves building a wall of each of them there, in their order."""
+    one: list[list[Any]] = [[_new(kind, (m, *p)) for p in B.POSITION_ID] for m in B.MATERIALS]
+    return [[tuple(one[i][p] for i in range(3) if has >> i & 1) for p in range(len(B.POSITION_ID))]
+            for has in range(8)]
 
 
-_WALLS_AT: dict[type, list[dict[Position, tuple[Any, ...]]]] = {
+_WALLS_AT: dict[type, list[list[tuple[Any, ...]]]] = {
     kind: _walls_at(kind) for kind in (BuildWall, PlayReinforce)}  # wall move kind -> `_walls_at`
 
 

@@ -28,7 +28,7 @@ def constraints(state: Any, space: Cell) -> tuple[int, int]:
 
 def open_ends(state):
     """ERU-23: empty space -> mask of its edges facing lava."""
-    return dict(derived.of(state).ends)
+    return dict(derived.ends(derived.of(state)))
 
 
 def eruption_cells(state):

@@ -63,25 +63,34 @@ def _pull_table(villages, seat):
     return {c: _dist(c, own_v) - min(_dist(c, v) for v in rival_vs) for c in B.PLAYABLE}
 
 
-def _lava_score(state, seat, space, mask):
+def _lava_score(state: Any, seat: int, space: Cell, mask: int) -> float:
     """Value for `seat` of lava mask `mask` standing on `space`: what it flows into (a table per
     seating, since that part never depends on the board), then where it can spread."""
     static = _static_scores(state.villages, seat, state.options["cards_for_unoccupied_villages"])
-    score = static.get((space, mask))
-    if score is None:
-        score = static[space, mask] = _static_score(state, seat, space, mask)
-    pull = _pull_table(state.villages, seat)
-    board = state.board
-    for neighbour, _ in B.LAVA_REACH[space][mask]:
-        if neighbour not in board:
-            score += 0.4 * pull[neighbour]
+    i = B.CELL_ID[space]
+    known = static[i * 64 + mask]
+    if known is None:
+        known = static[i * 64 + mask] = _static_score(state, seat, space, mask)
+    score: float = known
+    pull = _pull_by_id(state.villages, seat)
+    filled = derived.of(state).filled
+    for n, _ in B.REACH_BY_ID[i][mask]:
+        if not filled[n]:
+            score += 0.4 * pull[n]
     return score
 
 
 @cache
-def _static_scores(villages, seat, count_unoccupied):
-    """(space, mask) -> `_static_score`, filled as asked."""
-    return {}
+def _static_scores(villages: tuple[int, ...], seat: int, count_unoccupied: bool) -> list[float | None]:
+    """Cell id * 64 + lava mask -> `_static_score` of that mask on that space, filled as asked."""
+    return [None] * (B.CELL_COUNT * 64)
+
+
+@cache
+def _pull_by_id(villages: tuple[int, ...], seat: int) -> list[float]:
+    """`_pull_table` by cell id."""
+    table = _pull_table(villages, seat)
+    return [table[c] for c in B.PLAYABLE]
 
 
 def _static_score(state, seat, space, mask):
@@ -104,22 +113,23 @@ def _own_flow_positions(state, seat):
 def _placement_values(state: Any, seat: int, moves: list[Any]) -> list[float]:
     """Greedy's value of each PlaceTile move: its lava's `_lava_score` (the tables looked up once), 0.5 more
     on a wall-award space (ERU-76)."""
-    static: dict[tuple[Cell, int], float] = _static_scores(
-        state.villages, seat, state.options["cards_for_unoccupied_villages"])
-    pull: dict[Cell, float] = _pull_table(state.villages, seat)
-    board: dict[Cell, tuple[int, int]] = state.board
-    reach, masks, award = B.LAVA_REACH, B.MASK_OF_TILE, B.AWARD
+    static = _static_scores(state.villages, seat, state.options["cards_for_unoccupied_villages"])
+    pull = _pull_by_id(state.villages, seat)
+    filled = derived.of(state).filled
+    ids, reach, masks, award = B.CELL_ID, B.REACH_BY_ID, B.MASK_OF_TILE, B.AWARD_BY_ID
     out: list[float] = []
     for m in moves:
         space: Cell = m[1]
+        i = ids[space]
         mask: int = masks[m[0]][m[2]]
-        score = static.get((space, mask))
-        if score is None:
-            score = static[space, mask] = _static_score(state, seat, space, mask)
-        for neighbour, _ in reach[space][mask]:
-            if neighbour not in board:
-                score += 0.4 * pull[neighbour]
-        out.append(score + (0.5 if space in award else 0))
+        known = static[i * 64 + mask]
+        if known is None:
+            known = static[i * 64 + mask] = _static_score(state, seat, space, mask)
+        score: float = known
+        for n, _ in reach[i][mask]:
+            if not filled[n]:
+                score += 0.4 * pull[n]
+        out.append(score + (0.5 if award[i] else 0.0))
     return out
 
 
@@ -337,7 +347,7 @@ def _threats(state):
     """Village -> the empty spaces next to it that lava already reaches: flows one placement away (per board)."""
     d = derived.of(state)
     if d.threats is None:
-        d.threats = Counter(v for c in d.ends for v in B.ENTRY_MASK_BY_VILLAGE[c])
+        d.threats = Counter(v for spot in derived.spots(d) for v in B.ENTRY_MASK_BY_VILLAGE[spot[0]])
     return d.threats
 
 

@@ -75,13 +75,22 @@ def board_placements(state: Any, tile: int) -> list[Any]:
     if out is None:
         fits = FITS_OF_TILE[tile]
         out = d.placements[tile] = []
-        for space, lava_in, constrained, key, _ in d.spots:
+        row = _PLACE_TILE[tile]
+        for space, lava_in, constrained, key, _, i, _ in derived.spots(d):
             rotations = fits.get(key)
             if rotations is None:
                 rotations = _fits(tile, fits, lava_in, constrained, key)
             for r in rotations:
-                out.append(_new(PlaceTile, (tile, space, r)))
+                move = row[i * 6 + r]
+                if move is None:
+                    move = row[i * 6 + r] = _new(PlaceTile, (tile, space, r))
+                out.append(move)
     return out
+
+
+# tile -> cell id * 6 + rotation -> its PlaceTile move, made when first listed: moves are values, so every
+# board's list holds the one move object (no tuples made and freed per board)
+_PLACE_TILE: list[list[Any]] = [[None] * (B.CELL_COUNT * 6) for _ in B.TILE_TYPE_OF]
 
 
 _new = tuple.__new__  # a move built without its NamedTuple's Python-level __new__: the same value, sooner
@@ -105,10 +114,10 @@ def eruption_spaces(state: Any) -> list[Cell]:
     """ERU-63: empty playable spaces where an eruption tile may go (cached per board)."""
     d = derived.of(state)
     if d.eruption_spaces is None:
-        board: dict[Cell, tuple[int, int]] = state.board
-        ends, constrained = d.ends, d.constrained
-        d.eruption_spaces = [space for space in B.PLAYABLE if space not in board and (
-            ends[space] == constrained[space] if space in ends else erupts_on(state, space))]
+        filled, ends, constrained = d.filled, d.ends_at, d.constrained_at
+        playable = B.PLAYABLE
+        d.eruption_spaces = [playable[i] for i in range(B.CELL_COUNT) if not filled[i] and (
+            ends[i] == constrained[i] if ends[i] else derived.constraints_at(d, i)[1] == 0)]
     return list(d.eruption_spaces)
 
 
@@ -191,14 +200,15 @@ def is_free(state, position):
 
 def open_end_edges(state, space):
     """ERU-23: the edges of empty `space` that face lava (a wall may stand there, ERU-90)."""
-    return derived.of(state).ends.get(space, 0)
+    i = B.CELL_ID.get(space)
+    return 0 if i is None else derived.of(state).ends_at[i]
 
 
 def wall_positions(state, seat):
     """ERU-90/91: free legal wall positions for `seat`: open ends (all of them at once, as
     `open_end_edges` finds them one space at a time), then its own entry positions."""
     walls = state.walls
-    out = [position for position in derived.of(state).end_positions if position not in walls]
+    out = [position for position in derived.end_positions(derived.of(state)) if position not in walls]
     return out + [position for position in B.ENTRIES[state.villages[seat]] if position not in walls]
 
 

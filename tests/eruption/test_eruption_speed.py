@@ -22,14 +22,17 @@ def mid_game(seed=3, moves=90):
     return st
 
 
+def _answers(d):
+    return (dict(derived.ends(d)), derived.constrained(d), list(derived.spots(d)), list(derived.end_positions(d)),
+            d.filled[:], d.lava_at[:], d.ends_at[:], d.constrained_at[:], d.spot_at[:])
+
+
 def answers(st):
-    d = derived.of(st)
-    return d.ends, d.constrained, d.spots, d.end_positions
+    return _answers(derived.of(st))
 
 
 def fresh(st):
-    d = derived.made(st.board, st.lava)
-    return d.ends, d.constrained, d.spots, d.end_positions
+    return _answers(derived.made(st.board, st.lava))
 
 
 EDITS = {  # each done to board and lava alike: (cells, an empty space, a tile's cell, a value)
@@ -105,9 +108,9 @@ def test_issue22_board_answers_hold_the_one_tuple_per_space():
     into a new tuple at every dict it met, so lookups hashed and compared copies (board.Cell)."""
     st = mid_game()
     d = derived.of(st)
-    assert d.ends and all(cell is B.CANONICAL[cell] for cell in d.ends)
-    assert all(spot[0] is B.CANONICAL[spot[0]] for spot in d.spots)
-    assert all(position is B.CANONICAL_POSITION[position] for position in d.end_positions)
+    assert derived.ends(d) and all(cell is B.CANONICAL[cell] for cell in derived.ends(d))
+    assert all(spot[0] is B.CANONICAL[spot[0]] for spot in derived.spots(d))
+    assert all(position is B.CANONICAL_POSITION[position] for position in derived.end_positions(d))
 
 
 def place_a_tile(st, rng):
