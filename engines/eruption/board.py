@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 # A space, (x, y), and an edge of a space, a wall position (ERU-24). Declared as tuples of any length on
 # purpose: mypyc keeps a fixed-length tuple type unboxed, and boxes it again into a new tuple object
@@ -16,11 +16,11 @@ from typing import Any
 Cell = tuple[int, ...]
 Position = tuple[Any, ...]
 
-DATA = json.loads((Path(__file__).parent / "data" / "board.json").read_text())
+DATA: Final = json.loads((Path(__file__).parent / "data" / "board.json").read_text())
 
-EDGE_NAMES = tuple(e["name"] for e in DATA["coordinates"]["edges"])
-OFFSETS = tuple(tuple(e["delta"]) for e in DATA["coordinates"]["edges"])
-OPP = tuple((e + 3) % 6 for e in range(6))  # ERU-11: facing edge
+EDGE_NAMES: Final = tuple(e["name"] for e in DATA["coordinates"]["edges"])
+OFFSETS: Final = tuple(tuple(e["delta"]) for e in DATA["coordinates"]["edges"])
+OPP: Final = tuple((e + 3) % 6 for e in range(6))  # ERU-11: facing edge
 
 
 def neighbour(cell, e):
@@ -36,12 +36,12 @@ def _cells(key):
     return [tuple(c) for c in key]
 
 
-PLAYABLE = tuple(sorted(_cells(DATA["cells"]["playable"])))
+PLAYABLE: Final = tuple(sorted(_cells(DATA["cells"]["playable"])))
 # One tuple object per playable space, and per wall position on one: the tables below hold these, so the
 # dict lookups of the board's cells mostly find their key by identity rather than comparing tuples.
-CANONICAL: dict[Cell, Cell] = {c: c for c in PLAYABLE}
+CANONICAL: Final[dict[Cell, Cell]] = {c: c for c in PLAYABLE}
 _POSITIONS: list[Position] = [(c, e) for c in PLAYABLE for e in range(6)]
-CANONICAL_POSITION: dict[Position, Position] = {p: p for p in _POSITIONS}  # typed: kept boxed when compiled
+CANONICAL_POSITION: Final[dict[Position, Position]] = {p: p for p in _POSITIONS}  # typed: kept boxed when compiled
 
 
 def _cell(c):
@@ -54,43 +54,43 @@ def _position(c, e):
     return CANONICAL_POSITION.get(p, p)
 
 
-PLAYABLE_SET = frozenset(PLAYABLE)
-VOLCANO = frozenset(_cells(DATA["volcano"]["cells"]))
-SEA = frozenset(_cells(DATA["cells"]["sea"]))
-VILLAGE_CELLS = {int(k): _cells(v) for k, v in DATA["cells"]["village"].items()}
-VILLAGE_OF = {c: v for v, cells in VILLAGE_CELLS.items() for c in cells}
+PLAYABLE_SET: Final = frozenset(PLAYABLE)
+VOLCANO: Final = frozenset(_cells(DATA["volcano"]["cells"]))
+SEA: Final = frozenset(_cells(DATA["cells"]["sea"]))
+VILLAGE_CELLS: Final = {int(k): _cells(v) for k, v in DATA["cells"]["village"].items()}
+VILLAGE_OF: Final = {c: v for v, cells in VILLAGE_CELLS.items() for c in cells}
 
 # ERU-14: volcano exits, as lava edges facing a playable space
-EXITS = tuple((tuple(x["cell"]), x["edge"], _cell(x["space"])) for x in DATA["volcano"]["lava_exits"])
-EXIT_SPACES = tuple(x[2] for x in EXITS)
+EXITS: Final = tuple((tuple(x["cell"]), x["edge"], _cell(x["space"])) for x in DATA["volcano"]["lava_exits"])
+EXIT_SPACES: Final = tuple(x[2] for x in EXITS)
 
 # ERU-15: entry positions per village, in damage order
-ENTRIES = {
+ENTRIES: Final = {
     v["id"]: tuple(_position(p["space"], p["edge"]) for p in v["entry_edges"]) for v in DATA["villages"]
 }
-ENTRY_VILLAGE = {pos: v for v, positions in ENTRIES.items() for pos in positions}
-SEA_EDGES = frozenset(_position(p["space"], p["edge"]) for p in DATA["sea_edges"])
-VILLAGES_BY_COUNT = {int(k): tuple(v) for k, v in DATA["villages_by_player_count"].items()}
+ENTRY_VILLAGE: Final = {pos: v for v, positions in ENTRIES.items() for pos in positions}
+SEA_EDGES: Final = frozenset(_position(p["space"], p["edge"]) for p in DATA["sea_edges"])
+VILLAGES_BY_COUNT: Final = {int(k): tuple(v) for k, v in DATA["villages_by_player_count"].items()}
 
 # ERU-18: wall-award spaces
-AWARD = {_cell(c): m for m, cells in DATA["wall_award_spaces"].items() for c in cells}
+AWARD: Final = {_cell(c): m for m, cells in DATA["wall_award_spaces"].items() for c in cells}
 
-MATERIALS: tuple[str, ...] = ("straw", "wood", "stone")
-MATERIAL_INDEX = {m: i for i, m in enumerate(MATERIALS)}
-WALLS = DATA["walls"]["materials"]
-SUPPLY = tuple(WALLS[m]["supply"] for m in MATERIALS)
-DICE_BONUS = {m: WALLS[m]["dice_bonus"] for m in MATERIALS}  # ERU-95
-TIEBREAK: dict[str, int] = {m: WALLS[m]["tiebreak_points"] for m in MATERIALS}  # ERU-155
+MATERIALS: Final[tuple[str, ...]] = ("straw", "wood", "stone")
+MATERIAL_INDEX: Final = {m: i for i, m in enumerate(MATERIALS)}
+WALLS: Final = DATA["walls"]["materials"]
+SUPPLY: Final = tuple(WALLS[m]["supply"] for m in MATERIALS)
+DICE_BONUS: Final = {m: WALLS[m]["dice_bonus"] for m in MATERIALS}  # ERU-95
+TIEBREAK: Final[dict[str, int]] = {m: WALLS[m]["tiebreak_points"] for m in MATERIALS}  # ERU-155
 
 # ERU-2: tile ids 0..39 in the order of board.json; eruption tiles are 40, 41, 42 (numbers 1..3)
-TILE_TYPES = {t["id"]: t for t in DATA["tile_types"]}
+TILE_TYPES: Final = {t["id"]: t for t in DATA["tile_types"]}
 TILE_TYPE_OF: list[str] = []
 for _t in DATA["tile_types"]:
     if _t["in_stack"]:
         TILE_TYPE_OF += [_t["id"]] * _t["count"]
-LAVA_TILE_IDS = tuple(range(len(TILE_TYPE_OF)))
-ERUPTION_TYPE = "T7"
-ERUPTION_IDS = tuple(len(TILE_TYPE_OF) + k for k in range(3))
+LAVA_TILE_IDS: Final = tuple(range(len(TILE_TYPE_OF)))
+ERUPTION_TYPE: Final = "T7"
+ERUPTION_IDS: Final = tuple(len(TILE_TYPE_OF) + k for k in range(3))
 TILE_TYPE_OF += [ERUPTION_TYPE] * 3
 
 
@@ -106,16 +106,16 @@ def rotate(mask, r):
     return ((mask << r) | (mask >> (6 - r))) & 63 if r else mask
 
 
-ROT_MASK = {t: tuple(rotate(_mask(d["lava_edges"]), r) for r in range(6)) for t, d in TILE_TYPES.items()}
-MASK_OF_TILE = [ROT_MASK[t] for t in TILE_TYPE_OF]  # tile id -> masks by rotation
-EDGES_OF_MASK = [tuple(e for e in range(6) if m >> e & 1) for m in range(64)]
-POPCOUNT = [bin(m).count("1") for m in range(64)]
+ROT_MASK: Final = {t: tuple(rotate(_mask(d["lava_edges"]), r) for r in range(6)) for t, d in TILE_TYPES.items()}
+MASK_OF_TILE: Final = [ROT_MASK[t] for t in TILE_TYPE_OF]  # tile id -> masks by rotation
+EDGES_OF_MASK: Final = [tuple(e for e in range(6) if m >> e & 1) for m in range(64)]
+POPCOUNT: Final = [bin(m).count("1") for m in range(64)]
 
 # Per playable space: the playable neighbour on each edge (or None), and the
 # static constraint from the volcano (ERU-19): exits show lava, other volcano edges grass.
-NEIGHBOUR_SPACE: dict[Cell, tuple[Cell | None, ...]] = {}
-VOLCANO_LAVA_IN: dict[Cell, int] = {}
-VOLCANO_CONSTRAINED: dict[Cell, int] = {}
+NEIGHBOUR_SPACE: Final[dict[Cell, tuple[Cell | None, ...]]] = {}
+VOLCANO_LAVA_IN: Final[dict[Cell, int]] = {}
+VOLCANO_CONSTRAINED: Final[dict[Cell, int]] = {}
 _exit_set = {(x[2], OPP[x[1]]) for x in EXITS}
 for _s in PLAYABLE:
     NEIGHBOUR_SPACE[_s] = tuple(
@@ -131,26 +131,26 @@ for _s in PLAYABLE:
     VOLCANO_CONSTRAINED[_s] = constrained
 
 # Entry edges of each space, as masks: any village, and per village (ERU-76, ERU-124)
-ENTRY_MASK_BY_VILLAGE: dict[Cell, dict[int, int]] = {s: {} for s in PLAYABLE}
+ENTRY_MASK_BY_VILLAGE: Final[dict[Cell, dict[int, int]]] = {s: {} for s in PLAYABLE}
 for (_s, _e), _v in ENTRY_VILLAGE.items():
     ENTRY_MASK_BY_VILLAGE[_s][_v] = ENTRY_MASK_BY_VILLAGE[_s].get(_v, 0) | (1 << _e)
 
 # Action cards (ERU-5)
-CARD_KINDS = tuple(c["type"] for c in DATA["action_cards"])
-CARD_MATERIAL = {c["type"]: c["material"] for c in DATA["action_cards"]}
-CARD_COUNT = {c["type"]: c["count"] for c in DATA["action_cards"]}
+CARD_KINDS: Final = tuple(c["type"] for c in DATA["action_cards"])
+CARD_MATERIAL: Final = {c["type"]: c["material"] for c in DATA["action_cards"]}
+CARD_COUNT: Final = {c["type"]: c["count"] for c in DATA["action_cards"]}
 
-ZONE_THRESHOLDS = {k: tuple(v) for k, v in DATA["zone_thresholds"].items() if k != "default"}
-MAX_TEMP = DATA["temperature"]["max"]
-DAMAGE = DATA["damage"]
-ERUPTION_HEAT = DATA["eruption_tiles"]["heat_to_each_other_player"]
-HAND_LIMIT = DATA["hand"]["limit_at_end_of_turn"]
-STARTING_CARDS = DATA["hand"]["starting_cards"]
+ZONE_THRESHOLDS: Final = {k: tuple(v) for k, v in DATA["zone_thresholds"].items() if k != "default"}
+MAX_TEMP: Final = DATA["temperature"]["max"]
+DAMAGE: Final = DATA["damage"]
+ERUPTION_HEAT: Final = DATA["eruption_tiles"]["heat_to_each_other_player"]
+HAND_LIMIT: Final = DATA["hand"]["limit_at_end_of_turn"]
+STARTING_CARDS: Final = DATA["hand"]["starting_cards"]
 
 # Per playable space, its playable neighbours as (edge bit, neighbour, facing edge), and the spaces
 # lava on each mask reaches as (neighbour, bit of the neighbour's edge facing it): the scans of
 # geometry.py and derived.py walk these instead of testing every edge (ERU-19, ERU-23).
-NEIGHBOUR_LINKS: dict[Cell, tuple[tuple[int, Cell, int], ...]] = {
+NEIGHBOUR_LINKS: Final[dict[Cell, tuple[tuple[int, Cell, int], ...]]] = {
     _s: tuple((1 << e, n, OPP[e]) for e, n in enumerate(NEIGHBOUR_SPACE[_s]) if n is not None) for _s in PLAYABLE
 }
 def _reach(space: Cell, mask: int) -> tuple[tuple[Cell, int], ...]:
@@ -158,28 +158,30 @@ def _reach(space: Cell, mask: int) -> tuple[tuple[Cell, int], ...]:
     return tuple((n, 1 << OPP[e]) for e, n in ((e, neighbours[e]) for e in EDGES_OF_MASK[mask]) if n is not None)
 
 
-LAVA_REACH = {_s: tuple(_reach(_s, m) for m in range(64)) for _s in PLAYABLE}
-EXIT_ENDS = tuple((space, 1 << OPP[e]) for _, e, space in EXITS)  # ERU-14: an exit's open end
+LAVA_REACH: Final = {_s: tuple(_reach(_s, m) for m in range(64)) for _s in PLAYABLE}
+EXIT_ENDS: Final = tuple((space, 1 << OPP[e]) for _, e, space in EXITS)  # ERU-14: an exit's open end
 # Per playable space and lava mask: the wall positions (space, edge) on the mask's edges (ERU-23, ERU-90).
-END_POSITIONS = {_s: tuple(tuple(CANONICAL_POSITION[_s, e] for e in EDGES_OF_MASK[m]) for m in range(64))
+END_POSITIONS: Final = {_s: tuple(tuple(CANONICAL_POSITION[_s, e] for e in EDGES_OF_MASK[m]) for m in range(64))
                  for _s in PLAYABLE}
 
 # The same tables by cell id, a space's index in PLAYABLE (sorted, so ids order as cells do): derived.py
 # keeps the board answers in lists indexed by id, so its scans index lists instead of hashing cell tuples.
-CELL_COUNT = len(PLAYABLE)
-CELL_ID: dict[Cell, int] = {c: i for i, c in enumerate(PLAYABLE)}
+CELL_COUNT: Final = len(PLAYABLE)
+CELL_ID: Final[dict[Cell, int]] = {c: i for i, c in enumerate(PLAYABLE)}
 # id -> its playable neighbours as (edge bit, neighbour id, facing edge)
-LINKS_BY_ID: list[tuple[tuple[int, int, int], ...]] = [
+LINKS_BY_ID: Final[list[tuple[tuple[int, int, int], ...]]] = [
     tuple((bit, CELL_ID[n], facing) for bit, n, facing in NEIGHBOUR_LINKS[c]) for c in PLAYABLE]
 # id -> lava mask -> the spaces its lava reaches as (neighbour id, bit of the neighbour's edge facing it)
-REACH_BY_ID: list[tuple[tuple[tuple[int, int], ...], ...]] = [
+REACH_BY_ID: Final[list[tuple[tuple[tuple[int, int], ...], ...]]] = [
     tuple(tuple((CELL_ID[n], bit) for n, bit in LAVA_REACH[c][m]) for m in range(64)) for c in PLAYABLE]
-VOLCANO_LAVA_IN_BY_ID: list[int] = [VOLCANO_LAVA_IN[c] for c in PLAYABLE]
-VOLCANO_CONSTRAINED_BY_ID: list[int] = [VOLCANO_CONSTRAINED[c] for c in PLAYABLE]
-END_POSITIONS_BY_ID: list[tuple[tuple[Position, ...], ...]] = [END_POSITIONS[c] for c in PLAYABLE]
+VOLCANO_LAVA_IN_BY_ID: Final[list[int]] = [VOLCANO_LAVA_IN[c] for c in PLAYABLE]
+VOLCANO_CONSTRAINED_BY_ID: Final[list[int]] = [VOLCANO_CONSTRAINED[c] for c in PLAYABLE]
+END_POSITIONS_BY_ID: Final[list[tuple[tuple[Position, ...], ...]]] = [END_POSITIONS[c] for c in PLAYABLE]
 # A wall position's id: its space's id * 6 + its edge; by space id and lava mask, its open end's position ids
-POSITION_ID: dict[Position, int] = {p: CELL_ID[p[0]] * 6 + p[1] for p in _POSITIONS}
-END_POSITION_IDS_BY_ID: list[tuple[tuple[int, ...], ...]] = [
+POSITION_ID: Final[dict[Position, int]] = {p: CELL_ID[p[0]] * 6 + p[1] for p in _POSITIONS}
+END_POSITION_IDS_BY_ID: Final[list[tuple[tuple[int, ...], ...]]] = [
     tuple(tuple(POSITION_ID[p] for p in END_POSITIONS[c][m]) for m in range(64)) for c in PLAYABLE]
-ENTRY_POSITION_IDS = {v: tuple(POSITION_ID[p] for p in positions) for v, positions in ENTRIES.items()}
-AWARD_BY_ID: list[bool] = [c in AWARD for c in PLAYABLE]
+ENTRY_POSITION_IDS: Final = {v: tuple(POSITION_ID[p] for p in positions) for v, positions in ENTRIES.items()}
+AWARD_BY_ID: Final[list[bool]] = [c in AWARD for c in PLAYABLE]
+EXIT_ENDS_BY_ID: Final[tuple[tuple[int, int], ...]] = tuple((CELL_ID[space], bit) for space, bit in EXIT_ENDS)
+ENTRY_VILLAGES_BY_ID: Final[list[tuple[int, ...]]] = [tuple(ENTRY_MASK_BY_VILLAGE[c]) for c in PLAYABLE]

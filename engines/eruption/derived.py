@@ -22,17 +22,20 @@ from .board import Cell, Position
 class Derived:
     """The answers for one board; the lazily filled ones are pure functions of that board too."""
 
-    __slots__ = ("board", "lava", "filled", "lava_at", "ends_at", "constrained_at", "spot_at", "spots",
-                 "end_positions", "end_position_ids", "ends", "eruption_spaces", "card_tiles", "cut", "aftershock",
-                 "turns", "threats", "placements", "moves", "board_stamp", "lava_stamp", "owner")
+    __slots__ = ("board", "lava", "filled", "tile_at", "lava_at", "ends_at", "constrained_at", "spot_at", "spots",
+                 "end_positions", "end_position_ids", "ends", "eruption_spaces", "card_tiles", "sources", "cut",
+                 "aftershock", "turns", "threats", "placements", "moves", "board_stamp", "lava_stamp", "owner")
 
     def __init__(self, board: dict[Cell, tuple[int, int]], lava: dict[Cell, int], filled: list[bool],
-                 lava_at: list[int], ends_at: list[int], constrained_at: list[int], spot_at: list[Spot | None]):
+                 tile_at: list[int], lava_at: list[int], ends_at: list[int], constrained_at: list[int],
+                 spot_at: list[Spot | None]):
         self.board = dict(board)
         self.lava = dict(lava)
-        # by cell id: a tile there (a key of the board), its lava mask (-1: none), the edges of an empty
-        # space facing lava (ERU-23: an open end when not 0), and facing a tile or the volcano (ERU-19)
+        # by cell id: a tile there (a key of the board), its tile id (-1: none), its lava mask (-1: none), the
+        # edges of an empty space facing lava (ERU-23: an open end when not 0), and facing a tile or the
+        # volcano (ERU-19)
         self.filled = filled
+        self.tile_at = tile_at
         self.lava_at = lava_at
         self.ends_at = ends_at
         self.constrained_at = constrained_at
@@ -45,6 +48,7 @@ class Derived:
         # filled when first asked (legality.py, geometry.py); card answers by `cards_act_on_eruption_tiles`
         self.eruption_spaces: list[Cell] | None = None
         self.card_tiles: dict[bool, list[Cell]] = {}
+        self.sources: set[Cell] | None = None  # the eruption tiles' cells
         self.cut: set[Cell] | None = None
         self.aftershock: dict[bool, list[Any]] = {}  # PlayAftershock moves
         self.turns: dict[Cell, list[Any]] = {}  # tile -> its PlayAftershock moves, kept where unchanged
@@ -67,6 +71,7 @@ class Derived:
         self.eruption_spaces = None
         if self.card_tiles:
             self.card_tiles = {}
+        self.sources = None
         self.cut = None
         if self.aftershock:
             self.aftershock = {}
@@ -198,12 +203,14 @@ def _placed(d: Derived, board: dict[Cell, tuple[int, int]], lava: dict[Cell, int
 def made(board: dict[Cell, tuple[int, int]], lava: dict[Cell, int]) -> Derived:
     n = B.CELL_COUNT
     filled = [False] * n
+    tile_at = [-1] * n
     lava_at = [-1] * n
     ids = B.CELL_ID
-    for cell in board:
+    for cell, value in board.items():
         i = ids.get(cell)
         if i is not None:
             filled[i] = True
+            tile_at[i] = value[0]
     for cell, mask in lava.items():
         lava_at[ids[cell]] = mask
     ends_at = [0] * n
@@ -216,13 +223,13 @@ def made(board: dict[Cell, tuple[int, int]], lava: dict[Cell, int]) -> Derived:
                 ends_at[i] = lava_in
                 constrained_at[i] = c = _constrained(lava_at, i)
                 spot_at[i] = _spot(i, lava_in, c)
-    return Derived(board, lava, filled, lava_at, ends_at, constrained_at, spot_at)
+    return Derived(board, lava, filled, tile_at, lava_at, ends_at, constrained_at, spot_at)
 
 
 def _copy(before: Derived, board: dict[Cell, tuple[int, int]], lava: dict[Cell, int]) -> Derived:
     """A copy of `before`'s lists and kept turns, for a board that differs from its board."""
-    d = Derived(board, lava, before.filled[:], before.lava_at[:], before.ends_at[:], before.constrained_at[:],
-                before.spot_at[:])
+    d = Derived(board, lava, before.filled[:], before.tile_at[:], before.lava_at[:], before.ends_at[:],
+                before.constrained_at[:], before.spot_at[:])
     d.turns = dict(before.turns)
     return d
 
@@ -237,7 +244,9 @@ def around(before: Derived, state: Any, changed: set[Cell]) -> Derived:
     near: set[int] = set()
     for cell in changed:
         i = B.CELL_ID[cell]
-        filled[i] = cell in board
+        value = board.get(cell)
+        filled[i] = value is not None
+        d.tile_at[i] = -1 if value is None else value[0]
         mask = lava.get(cell)
         lava_at[i] = -1 if mask is None else mask
         near.add(i)
@@ -278,6 +287,7 @@ def after_placing(before: Derived, state: Any, space: Cell) -> Derived:
     i = B.CELL_ID[space]
     mask: int = lava[space]
     filled[i] = True
+    d.tile_at[i] = board[space][0]
     lava_at[i] = mask
     ends_at[i] = 0
     constrained_at[i] = 0

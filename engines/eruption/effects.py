@@ -5,6 +5,8 @@ that ends a step hands the turn to the flow table (flow.py) at the step that fol
 """
 from __future__ import annotations
 
+from typing import Final
+
 from engines.core import Event, advance
 
 from . import board as B
@@ -238,7 +240,7 @@ def play_quake(state, seat, move, events):
     events.append(Event("quake_no_effect", {"seat": state.active}))
 
 
-EFFECTS = {
+EFFECTS: Final = {
     PlaceEruption: place_eruption,
     PlaceTile: place_tile,
     DrawExtraTile: draw_extra_tile,

@@ -7,6 +7,8 @@ their move leaves the turn: a placed tile at `PLACED[origin]`, the end of the wa
 """
 from __future__ import annotations
 
+from typing import Final
+
 from engines.core import Event
 
 from . import board as B
@@ -159,7 +161,7 @@ def game_over(state, events):
     return None
 
 
-FLOW = {
+FLOW: Final = {
     "turn_start": turn_start,
     "damage": damage,
     "eruption_tiles": eruption_tiles,
@@ -177,5 +179,5 @@ FLOW = {
 }
 
 # Where a placement action of each origin starts and where the turn goes on once it is done.
-PLACEMENT_STEP = {REGULAR: "regular_placement", EXTRA: "extra_placement", CARD: "card_placement"}
-PLACED_STEP = {REGULAR: "regular_placed", EXTRA: "extra_placed", CARD: "card_placed"}
+PLACEMENT_STEP: Final = {REGULAR: "regular_placement", EXTRA: "extra_placement", CARD: "card_placement"}
+PLACED_STEP: Final = {REGULAR: "regular_placed", EXTRA: "extra_placed", CARD: "card_placed"}

@@ -3,7 +3,7 @@ of legality.py (the same ones the checks use)."""
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
 from . import board as B
 from . import derived
@@ -44,7 +44,7 @@ from .moves import (
 from .relocation import SORTED_ENTRIES, relocation_key, relocations_of
 from .state import CARDS, ERUPTION, EXTRA_PLACEMENT, OVER, PLACEMENT, QUAKE, WALLS
 
-_new = tuple.__new__  # a move built without its NamedTuple's Python-level __new__: the same value, sooner
+_new: Final = tuple.__new__  # a move built without its NamedTuple's Python-level __new__: the same value, sooner
 
 
 def _wall_moves(state: Any, seat: int, kind: type) -> list[Any]:
@@ -80,7 +80,7 @@ def _walls_at(kind: type) -> list[list[tuple[Any, ...]]]:
             for has in range(8)]
 
 
-_WALLS_AT: dict[type, list[list[tuple[Any, ...]]]] = {
+_WALLS_AT: Final[dict[type, list[list[tuple[Any, ...]]]]] = {
     kind: _walls_at(kind) for kind in (BuildWall, PlayReinforce)}  # wall move kind -> `_walls_at`
 
 
@@ -94,7 +94,10 @@ def _relocate_plays(village, start):
     return tuple(_new(PlayRelocate, (steps,)) for steps in relocations_of(SORTED_ENTRIES[village], start))
 
 
-_DRAW_EXTRA, _END_PLACEMENT, _END_TURN = DrawExtraTile(), EndPlacement(), EndTurn()  # moves are values: one each
+# moves are values: one each
+_DRAW_EXTRA: Final = DrawExtraTile()
+_END_PLACEMENT: Final = EndPlacement()
+_END_TURN: Final = EndTurn()
 
 
 def placement_moves(state, seat):
@@ -155,10 +158,12 @@ def _sinkholes(state):
     return [_new(PlaySinkhole, (cell,)) for cell in sinkhole_targets(state)]
 
 
-_LAVA_FLOW, _RAIN, _QUAKE = [PlayLavaFlow()], [PlayRain()], [PlayQuake()]
+_LAVA_FLOW: Final = [PlayLavaFlow()]
+_RAIN: Final = [PlayRain()]
+_QUAKE: Final = [PlayQuake()]
 
 # Plays of each card kind (ERU-115: only those with an effect), in the order the hand's kinds sort.
-CARD_PLAYS = {
+CARD_PLAYS: Final = {
     "lava_flow": lambda state, seat: _LAVA_FLOW if lava_flow_has_effect(state) else [],
     "reinforce": lambda state, seat: _wall_moves(state, seat, PlayReinforce),
     "relocate": lambda state, seat: _relocate_moves(state, seat),
@@ -199,7 +204,7 @@ def _hand_moves(hand, walls, stack):
     return tuple(out)
 
 
-MOVES_IN = {PLACEMENT: placement_moves, ERUPTION: eruption_moves, EXTRA_PLACEMENT: extra_placement_moves,
+MOVES_IN: Final = {PLACEMENT: placement_moves, ERUPTION: eruption_moves, EXTRA_PLACEMENT: extra_placement_moves,
             QUAKE: quake_moves, WALLS: walls_moves, CARDS: cards_moves}
 
 

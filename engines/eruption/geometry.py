@@ -5,7 +5,7 @@ Pure functions of a state; the rules that use them are in legality.py, effects.p
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from typing import Any, Final
 
 from . import board as B
 from . import derived
@@ -31,9 +31,15 @@ def open_ends(state):
     return dict(derived.ends(derived.of(state)))
 
 
-def eruption_cells(state):
-    """The cells holding an eruption tile (each a lava source, ERU-21)."""
-    return {cell for cell, (tile, _) in state.board.items() if tile >= B.ERUPTION_IDS[0]}
+def eruption_cells(state: Any) -> set[Cell]:
+    """The cells holding an eruption tile (each a lava source, ERU-21): the board's cached set (not to be changed)."""
+    d = derived.of(state)
+    sources = d.sources
+    if sources is None:
+        first_eruption = B.ERUPTION_IDS[0]
+        sources = {cell for cell, (tile, _) in state.board.items() if tile >= first_eruption}
+        d.sources = sources
+    return sources
 
 
 def card_tiles(state):
@@ -49,12 +55,15 @@ def board_card_tiles(state: Any) -> list[Cell]:
     tiles = d.card_tiles.get(flag)
     if tiles is None:
         board: dict[Cell, tuple[int, int]] = state.board
-        tiles = [cell for cell in B.PLAYABLE if cell in board]  # sorted, as PLAYABLE is
+        tile_at, playable = d.tile_at, B.PLAYABLE
+        tiles = [playable[i] for i in range(B.CELL_COUNT) if tile_at[i] >= 0]  # sorted, as PLAYABLE is
         if len(tiles) != len(board):  # a board set by hand with other cells
             tiles = sorted(board)
-        if not flag:
+            if not flag:
+                tiles = [cell for cell in tiles if board[cell][0] < B.ERUPTION_IDS[0]]
+        elif not flag:
             first_eruption = B.ERUPTION_IDS[0]
-            tiles = [cell for cell in tiles if board[cell][0] < first_eruption]
+            tiles = [playable[i] for i in range(B.CELL_COUNT) if 0 <= tile_at[i] < first_eruption]
         d.card_tiles[flag] = tiles
     return tiles
 
@@ -96,38 +105,53 @@ def cut_tiles(state):
 def _cut_tiles(state: Any) -> set[Cell]:
     """`cut_tiles` worked out. Lava links form an undirected graph; join every source tile (exit
     tile or eruption tile) to one virtual root. The cut tiles are that graph's articulation points
-    (Tarjan's low-link, by depth-first search from the root; the graph has at most 43 tiles)."""
-    lava: dict[Cell, int] = state.lava
-    reach = B.LAVA_REACH
-    links: dict[Cell, list[Cell]] = {
-        cell: [n for n, bit in reach[cell][mask] if lava.get(n, 0) & bit] for cell, mask in lava.items()}
-    sources = [space for space, bit in B.EXIT_ENDS if lava.get(space, 0) & bit]
-    sources += eruption_cells(state)
-    roots = set(sources)
-    disc: dict[Cell, int] = {}
-    cut: set[Cell] = set()
-    for cell in sources:
-        if cell not in disc:
-            _visit(cell, None, links, roots, disc, cut)
-    return cut
+    (Tarjan's low-link, by depth-first search from the root; the graph has at most 43 tiles), a
+    property of the graph: the order of the search does not change them. On cell ids (derived.py)."""
+    d = derived.of(state)
+    lava_at, tile_at = d.lava_at, d.tile_at
+    reach = B.REACH_BY_ID
+    n = B.CELL_COUNT
+    links: list[list[int]] = [_NO_LINKS] * n
+    for i in range(n):
+        mask = lava_at[i]
+        if mask >= 0:
+            links[i] = [m for m, bit in reach[i][mask] if lava_at[m] >= 0 and lava_at[m] & bit]
+    sources = [i for i, bit in B.EXIT_ENDS_BY_ID if lava_at[i] >= 0 and lava_at[i] & bit]
+    first_eruption = B.ERUPTION_IDS[0]
+    sources += [i for i in range(n) if tile_at[i] >= first_eruption and lava_at[i] >= 0]
+    roots = [False] * n
+    for i in sources:
+        roots[i] = True
+    disc = [-1] * n
+    count = [0]
+    cut = [False] * n
+    for i in sources:
+        if disc[i] < 0:
+            _visit(i, -1, links, roots, disc, count, cut)
+    playable = B.PLAYABLE
+    return {playable[i] for i in range(n) if cut[i]}
 
 
-def _visit(u: Cell, parent: Cell | None, links: dict[Cell, list[Cell]], roots: set[Cell],
-           disc: dict[Cell, int], cut: set[Cell]) -> int:
-    """`_cut_tiles`' depth-first step from tile `u` (entered from `parent`, None for the root, whose
+_NO_LINKS: Final[list[int]] = []
+
+
+def _visit(u: int, parent: int, links: list[list[int]], roots: list[bool], disc: list[int], count: list[int],
+           cut: list[bool]) -> int:
+    """`_cut_tiles`' depth-first step from tile `u` (entered from `parent`, -1 for the root, whose
     discovery number is 0): the lowest discovery number reachable from `u`'s subtree."""
-    here = low = len(disc) + 1
+    count[0] += 1
+    here = low = count[0]
     disc[u] = here
-    if parent is not None and u in roots:
+    if parent >= 0 and roots[u]:
         low = 0  # a back edge to the root
     for v in links[u]:
         if v == parent:
             continue
-        seen = disc.get(v)
-        if seen is None:
-            below = _visit(v, u, links, roots, disc, cut)
+        seen = disc[v]
+        if seen < 0:
+            below = _visit(v, u, links, roots, disc, count, cut)
             if below >= here:
-                cut.add(u)
+                cut[u] = True
             if below < low:
                 low = below
         elif seen < low:

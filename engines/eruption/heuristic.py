@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import math
 import random
-from collections import Counter
 from functools import cache
-from itertools import groupby
-from typing import Any
+from typing import Any, Final
 
 from . import board as B
 from . import derived
 from .board import Cell, Position
 from .generator import legal_moves
-from .geometry import flow_mask, flows_into
+from .geometry import flow_mask
 from .moves import (
     BuildWall,
     DiscardForTile,
@@ -38,9 +36,13 @@ from .scoring import outcome_keys
 from .setup import deck_for
 from .state import CARDS, ERUPTION, EXTRA_PLACEMENT, OVER, PLACEMENT, QUAKE, WALLS
 
-_RAIN, _END_TURN, _END_CARDS, _DRAW_EXTRA = PlayRain(), EndTurn(), EndCards(), DrawExtraTile()  # moves are values
+# moves are values
+_RAIN: Final = PlayRain()
+_END_TURN: Final = EndTurn()
+_END_CARDS: Final = EndCards()
+_DRAW_EXTRA: Final = DrawExtraTile()
 
-CENTRE = {v: (sum(c[0] for c in cells) / 3, sum(c[1] for c in cells) / 3)
+CENTRE: Final = {v: (sum(c[0] for c in cells) / 3, sum(c[1] for c in cells) / 3)
           for v, cells in B.VILLAGE_CELLS.items()}
 
 
@@ -106,8 +108,15 @@ def _static_score(state, seat, space, mask):
     return score + B.POPCOUNT[mask & flow_mask(state, space)] * 0.5  # cards drawn
 
 
-def _own_flow_positions(state, seat):
-    return flows_into(state, state.villages[seat])
+def _own_flow_positions(state: Any, seat: int) -> list[Position]:
+    """`flows_into` the seat's village (ERU-22): its entry positions that carry a flow."""
+    lava: dict[Cell, int] = state.lava
+    out: list[Position] = []
+    for position in B.ENTRIES[state.villages[seat]]:
+        mask = lava.get(position[0])
+        if mask is not None and mask >> position[1] & 1:
+            out.append(position)
+    return out
 
 
 def _placement_values(state: Any, seat: int, moves: list[Any]) -> list[float]:
@@ -147,7 +156,7 @@ def _each(value):
 
 
 # Greedy's value of each of a step's tile moves, by phase (shared by `choose` and `rank`)
-_TILE_VALUES = {PLACEMENT: _placement_values, QUAKE: _each(_quake_value), ERUPTION: _each(_eruption_value)}
+_TILE_VALUES: Final = {PLACEMENT: _placement_values, QUAKE: _each(_quake_value), ERUPTION: _each(_eruption_value)}
 
 
 def choose(state: Any, seat: int, rng: random.Random) -> Any:
@@ -186,23 +195,27 @@ def prior(state, seat, rng):
     return choose(state, seat, rng)
 
 
-def _keeping_rain(moves):
+def _keeping_rain(moves: list[Any]) -> list[Any]:
     """Card moves that keep Rain for the last turn: its 30 degrees then decide ties at 290,
-    while earlier they are often lost to the clamp at 290 (ERU-7)."""
-    kept = [m for m in moves if m != _RAIN and not _SPENDS_RAIN.get(type(m), _spends_none)(m)]
-    if any(type(m) in _ENDS_OR_DISCARDS for m in kept):
-        return kept
-    return moves
-
-
-# The moves that discard a Rain card, by kind (`_keeping_rain`); and the kinds `_keeping_rain` needs one of
-_SPENDS_RAIN = {DiscardForWall: lambda m: m.card == "rain", DiscardSurplus: lambda m: m.card == "rain",
-                DiscardForTile: lambda m: "rain" in m.cards}
-_ENDS_OR_DISCARDS = frozenset((EndCards, DiscardSurplus, DiscardForWall))
-
-
-def _spends_none(m):
-    return False
+    while earlier they are often lost to the clamp at 290 (ERU-7). Moves are told apart by kind
+    (a move equals Rain when it is a PlayRain) and read by index (the card, or the two cards)."""
+    kept: list[Any] = []
+    ends_or_discards = False
+    for m in moves:
+        kind = type(m)
+        if kind is PlayRain:
+            continue
+        if kind is DiscardForWall or kind is DiscardSurplus:
+            if m[0] == "rain":
+                continue
+            ends_or_discards = True
+        elif kind is DiscardForTile:
+            if "rain" in m[0]:
+                continue
+        elif kind is EndCards:
+            ends_or_discards = True
+        kept.append(m)
+    return kept if ends_or_discards else moves
 
 
 rollout = prior
@@ -214,7 +227,7 @@ def _last_turn(state, seat):
     return state.active == seat and (bool(state.end_trigger) or state.temperatures[seat] >= B.MAX_TEMP)
 
 
-_MATERIAL_RANK = {"stone": 0, "wood": 1, "straw": 2}  # best wall first (ERU-95)
+_MATERIAL_RANK: Final = {"stone": 0, "wood": 1, "straw": 2}  # best wall first (ERU-95)
 
 
 def _best_material(moves):
@@ -225,8 +238,12 @@ def _choose_wall(state: Any, seat: int, moves: list[Any], rng: random.Random) ->
     builds: list[tuple[Any, ...]] = _by_kind(moves).get(BuildWall, [])  # (material, cell, edge)
     flows = _own_flow_positions(state, seat)
     if flows:
-        flowing = set(flows)
-        guard = [m for m in builds if (m[1], m[2]) in flowing]
+        guard: list[tuple[Any, ...]] = []
+        for m in builds:
+            for position in flows:
+                if m[2] == position[1] and m[1] == position[0]:
+                    guard.append(m)
+                    break
         if guard:
             return _best_material(guard)[0]
     pull: dict[Cell, float] = _pull_table(state.villages, seat)
@@ -237,11 +254,19 @@ def _choose_wall(state: Any, seat: int, moves: list[Any], rng: random.Random) ->
     return _END_TURN
 
 
-def _by_kind(moves):
+def _by_kind(moves: list[Any]) -> dict[type, list[Any]]:
     """Move kind -> its moves, in order (the policy looks moves up by kind, never dispatches)."""
-    by_kind = {}
-    for kind, run in groupby(moves, type):  # the generator lists each kind's moves together
-        by_kind.setdefault(kind, []).extend(run)
+    by_kind: dict[type, list[Any]] = {}
+    last: type | None = None
+    run: list[Any] = []
+    for m in moves:  # the generator lists each kind's moves together
+        kind = type(m)
+        if kind is not last:
+            found = by_kind.get(kind)
+            if found is None:
+                found = by_kind[kind] = []
+            run, last = found, kind
+        run.append(m)
     return by_kind
 
 
@@ -284,7 +309,7 @@ def _choose_card(state, seat, moves, rng):
 
 
 # Greedy's choice in the other steps, by phase
-_CHOOSE_IN = {
+_CHOOSE_IN: Final = {
     EXTRA_PLACEMENT: lambda state, seat, moves, rng: _DRAW_EXTRA,
     WALLS: _choose_wall,
     CARDS: _choose_card,
@@ -321,7 +346,7 @@ def _sinkhole_priority(state, seat, m, own_flows):
 
 # Lower first: guarding one's own flows, cooling, and walls (which also win tie-breaks, ERU-155)
 # before riskier card plays; walls far from home last. Kinds not listed: 15.
-_PRIORITY = {
+_PRIORITY: Final = {
     BuildWall: _wall_priority,
     PlayReinforce: _wall_priority,
     PlayRain: lambda state, seat, m, own_flows: 0,
@@ -338,17 +363,24 @@ def _step_priority(state, seat, m, own_flows):
 
 
 # ERU-95: chance out of 36 that a wall holds a dice check, by `dice_tie_goes_to`
-_HOLD = {"wall": {"straw": 21, "wood": 26, "stone": 30}, "lava": {"straw": 15, "wood": 21, "stone": 26}}
+_HOLD: Final = {"wall": {"straw": 21, "wood": 26, "stone": 30}, "lava": {"straw": 15, "wood": 21, "stone": 26}}
 _STRAW, _WOOD, _STONE = (B.TIEBREAK[m] for m in B.MATERIALS)
-_MEAN_CARD_TIEBREAK = 1.85  # mean tie-break value of a non-Rain card discarded for a wall (ERU-155)
+_MEAN_CARD_TIEBREAK: Final = 1.85  # mean tie-break value of a non-Rain card discarded for a wall (ERU-155)
 
 
-def _threats(state):
-    """Village -> the empty spaces next to it that lava already reaches: flows one placement away (per board)."""
+def _threats(state: Any) -> dict[int, int]:
+    """Village -> the empty spaces next to it that lava already reaches: flows one placement away (per board;
+    a village with none is not a key)."""
     d = derived.of(state)
-    if d.threats is None:
-        d.threats = Counter(v for spot in derived.spots(d) for v in B.ENTRY_MASK_BY_VILLAGE[spot[0]])
-    return d.threats
+    threats = d.threats
+    if threats is None:
+        threats = {}
+        villages_at = B.ENTRY_VILLAGES_BY_ID
+        for spot in derived.spots(d):
+            for v in villages_at[spot[5]]:
+                threats[v] = threats.get(v, 0) + 1
+        d.threats = threats
+    return threats
 
 
 Outlook = tuple[float, int, int]  # (expected heat, tie-break value, threats) of a seat's village
@@ -361,7 +393,7 @@ def _outlooks(state: Any) -> list[Outlook]:
     out: list[Outlook] = []
     for s in range(state.seats):
         heat, tiebreak = _village_outlook(state, s)
-        out.append((heat, tiebreak, threats[villages[s]]))
+        out.append((heat, tiebreak, threats.get(villages[s], 0)))
     return out
 
 

@@ -7,7 +7,7 @@ belongs to (`STEP_OF`), the turn and the end of the game are checked first, by `
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from typing import Any, Final
 
 from engines.core import IllegalMove
 
@@ -51,8 +51,8 @@ def fitting_rotations(masks: tuple[int, ...], lava_in: int, constrained: int) ->
 
 
 # tile id -> {lava_in << 6 | constrained: fitting rotations}, one table per tile type (filled as asked)
-_FITS_BY_TYPE: dict[str, dict[int, tuple[int, ...]]] = {t: {} for t in B.TILE_TYPES}
-FITS_OF_TILE: list[dict[int, tuple[int, ...]]] = [_FITS_BY_TYPE[t] for t in B.TILE_TYPE_OF]
+_FITS_BY_TYPE: Final[dict[str, dict[int, tuple[int, ...]]]] = {t: {} for t in B.TILE_TYPES}
+FITS_OF_TILE: Final[list[dict[int, tuple[int, ...]]]] = [_FITS_BY_TYPE[t] for t in B.TILE_TYPE_OF]
 
 
 def _fits(tile: int, fits: dict[int, tuple[int, ...]], lava_in: int, constrained: int, key: int) -> tuple[int, ...]:
@@ -90,10 +90,10 @@ def board_placements(state: Any, tile: int) -> list[Any]:
 
 # tile -> cell id * 6 + rotation -> its PlaceTile move, made when first listed: moves are values, so every
 # board's list holds the one move object (no tuples made and freed per board)
-_PLACE_TILE: list[list[Any]] = [[None] * (B.CELL_COUNT * 6) for _ in B.TILE_TYPE_OF]
+_PLACE_TILE: Final[list[list[Any]]] = [[None] * (B.CELL_COUNT * 6) for _ in B.TILE_TYPE_OF]
 
 
-_new = tuple.__new__  # a move built without its NamedTuple's Python-level __new__: the same value, sooner
+_new: Final = tuple.__new__  # a move built without its NamedTuple's Python-level __new__: the same value, sooner
 
 
 def is_placeable(state, tile):
@@ -132,7 +132,8 @@ def pending_eruption(state):
 def aftershock_rotations(state: Any, cell: Cell) -> list[int]:
     """ERU-119: the new orientations of the tile on `cell` that keep rule 2 on every constrained edge."""
     tile, current = state.board[cell]
-    lava_in, constrained = constraints(state, cell)
+    i = B.CELL_ID.get(cell)
+    lava_in, constrained = constraints(state, cell) if i is None else derived.constraints_at(derived.of(state), i)
     rotations = _fits(tile, FITS_OF_TILE[tile], lava_in, constrained, lava_in << 6 | constrained)
     return [r for r in rotations if r != current]
 
@@ -305,7 +306,7 @@ def _need_rotation(rotation):
 _PLACE_ERUPTION = (ERUPTION, "ERU-62", "placing an eruption tile")
 _EXTRA = (EXTRA_PLACEMENT, "ERU-42", "the zone-3 extra placement")
 _CARDS = (CARDS, "ERU-112", "using cards")
-STEP_OF: dict[type, tuple[str, str, str]] = {
+STEP_OF: Final[dict[type, tuple[str, str, str]]] = {
     PlaceEruption: _PLACE_ERUPTION, PlaceTile: (PLACEMENT, "ERU-73", "placing a lava tile"),
     DrawExtraTile: _EXTRA, EndPlacement: _EXTRA, QuakeReplace: (QUAKE, "ERU-123", "a quake replacement"),
     BuildWall: (WALLS, "ERU-44", "building walls"), EndTurn: (WALLS, "ERU-44", "ending the turn"),
@@ -473,7 +474,7 @@ def check_play_quake(state, seat, move):
         raise IllegalMove("ERU-115", "Quake needs a non-empty stack and a lava tile on the board")
 
 
-CHECKS = {
+CHECKS: Final = {
     PlaceEruption: check_place_eruption,
     PlaceTile: check_place_tile,
     DrawExtraTile: check_in_step,

@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Final
 
 from engines.core import IllegalMove
 
 from . import board as B
 from .geometry import own_entries
 
-SORTED_ENTRIES = {village: tuple(sorted(entries)) for village, entries in B.ENTRIES.items()}
+SORTED_ENTRIES: Final = {village: tuple(sorted(entries)) for village, entries in B.ENTRIES.items()}
 
 
 def village_walls(state, seat):
@@ -71,7 +72,7 @@ def _step_table(entries):
 
 # A wall's material as a number that sorts as `m or ""` does (no wall first): the plans are searched on
 # lists of these ints, which compiled code compares natively.
-_CODE: dict[str | None, int] = {None: 0, **{m: i + 1 for i, m in enumerate(sorted(B.MATERIALS))}}
+_CODE: Final[dict[str | None, int]] = {None: 0, **{m: i + 1 for i, m in enumerate(sorted(B.MATERIALS))}}
 
 
 @lru_cache(maxsize=4096)

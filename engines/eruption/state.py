@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from .board import Cell, Position
 from .derived import share
@@ -16,14 +16,26 @@ if TYPE_CHECKING:
     from .derived import Derived
 
 # The steps of a turn (ERU-40) as `state.phase` names them; OVER once the game has ended (ERU-150).
-ERUPTION, PLACEMENT, EXTRA_PLACEMENT, CARDS, QUAKE, WALLS, OVER = PHASES = (
-    "eruption", "placement", "extra_placement", "cards", "quake", "walls", "over")
+# Final, so that compiled modules use the literals instead of looking the names up at every use.
+ERUPTION: Final = "eruption"
+PLACEMENT: Final = "placement"
+EXTRA_PLACEMENT: Final = "extra_placement"
+CARDS: Final = "cards"
+QUAKE: Final = "quake"
+WALLS: Final = "walls"
+OVER: Final = "over"
+PHASES: Final = (ERUPTION, PLACEMENT, EXTRA_PLACEMENT, CARDS, QUAKE, WALLS, OVER)
 
 # What started the current placement action (ERU-42(b), ERU-42(c), ERU-113/116): `placement_origin`.
-REGULAR, EXTRA, CARD = "regular", "extra", "card"
+REGULAR: Final = "regular"
+EXTRA: Final = "extra"
+CARD: Final = "card"
 
 # Eruption tile statuses (ERU-60..65), by tile: `eruption_status`.
-UNCLAIMED, HELD, ON_BOARD, REMOVED = "unclaimed", "held", "board", "removed"
+UNCLAIMED: Final = "unclaimed"
+HELD: Final = "held"
+ON_BOARD: Final = "board"
+REMOVED: Final = "removed"
 
 
 _STAMPS = itertools.count(1)
