@@ -7,7 +7,7 @@ their move leaves the turn: a placed tile at `PLACED[origin]`, the end of the wa
 """
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from engines.core import Event
 
@@ -181,3 +181,24 @@ FLOW: Final = {
 # Where a placement action of each origin starts and where the turn goes on once it is done.
 PLACEMENT_STEP: Final = {REGULAR: "regular_placement", EXTRA: "extra_placement", CARD: "card_placement"}
 PLACED_STEP: Final = {REGULAR: "regular_placed", EXTRA: "extra_placed", CARD: "card_placed"}
+
+
+def is_over(state: Any) -> bool:
+    """ERU-150: the game has ended."""
+    return state.phase == OVER
+
+
+def seats_to_act(state: Any) -> list[int]:
+    """ERU-40: only the active player acts."""
+    return [] if state.phase == OVER else [state.active]
+
+
+def to_move(state: Any) -> int | None:
+    return None if state.phase == OVER else state.active
+
+
+def run_flow(state: Any, events: list[Event], step: str | None) -> None:
+    """`engines.core.advance` over FLOW, compiled with the steps it runs: a third of the moves of a random
+    playout end a step, and the interpreted loop was a frame more for each."""
+    while step is not None:
+        step = FLOW[step](state, events)

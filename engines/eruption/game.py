@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from engines.core import Engine
 
-from . import generator, legality, scoring, setup, view
+from . import flow, generator, legality, scoring, setup, view
 from .effects import EFFECTS
 from .legality import CHECKS
 from .spec import SPEC
-from .state import OVER, EruptionState
+from .state import EruptionState
 
 
 class EruptionEngine(Engine[EruptionState]):
@@ -15,20 +15,15 @@ class EruptionEngine(Engine[EruptionState]):
     checks = CHECKS
     effects = EFFECTS
 
+    # the compiled functions themselves (no interpreted frame per call), as in Citadels
+    check_seat = staticmethod(legality.check_seat)
+    legal_moves = staticmethod(generator.legal_moves)
+    seats_to_act = staticmethod(flow.seats_to_act)
+    to_move = staticmethod(flow.to_move)
+    is_over = staticmethod(flow.is_over)
+
     def new_state(self, seats, options, seed):
         return setup.new_state(seats, options, seed)
-
-    def check_seat(self, state, seat, move):
-        legality.check_seat(state, seat, move)
-
-    def legal_moves(self, state, seat):
-        return generator.legal_moves(state, seat)
-
-    def seats_to_act(self, state):
-        return [] if state.phase == OVER else [state.active]
-
-    def to_move(self, state):
-        return None if state.phase == OVER else state.active
 
     def view(self, state, seat):
         return view.view(state, seat)
@@ -36,9 +31,6 @@ class EruptionEngine(Engine[EruptionState]):
     def determinize(self, state, seat, rng):
         """`state` here is a seat's view as the wire returns it (engines/BRIEF.md)."""
         return view.determinize(state, seat, rng)
-
-    def is_over(self, state):
-        return state.phase == OVER
 
     def outcome(self, state):
         return scoring.outcome(state)

@@ -108,16 +108,31 @@ def placement_moves(state, seat):
     return list(board_placements(state, tile))
 
 
-def eruption_moves(state, seat):
-    return [PlaceEruption(pending_eruption(state) + 1, space) for space in eruption_spaces(state)]
+def eruption_moves(state: Any, seat: int) -> list[Any]:
+    number = pending_eruption(state) + 1
+    made = _PLACE_ERUPTION.get(number)
+    if made is None:
+        made = _PLACE_ERUPTION[number] = {}
+    out: list[Any] = []
+    for space in eruption_spaces(state):
+        move = made.get(space)
+        if move is None:
+            move = made[space] = _new(PlaceEruption, (number, space))
+        out.append(move)
+    return out
+
+
+# eruption tile number -> space -> its PlaceEruption move, made when first listed (moves are values)
+_PLACE_ERUPTION: Final[dict[int, dict[Any, Any]]] = {}
 
 
 def extra_placement_moves(state, seat):
     return [_DRAW_EXTRA, _END_PLACEMENT]
 
 
-def quake_moves(state, seat):
-    return [QuakeReplace(state.quake_tile, cell, r) for cell, r in quake_replacements(state, state.quake_tile)]
+def quake_moves(state: Any, seat: int) -> list[Any]:
+    tile: int = state.quake_tile
+    return [_new(QuakeReplace, (tile, cell, r)) for cell, r in quake_replacements(state, tile)]
 
 
 def walls_moves(state, seat):
