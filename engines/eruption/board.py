@@ -107,7 +107,7 @@ def rotate(mask, r):
 
 
 ROT_MASK: Final = {t: tuple(rotate(_mask(d["lava_edges"]), r) for r in range(6)) for t, d in TILE_TYPES.items()}
-MASK_OF_TILE: Final = [ROT_MASK[t] for t in TILE_TYPE_OF]  # tile id -> masks by rotation
+MASK_OF_TILE: Final[list[tuple[int, ...]]] = [ROT_MASK[t] for t in TILE_TYPE_OF]  # tile id -> masks by rotation
 EDGES_OF_MASK: Final = [tuple(e for e in range(6) if m >> e & 1) for m in range(64)]
 POPCOUNT: Final = [bin(m).count("1") for m in range(64)]
 

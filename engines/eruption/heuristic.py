@@ -4,11 +4,10 @@ Reads only what `seat` may know: the public board and the seat's own hand
 (it is called on determinized states, whose hidden parts are guesses anyway).
 Idea: steer lava toward rival villages and away from one's own (ERU-77),
 wall one's own flows (ERU-50), cool down with Rain (ERU-120).
-`choose` is the greedy bot; `prior`/`rollout`, `rank` and `evaluate` guide the search.
+`choose` is the greedy bot; `prior`/`rollout`, `rank` and `evaluate` (evaluation.py) guide the search.
 """
 from __future__ import annotations
 
-import math
 import random
 from functools import cache
 from typing import Any, Final
@@ -16,6 +15,7 @@ from typing import Any, Final
 from . import board as B
 from . import derived
 from .board import Cell, Position
+from .evaluation import evaluate, evaluate_all
 from .generator import legal_moves
 from .geometry import flow_mask
 from .moves import (
@@ -32,9 +32,7 @@ from .moves import (
     PlaySinkhole,
     PlayVolcanicBomb,
 )
-from .scoring import outcome_keys
-from .setup import deck_for
-from .state import CARDS, ERUPTION, EXTRA_PLACEMENT, OVER, PLACEMENT, QUAKE, WALLS
+from .state import CARDS, ERUPTION, EXTRA_PLACEMENT, PLACEMENT, QUAKE, WALLS
 
 # moves are values
 _RAIN: Final = PlayRain()
@@ -52,14 +50,10 @@ def _dist(cell, v):
     return (abs(dx) + abs(dy) + abs(dx + dy)) / 2
 
 
-def _pull(state, seat, cell):
-    """Positive when lava at `cell` is nearer rival villages than our own."""
-    return _pull_table(state.villages, seat)[cell]
-
-
 @cache
 def _pull_table(villages, seat):
-    """`_pull` of every playable space: it depends only on the seating, and is hot."""
+    """Per playable space: positive when lava there is nearer rival villages than our own. It depends
+    only on the seating, and is hot."""
     own_v = villages[seat]
     rival_vs = [v for s, v in enumerate(villages) if s != seat]
     return {c: _dist(c, own_v) - min(_dist(c, v) for v in rival_vs) for c in B.PLAYABLE}
@@ -127,10 +121,13 @@ def _placement_values(state: Any, seat: int, moves: list[Any]) -> list[float]:
     filled = derived.of(state).filled
     ids, reach, masks, award = B.CELL_ID, B.REACH_BY_ID, B.MASK_OF_TILE, B.AWARD_BY_ID
     out: list[float] = []
-    for m in moves:
+    for move in moves:
+        m: tuple[Any, ...] = move  # (tile, space, rotation), read by index
         space: Cell = m[1]
         i = ids[space]
-        mask: int = masks[m[0]][m[2]]
+        tile: int = m[0]
+        rotation: int = m[2]
+        mask = masks[tile][rotation]
         known = static[i * 64 + mask]
         if known is None:
             known = static[i * 64 + mask] = _static_score(state, seat, space, mask)
@@ -197,25 +194,29 @@ def prior(state, seat, rng):
 
 def _keeping_rain(moves: list[Any]) -> list[Any]:
     """Card moves that keep Rain for the last turn: its 30 degrees then decide ties at 290,
-    while earlier they are often lost to the clamp at 290 (ERU-7). Moves are told apart by kind
-    (a move equals Rain when it is a PlayRain) and read by index (the card, or the two cards)."""
+    while earlier they are often lost to the clamp at 290 (ERU-7). What each kind does with Rain
+    is `_RAIN_USE`'s (moves read by index: the card, or the two cards)."""
     kept: list[Any] = []
     ends_or_discards = False
     for m in moves:
-        kind = type(m)
-        if kind is PlayRain:
+        use = _RAIN_USE.get(type(m), _KEEPS)
+        if use == _IS_RAIN or (use == _ONE_CARD and m[0] == "rain") or (use == _TWO_CARDS and "rain" in m[0]):
             continue
-        if kind is DiscardForWall or kind is DiscardSurplus:
-            if m[0] == "rain":
-                continue
-            ends_or_discards = True
-        elif kind is DiscardForTile:
-            if "rain" in m[0]:
-                continue
-        elif kind is EndCards:
+        if use == _ONE_CARD or use == _ENDS:
             ends_or_discards = True
         kept.append(m)
     return kept if ends_or_discards else moves
+
+
+# What a move of each kind does with a Rain card (`_keeping_rain`): plays it, may discard it (one card, or
+# two), or ends the step; other kinds keep it. A discard of one card or the end keeps the step open to end.
+_KEEPS: Final = 0
+_IS_RAIN: Final = 1
+_ONE_CARD: Final = 2
+_TWO_CARDS: Final = 3
+_ENDS: Final = 4
+_RAIN_USE: Final[dict[type, int]] = {PlayRain: _IS_RAIN, DiscardForWall: _ONE_CARD, DiscardSurplus: _ONE_CARD,
+                                     DiscardForTile: _TWO_CARDS, EndCards: _ENDS}
 
 
 rollout = prior
@@ -248,9 +249,37 @@ def _choose_wall(state: Any, seat: int, moves: list[Any], rng: random.Random) ->
             return _best_material(guard)[0]
     pull: dict[Cell, float] = _pull_table(state.villages, seat)
     entries = B.ENTRY_VILLAGE
-    near = [m for m in builds if pull[m[1]] < -1 and (m[1], m[2]) not in entries]
+    # The walls on spaces pulling lava towards us (not on entry positions); a position's moves (one per
+    # material) and a space's positions come together, so each space and position is looked up once.
+    near: list[tuple[Any, ...]] = []
+    near_pull: list[float] = []
+    cell: Any = None
+    edge = -1
+    here = 0.0
+    entry = False
+    for m in builds:
+        if m[1] is not cell:
+            cell, edge = m[1], -1
+            here = pull[cell]
+        if here < -1:
+            if m[2] != edge:
+                edge = m[2]
+                entry = (cell, edge) in entries
+            if not entry:
+                near.append(m)
+                near_pull.append(here)
     if near:
-        return min(near, key=lambda m: (pull[m[1]], m[0] != "straw", rng.random()))
+        # min(near, key=(pull, not straw, rng.random())): a draw for each, in order; the first least wins
+        draw = rng.random
+        best = near[0]
+        best_pull, best_straw, best_draw = near_pull[0], best[0] != "straw", draw()
+        for i in range(1, len(near)):
+            m = near[i]
+            p, not_straw, r = near_pull[i], m[0] != "straw", draw()
+            if p < best_pull or (p == best_pull and (not_straw < best_straw or (
+                    not_straw == best_straw and r < best_draw))):
+                best, best_pull, best_straw, best_draw = m, p, not_straw, r
+        return best
     return _END_TURN
 
 
@@ -327,174 +356,47 @@ def rank(state, seat, legal, rng):
     if values is not None:
         keys = [-value for value in values(state, seat, legal)]
         return [legal[i] for i in sorted(range(len(legal)), key=keys.__getitem__)]
-    own_flows = set(_own_flow_positions(state, seat))
-    keyed = [(_step_priority(state, seat, m, own_flows), rng.random(), i) for i, m in enumerate(legal)]
-    return [legal[i] for _, _, i in sorted(keyed)]
+    own_flows = _own_flow_positions(state, seat)
+    pull: dict[Cell, float] = _pull_table(state.villages, seat)
+    draw = rng.random
+    keyed: list[tuple[float, float, int]] = []
+    for i in range(len(legal)):  # each move's priority, then its random tie-break, in the order of the moves
+        priority = _step_priority(legal[i], own_flows, pull)
+        keyed.append((priority, draw(), i))
+    keyed.sort()
+    return [legal[i] for _, _, i in keyed]
 
 
-def _wall_priority(state, seat, m, own_flows):
-    if (m.cell, m.edge) in own_flows:
-        return _MATERIAL_RANK[m.material]
-    if (m.cell, m.edge) in B.ENTRY_VILLAGE:
-        return 10 + _MATERIAL_RANK[m.material]
-    return 20 + _pull(state, seat, m.cell)
+def _step_priority(m: Any, own_flows: list[Position], pull: dict[Cell, float]) -> float:
+    """Lower first: guarding one's own flows, cooling, and walls (which also win tie-breaks, ERU-155)
+    before riskier card plays; walls far from home last. By `_PRIORITY` of the move's kind (15 if not
+    listed); moves read by index (walls: material, cell, edge; the others: the card, or the cell)."""
+    priority = _PRIORITY.get(type(m), 15)
+    if priority == _WALL:
+        cell, edge = m[1], m[2]
+        for position in own_flows:
+            if position[1] == edge and position[0] == cell:
+                return _MATERIAL_RANK[m[0]]
+        if (cell, edge) in B.ENTRY_VILLAGE:
+            return 10 + _MATERIAL_RANK[m[0]]
+        return 20 + pull[cell]
+    if priority == _CARD_FOR_WALL:
+        return 3 + _MATERIAL_RANK[B.CARD_MATERIAL[m[0]]]
+    if priority == _SINKHOLE:
+        for position in own_flows:
+            if position[0] == m[0]:
+                return 7
+        return 30
+    return priority
 
 
-def _sinkhole_priority(state, seat, m, own_flows):
-    return 7 if any(pos[0] == m.cell for pos in own_flows) else 30
+# The priority of each kind (`_step_priority`), or how to work it out: a wall by its position and
+# material, a card for a wall by its material, a Sinkhole by the flows into the seat's village.
+_WALL: Final = -1
+_CARD_FOR_WALL: Final = -2
+_SINKHOLE: Final = -3
+_PRIORITY: Final[dict[type, int]] = {BuildWall: _WALL, PlayReinforce: _WALL, PlayRain: 0,
+                                     DiscardForWall: _CARD_FOR_WALL, EndTurn: 6, EndCards: 6, PlaySinkhole: _SINKHOLE}
 
 
-# Lower first: guarding one's own flows, cooling, and walls (which also win tie-breaks, ERU-155)
-# before riskier card plays; walls far from home last. Kinds not listed: 15.
-_PRIORITY: Final = {
-    BuildWall: _wall_priority,
-    PlayReinforce: _wall_priority,
-    PlayRain: lambda state, seat, m, own_flows: 0,
-    DiscardForWall: lambda state, seat, m, own_flows: 3 + _MATERIAL_RANK[B.CARD_MATERIAL[m.card]],
-    EndTurn: lambda state, seat, m, own_flows: 6,
-    EndCards: lambda state, seat, m, own_flows: 6,
-    PlaySinkhole: _sinkhole_priority,
-}
-
-
-def _step_priority(state, seat, m, own_flows):
-    priority = _PRIORITY.get(type(m))
-    return 15 if priority is None else priority(state, seat, m, own_flows)
-
-
-# ERU-95: chance out of 36 that a wall holds a dice check, by `dice_tie_goes_to`
-_HOLD: Final = {"wall": {"straw": 21, "wood": 26, "stone": 30}, "lava": {"straw": 15, "wood": 21, "stone": 26}}
-_STRAW, _WOOD, _STONE = (B.TIEBREAK[m] for m in B.MATERIALS)
-_MEAN_CARD_TIEBREAK: Final = 1.85  # mean tie-break value of a non-Rain card discarded for a wall (ERU-155)
-
-
-def _threats(state: Any) -> dict[int, int]:
-    """Village -> the empty spaces next to it that lava already reaches: flows one placement away (per board;
-    a village with none is not a key)."""
-    d = derived.of(state)
-    threats = d.threats
-    if threats is None:
-        threats = {}
-        villages_at = B.ENTRY_VILLAGES_BY_ID
-        for spot in derived.spots(d):
-            for v in villages_at[spot[5]]:
-                threats[v] = threats.get(v, 0) + 1
-        d.threats = threats
-    return threats
-
-
-Outlook = tuple[float, int, int]  # (expected heat, tie-break value, threats) of a seat's village
-
-
-def _outlooks(state: Any) -> list[Outlook]:
-    """Every seat's `_village_outlook` with its village's threats."""
-    threats = _threats(state)
-    villages: tuple[int, ...] = state.villages
-    out: list[Outlook] = []
-    for s in range(state.seats):
-        heat, tiebreak = _village_outlook(state, s)
-        out.append((heat, tiebreak, threats.get(villages[s], 0)))
-    return out
-
-
-Standing = tuple[float, float, int, float]
-
-
-def _standing(state: Any, seat: int, outlook: Outlook, rain: float, cards: float) -> Standing:
-    """A seat's temperature once its `rain` cards are played, expected damage, threats, and
-    tie-break potential: the tie-break value plus what `cards` more walls would add
-    (`outlook`: its `_outlooks` entry). Floats throughout: the same values as from the ints."""
-    heat, tiebreak, threats = outlook
-    temperature: int = state.temperatures[seat]
-    return (max(temperature - 30 * rain, 0.0), heat, threats, tiebreak + cards)
-
-
-def _village_outlook(state: Any, seat: int) -> tuple[float, int]:
-    """(heat the seat's village expects at its next damage step from the current flows (ERU-50),
-    its `scoring.tiebreak_value`), in one pass over its entry positions."""
-    hold = _HOLD[state.options["dice_tie_goes_to"]]
-    stock: list[int] = state.stockpiles[seat]
-    tiebreak = _STRAW * stock[0] + _WOOD * stock[1] + _STONE * stock[2]
-    heat = 0.0
-    lava: dict[Cell, int] = state.lava
-    walls: dict[Position, str] = state.walls
-    for pos in B.ENTRIES[state.villages[seat]]:
-        mat = walls.get(pos)
-        if mat is not None:
-            tiebreak += B.TIEBREAK[mat]
-        mask = lava.get(pos[0])
-        if mask is not None and mask >> pos[1] & 1:  # a flow (ERU-22)
-            tiebreak -= 1
-            heat += 20 if mat is None else 10 * (36 - hold[mat]) / 36
-    return heat, tiebreak
-
-
-def _hand_estimates(state: Any, seat: int) -> list[tuple[float, float]]:
-    """(Rain cards, tie-break value of the others as walls) for every seat, as `seat` sees them:
-    its own hand exactly, the others' hand sizes times the unseen cards' averages."""
-    hands: list[list[str]] = state.hands
-    own = hands[seat]
-    discard: list[str] = state.discard
-    unseen = _deck_size(state.options["exclude_rain_cards"]) - len(own) - len(discard)
-    unseen_rain = (0 if state.options["exclude_rain_cards"] else B.CARD_COUNT["rain"]) \
-        - own.count("rain") - discard.count("rain")
-    p_rain = unseen_rain / unseen if unseen > 0 else 0.0
-    out: list[tuple[float, float]] = []
-    rain: float
-    walls: float
-    for s in range(state.seats):
-        if s == seat:
-            rain = float(own.count("rain"))
-            walls = float(sum([B.TIEBREAK[B.CARD_MATERIAL[c]] for c in own if c != "rain"]))
-        else:
-            rain = p_rain * len(hands[s])
-            walls = _MEAN_CARD_TIEBREAK * (len(hands[s]) - rain)
-        out.append((rain, walls))
-    return out
-
-
-@cache
-def _deck_size(exclude_rain_cards):
-    return len(deck_for({"exclude_rain_cards": exclude_rain_cards}))
-
-
-def _edge_logit(mine: Standing, other: Standing) -> float:
-    """Log-odds that `mine` beats `other` (`_standing` tuples); weights fitted by logistic
-    regression on 28k positions of greedy self-play (1500 games, 2 seats).
-    Temperature gaps count more as the game heats up; when both villages near 290 the game
-    ends in ties at 290 broken by walls (ERU-151, ERU-155), so tie-break potential takes over."""
-    t, d, th, tb = mine
-    to, do, tho, tbo = other
-    hot = min(max((min(t, to) - 230) / 60, 0.0), 1.0)
-    return (1.3 * (to - t) / 100 * max(t, to) / B.MAX_TEMP + 0.95 * (tb - tbo) / 5 * hot
-            + 0.09 * (do - d) / 20 + 0.057 * (tho - th))
-
-
-def evaluate(state, seat):
-    """Estimated chance that `seat` wins (see `_edge_logit`); the outcome once the game is over."""
-    if state.phase == OVER:
-        ranks, winners = outcome_keys(state)
-        return 1.0 / len(winners) if seat in winners else 0.0
-    return _win_chance(state, seat, _outlooks(state))
-
-
-def evaluate_all(state, seats):
-    """`evaluate` of every seat, each village's outlook computed once."""
-    if state.phase == OVER:
-        return [evaluate(state, seat) for seat in range(seats)]
-    outlooks = _outlooks(state)
-    return [_win_chance(state, seat, outlooks) for seat in range(seats)]
-
-
-def _win_chance(state: Any, seat: int, outlooks: list[Outlook]) -> float:
-    hands = _hand_estimates(state, seat)
-    rain, cards = hands[seat]
-    mine = _standing(state, seat, outlooks[seat], rain, cards)
-    p = 1.0
-    others = 0
-    for s in range(state.seats):
-        if s != seat:
-            rain, cards = hands[s]
-            p *= 1.0 / (1.0 + math.exp(-_edge_logit(mine, _standing(state, s, outlooks[s], rain, cards))))
-            others += 1
-    return p ** (1.0 / others) if others > 1 else p
+__all__ = ["choose", "evaluate", "evaluate_all", "prior", "rank", "rollout"]  # evaluate*: evaluation.py
