@@ -65,7 +65,7 @@ EXITS: Final = tuple((tuple(x["cell"]), x["edge"], _cell(x["space"])) for x in D
 EXIT_SPACES: Final = tuple(x[2] for x in EXITS)
 
 # ERU-15: entry positions per village, in damage order
-ENTRIES: Final = {
+ENTRIES: Final[dict[int, tuple[Position, ...]]] = {
     v["id"]: tuple(_position(p["space"], p["edge"]) for p in v["entry_edges"]) for v in DATA["villages"]
 }
 ENTRY_VILLAGE: Final = {pos: v for v, positions in ENTRIES.items() for pos in positions}
@@ -140,7 +140,8 @@ CARD_KINDS: Final = tuple(c["type"] for c in DATA["action_cards"])
 CARD_MATERIAL: Final = {c["type"]: c["material"] for c in DATA["action_cards"]}
 CARD_COUNT: Final = {c["type"]: c["count"] for c in DATA["action_cards"]}
 
-ZONE_THRESHOLDS: Final = {k: tuple(v) for k, v in DATA["zone_thresholds"].items() if k != "default"}
+ZONE_THRESHOLDS: Final[dict[str, tuple[int, ...]]] = {
+    k: tuple(v) for k, v in DATA["zone_thresholds"].items() if k != "default"}
 MAX_TEMP: Final = DATA["temperature"]["max"]
 DAMAGE: Final = DATA["damage"]
 ERUPTION_HEAT: Final = DATA["eruption_tiles"]["heat_to_each_other_player"]

@@ -23,7 +23,7 @@ class Derived:
     """The answers for one board; the lazily filled ones are pure functions of that board too."""
 
     __slots__ = ("board", "lava", "filled", "tile_at", "lava_at", "ends_at", "constrained_at", "spot_at", "spots",
-                 "end_positions", "end_position_ids", "ends", "eruption_spaces", "card_tiles", "sources", "cut",
+                 "end_positions", "ends", "eruption_spaces", "card_tiles", "sources", "cut",
                  "aftershock", "turns", "threats", "placements", "moves", "board_stamp", "lava_stamp", "owner")
 
     def __init__(self, board: dict[Cell, tuple[int, int]], lava: dict[Cell, int], filled: list[bool],
@@ -43,7 +43,6 @@ class Derived:
         # made when first asked (`spots`, `end_positions`, `ends`)
         self.spots: list[Spot] | None = None
         self.end_positions: list[Position] | None = None
-        self.end_position_ids: list[int] | None = None
         self.ends: dict[Cell, int] | None = None
         # filled when first asked (legality.py, geometry.py); card answers by `cards_act_on_eruption_tiles`
         self.eruption_spaces: list[Cell] | None = None
@@ -66,7 +65,6 @@ class Derived:
         """Drops the answers made from the lists: the board they were worked out for has changed."""
         self.spots = None
         self.end_positions = None
-        self.end_position_ids = None
         self.ends = None
         self.eruption_spaces = None
         if self.card_tiles:
@@ -105,14 +103,6 @@ def end_positions(d: Derived) -> list[Position]:
     out = d.end_positions
     if out is None:
         out = d.end_positions = [position for spot in spots(d) for position in spot[4]]
-    return out
-
-
-def end_position_ids(d: Derived) -> list[int]:
-    """`end_positions` as position ids (board.POSITION_ID)."""
-    out = d.end_position_ids
-    if out is None:
-        out = d.end_position_ids = [p for spot in spots(d) for p in spot[6]]
     return out
 
 

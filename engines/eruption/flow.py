@@ -12,6 +12,7 @@ from typing import Any, Final
 from engines.core import Event
 
 from . import board as B
+from .board import Cell
 from .legality import eruption_spaces, is_placeable, pending_eruption
 from .resolution import add_heat, award_eruptions, dice_check, draw_cards, draw_until, remove_wall
 from .scoring import outcome_keys, tiebreaks, wall_allowance, zone
@@ -26,19 +27,20 @@ def turn_start(state, events):
     return "damage"
 
 
-def damage(state, events):
+def damage(state: Any, events: list[Event]) -> str:
     """ERU-41, ERU-50..52: assess the active player's own village."""
-    seat = state.active
+    seat: int = state.active
     total = 0
-    for space, e in B.ENTRIES[state.villages[seat]]:
-        mask = state.lava.get(space)
-        if mask is None or not mask >> e & 1:
+    lava: dict[Cell, int] = state.lava
+    for position in B.ENTRIES[state.villages[seat]]:
+        mask = lava.get(position[0])
+        if mask is None or not mask >> position[1] & 1:
             continue
-        material = state.walls.get((space, e))
+        material = state.walls.get(position)
         if material is None:
             total += B.DAMAGE["unwalled_flow"]
-        elif not dice_check(state, (space, e), material, "damage", events):
-            remove_wall(state, (space, e), "dice", events)
+        elif not dice_check(state, position, material, "damage", events):
+            remove_wall(state, position, "dice", events)
             total += B.DAMAGE["walled_flow_wall_fails"]
     rose = add_heat(state, seat, total, "damage", events) if total else False
     if rose or state.options["eruption_award_timing"] == "own_damage_step":  # ERU-61

@@ -54,22 +54,55 @@ def _wall_moves(state: Any, seat: int, kind: type) -> list[Any]:
     if not has:
         return []
     at = _WALLS_AT[kind][has]
+    by_spot = _walls_by_spot(kind, has)
     walls: dict[Position, str] = state.walls
-    ends = derived.end_position_ids(derived.of(state))
+    spots = derived.spots(derived.of(state))
     entries = B.ENTRY_POSITION_IDS[state.villages[seat]]
+    out: list[Any] = []
     if not walls:
-        out = [move for p in ends for move in at[p]]
-        out += [move for p in entries for move in at[p]]
+        for spot in spots:
+            out.extend(_spot_walls(by_spot, at, spot))
+        for p in entries:
+            out.extend(at[p])
         return out
     ids = B.POSITION_ID
     taken: set[int] = set()
+    taken_spaces: set[int] = set()
     for position in walls:
-        p = ids.get(position)
-        if p is not None:
-            taken.add(p)
-    out = [move for p in ends if p not in taken for move in at[p]]
-    out += [move for p in entries if p not in taken for move in at[p]]
+        wall = ids.get(position)
+        if wall is not None:
+            taken.add(wall)
+            taken_spaces.add(wall // 6)
+    for spot in spots:
+        if spot[5] in taken_spaces:
+            for p in spot[6]:
+                if p not in taken:
+                    out.extend(at[p])
+        else:
+            out.extend(_spot_walls(by_spot, at, spot))
+    for p in entries:
+        if p not in taken:
+            out.extend(at[p])
     return out
+
+
+def _spot_walls(by_spot: list[tuple[Any, ...] | None], at: list[tuple[Any, ...]],
+                spot: derived.Spot) -> tuple[Any, ...]:
+    """The moves of `at` on every wall position of an open end, in order (kept by space and lava mask)."""
+    key = spot[5] * 64 + spot[1]
+    moves = by_spot[key]
+    if moves is None:
+        moves = by_spot[key] = tuple([move for p in spot[6] for move in at[p]])
+    return moves
+
+
+def _walls_by_spot(kind: type, has: int) -> list[tuple[Any, ...] | None]:
+    """Space id * 64 + lava mask -> `_spot_walls` of that open end, for `kind` and the materials `has`."""
+    tables = _WALLS_BY_SPOT[kind]
+    table = tables[has]
+    if table is None:
+        table = tables[has] = [None] * (B.CELL_COUNT * 64)
+    return table
 
 
 def _walls_at(kind: type) -> list[list[tuple[Any, ...]]]:
@@ -82,6 +115,9 @@ def _walls_at(kind: type) -> list[list[tuple[Any, ...]]]:
 
 _WALLS_AT: Final[dict[type, list[list[tuple[Any, ...]]]]] = {
     kind: _walls_at(kind) for kind in (BuildWall, PlayReinforce)}  # wall move kind -> `_walls_at`
+# wall move kind -> by the materials: `_walls_by_spot`, made when first asked
+_WALLS_BY_SPOT: Final[dict[type, list[list[tuple[Any, ...] | None] | None]]] = {
+    kind: [None] * 8 for kind in (BuildWall, PlayReinforce)}
 
 
 def _relocate_moves(state, seat):

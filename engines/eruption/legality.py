@@ -316,18 +316,18 @@ STEP_OF: Final[dict[type, tuple[str, str, str]]] = {
 }
 
 
-def check_seat(state, seat, move):
+def check_seat(state: Any, seat: Any, move: Any) -> None:
     """ERU-150 game over, ERU-40 only the active player acts, and the move's step (ERU-40..44)."""
-    if state.phase == OVER:
+    phase: str = state.phase
+    if phase == OVER:
         raise IllegalMove("ERU-150", "the game is over")
     if seat != state.active:
         raise IllegalMove("ERU-40", "only the active player acts; it is not your turn")
     step = STEP_OF.get(type(move))
     if step is None:
         raise IllegalMove("ERU-40", f"unknown move {move!r}"[:200])
-    phase, rule, what = step
-    if state.phase != phase:
-        raise IllegalMove(rule, f"{what} is not possible now (current step: {state.phase})")
+    if phase != step[0]:
+        raise IllegalMove(step[1], f"{step[2]} is not possible now (current step: {phase})")
 
 
 def check_place_eruption(state, seat, move):

@@ -1,7 +1,7 @@
 """Temperatures, burn zones and the final ranking (ERU-7, ERU-140, ERU-154..156)."""
 from __future__ import annotations
 
-from bisect import bisect_right
+from typing import Any
 
 from engines.core import Outcome, rank_by
 
@@ -13,12 +13,17 @@ def thresholds(state):
     return B.ZONE_THRESHOLDS[state.options["zone_thresholds"]]
 
 
-def zone(state, seat):
-    """ERU-140: the burn zone (0..3) of `seat`'s temperature."""
-    return bisect_right(B.ZONE_THRESHOLDS[state.options["zone_thresholds"]], state.temperatures[seat])
+def zone(state: Any, seat: int) -> int:
+    """ERU-140: the burn zone (0..3) of `seat`'s temperature: how many thresholds it has reached."""
+    temperature: int = state.temperatures[seat]
+    reached = 0
+    for threshold in B.ZONE_THRESHOLDS[state.options["zone_thresholds"]]:
+        if temperature >= threshold:
+            reached += 1
+    return reached
 
 
-def wall_allowance(state, seat):
+def wall_allowance(state: Any, seat: int) -> int:
     """ERU-92: walls a seat may build in its walls step, 2 from zone 1 on."""
     return 2 if zone(state, seat) else 1
 
