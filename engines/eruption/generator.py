@@ -121,13 +121,14 @@ _WALLS_BY_SPOT: Final[dict[type, list[list[tuple[Any, ...] | None] | None]]] = {
 
 
 def _relocate_moves(state, seat):
+    """The seat's Relocate plays: the cached tuple (`cards_moves` copies it into its list)."""
     key = relocation_key(state, seat)
-    return [] if key is None else list(_relocate_plays(state.villages[seat], key[1]))
+    return () if key is None else _relocate_plays(state.villages[seat], key[1])
 
 
 @lru_cache(maxsize=4096)
 def _relocate_plays(village, start):
-    return tuple(_new(PlayRelocate, (steps,)) for steps in relocations_of(SORTED_ENTRIES[village], start))
+    return tuple([_new(PlayRelocate, (steps,)) for steps in relocations_of(SORTED_ENTRIES[village], start)])
 
 
 # moves are values: one each

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Final
+from typing import Any, Final
 
 from engines.core import IllegalMove
 
@@ -60,8 +60,8 @@ def relocation_key(state, seat):
 def relocations_of(entries, start):
     """`relocations` for one village's walls: cached, since a seat holding Relocate lists its moves
     once per cards step. Arrangements in the order of their materials, no wall first."""
-    moves = _step_table(entries).__getitem__
-    return [tuple(map(moves, plan)) for plan in _index_plans(start)]
+    moves: list[Any] = _step_table(entries)
+    return [tuple([moves[a] for a in plan]) for plan in _index_plans(start)]
 
 
 @lru_cache(maxsize=64)
