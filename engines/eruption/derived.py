@@ -81,8 +81,9 @@ class Derived:
 
 
 # An open end as (space, lava_in, constrained, lava_in << 6 | constrained, its wall positions, its id,
-# its wall positions' ids); the wall positions boxed (see board.Cell).
-Spot = tuple[Cell, int, int, int, tuple[Position, ...], int, tuple[int, ...]]
+# its wall positions' ids). A tuple of any length on purpose (see board.Cell): mypyc keeps a fixed-length
+# tuple type unboxed, so every list of spots read or built would unpack and box each spot anew.
+Spot = tuple[Any, ...]
 
 
 def _spot(i: int, lava_in: int, constrained: int) -> Spot:

@@ -76,14 +76,16 @@ def board_placements(state: Any, tile: int) -> list[Any]:
         fits = FITS_OF_TILE[tile]
         out = d.placements[tile] = []
         row = _PLACE_TILE[tile]
-        for space, lava_in, constrained, key, _, i, _ in derived.spots(d):
+        for spot in derived.spots(d):  # (space, lava_in, constrained, key, _, id, _)
+            key: int = spot[3]
             rotations = fits.get(key)
             if rotations is None:
-                rotations = _fits(tile, fits, lava_in, constrained, key)
+                rotations = _fits(tile, fits, spot[1], spot[2], key)
+            base: int = spot[5] * 6
             for r in rotations:
-                move = row[i * 6 + r]
+                move = row[base + r]
                 if move is None:
-                    move = row[i * 6 + r] = _new(PlaceTile, (tile, space, r))
+                    move = row[base + r] = _new(PlaceTile, (tile, spot[0], r))
                 out.append(move)
     return out
 
