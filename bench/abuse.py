@@ -375,8 +375,8 @@ def main() -> None:
         print(json.dumps(asyncio.run(attack(args.attack, args.web_port, args.grpc_port, args.seconds, args.victim))))
         return
     attacks = [a for a in (args.only.split(",") if args.only else ATTACKS) if a]
-    rows = [measure(name, args.seconds, args.attacker_nice) for name in attacks]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
+    rows = [measure(name, args.seconds, args.attacker_nice) for name in attacks]
     report = {"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "commit": commit.strip(),
               "seconds_per_phase": args.seconds,
               "attacker_nice": args.attacker_nice,
