@@ -274,6 +274,30 @@ class Player(threading.Thread):
         return lat, hint_lat, err, hints
 
 
+class ClockedGame:
+    """The player's clocked game that nobody moves, so the referee plays every turn (RANDOM policy). When
+    it ends another starts, so its referee moves are counted over the whole phase."""
+
+    def __init__(self, target: str):
+        from clients.sdk import Client
+        self.client = Client(target, "pompeii")
+        self.ended = 0  # referee moves in the games that have ended
+        self.start()
+
+    def start(self) -> None:
+        game_id, _ = self.client.create(3, time_bank_ms=1500, increment_ms=300, timeout_policy="random")
+        self.game = self.client.spectator(game_id)
+
+    def moves(self) -> int:
+        """Referee moves so far, in every game."""
+        status = self.game.status()
+        if not status.over:
+            return self.ended + status.version
+        self.ended += status.version
+        self.start()
+        return self.ended
+
+
 def server_rss(pid: int) -> int:
     """The server's RSS with its children's (the web edge, the referee's workers)."""
     total = R.rss_bytes(pid)
@@ -293,7 +317,7 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
-def phase(name: str, seconds: float, player: Player, clocked, server, ports, nice: int = 19) -> dict:
+def phase(name: str, seconds: float, player: Player, clocked: ClockedGame, server, ports, nice: int = 19) -> dict:
     attacker = None
     if name != "baseline":
         attacker = subprocess.Popen([sys.executable, "-m", "bench.abuse", "--attack", name, "--seconds", str(seconds),
@@ -302,10 +326,11 @@ def phase(name: str, seconds: float, player: Player, clocked, server, ports, nic
                                     env=dict(os.environ, PYTHONPATH=f"{ROOT}:{ROOT / 'protos'}"),
                                     preexec_fn=lambda: os.nice(nice))
     player.take()
-    v0 = clocked.status().version
+    m0 = clocked.moves()
     rss, t0 = [], time.time()
     while time.time() - t0 < seconds:
         rss.append(server_rss(server.pid) / 2**20)
+        clocked.moves()  # an ended game is replaced at once
         time.sleep(0.5)
     attacks: dict[str, Any] = {}
     if attacker is not None:
@@ -315,7 +340,7 @@ def phase(name: str, seconds: float, player: Player, clocked, server, ports, nic
         attacks = json.loads(lines[-1]) if lines else {"attacker_failed": attacker.returncode}
     elapsed = time.time() - t0
     lat, hint_lat, errors, hints = player.take()
-    referee_moves = clocked.status().version - v0
+    referee_moves = clocked.moves() - m0
     return {"moves": len(lat), "p50_ms": round(pct(lat, 0.5) * 1000, 2), "p99_ms": round(pct(lat, 0.99) * 1000, 2),
             "errors": len(errors), "error_samples": sorted(set(errors))[:5], "hints": hints,
             "hint_ms_p50_max": [round(pct(hint_lat, 0.5) * 1000, 1), round(max(hint_lat, default=0) * 1000, 1)],
@@ -333,12 +358,9 @@ def measure(name: str, seconds: float, nice: int = 19) -> dict:
     try:
         target = f"127.0.0.1:{grpc_port}"
         R.wait_ready(target)
-        from clients.sdk import Client
         player = Player(target)
         player.start()
-        clocked_id, _ = Client(target, "pompeii").create(3, time_bank_ms=1500, increment_ms=300,
-                                                         timeout_policy="random")
-        clocked = Client(target, "pompeii").spectator(clocked_id)
+        clocked = ClockedGame(target)
         time.sleep(2)  # warm-up: the hint worker starts, the first games are played
         base = phase("baseline", seconds, player, clocked, server, (grpc_port, web_port))
         under = phase(name, seconds, player, clocked, server, (grpc_port, web_port), nice)
