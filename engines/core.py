@@ -17,6 +17,8 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from engines.event import PUBLIC, Event
 from engines.playout import MovePath, play_random
+from engines.playout import Step as Step  # re-exported: the turn-flow contract
+from engines.playout import advance as advance
 
 __all__ = ["PUBLIC", "Event", "play_random"]  # re-exported: the contract's names, compiled elsewhere
 
@@ -206,7 +208,6 @@ S = TypeVar("S")  # a game's state class
 
 Check = Callable[[Any, int, Any], None]  # (state, seat, move): raise IllegalMove citing the rule
 Effect = Callable[[Any, int, Any, list[Event]], None]  # (state, seat, move, events): mutate, append events
-Step = Callable[[Any, list[Event]], "str | None"]  # (state, events): the next step's name, None to wait
 
 
 class Engine(Generic[S]):
@@ -310,12 +311,6 @@ class Engine(Generic[S]):
 
     def log_revealed_after_end(self, state: S) -> bool:
         return bool(state.options["reveal_log_after_end"])  # type: ignore[attr-defined]
-
-
-def advance(flow: Mapping[str, Step], state: Any, events: list[Event], step: str | None) -> None:
-    """Run turn-flow steps from `step` until one returns None (the game waits for a seat)."""
-    while step is not None:
-        step = flow[step](state, events)
 
 
 def replay(game: Game, seats: int, options: Mapping[str, Any], seed: int, log: Iterable[tuple[int, Move]]) -> Any:

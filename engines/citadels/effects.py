@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Final
 
 from engines.core import Effect, Event
+from engines.playout import advance
 
 from .cards import ARCHITECT, CONSTANTS, COST, DISTRICT, MERCHANT, WARLORD
-from .flow import run_flow
+from .flow import FLOW
 from .legality import destroy_price, draw_numbers, income_amount, owner_of
 from .moves import (
     Assassinate,
@@ -75,7 +76,7 @@ def pick_character(state: CitadelsState, seat: int, move: PickCharacter, events:
     if state.seats == 2 and state.pick_number in (1, 2):  # CIT-24: keep, then discard one of choice
         state.selection_step = DISCARD
         return
-    run_flow(state, events, "after_pick")
+    advance(FLOW, state, events, "after_pick")
 
 
 def discard_character(state: CitadelsState, seat: int, move: DiscardCharacter, events: list[Event]) -> None:
@@ -85,7 +86,7 @@ def discard_character(state: CitadelsState, seat: int, move: DiscardCharacter, e
     state.my_discards[seat].append(move.rank)
     state.selection_step = PICK
     events.append(Event("character_discarded", {"seat": seat, "rank": move.rank}, seat))
-    run_flow(state, events, "after_pick")
+    advance(FLOW, state, events, "after_pick")
 
 
 def after_action(state: CitadelsState, seat: int, events: list[Event]) -> None:
@@ -230,7 +231,7 @@ def warlord_destroy(state: CitadelsState, seat: int, move: WarlordDestroy, event
         return
     dispose(state, card, events)
     if resume == END:
-        run_flow(state, events, "finish_turn")
+        advance(FLOW, state, events, "finish_turn")
 
 
 def dispose(state: CitadelsState, card: int, events: list[Event]) -> None:
@@ -250,7 +251,7 @@ def resume_after_graveyard(state: CitadelsState, events: list[Event]) -> None:
     state.graveyard_resume = ""
     state.step = resume
     if resume == END:
-        run_flow(state, events, "finish_turn")
+        advance(FLOW, state, events, "finish_turn")
 
 
 def graveyard_recover(state: CitadelsState, seat: int, move: GraveyardRecover, events: list[Event]) -> None:
@@ -273,12 +274,12 @@ def end_turn(state: CitadelsState, seat: int, move: EndTurn, events: list[Event]
         state.step = END  # CIT-32 end step
         events.append(Event("warlord_step", {"seat": seat}))
         return
-    run_flow(state, events, "finish_turn")
+    advance(FLOW, state, events, "finish_turn")
 
 
 def warlord_skip(state: CitadelsState, seat: int, move: WarlordSkip, events: list[Event]) -> None:
     events.append(Event("warlord_skipped", {"seat": seat}))
-    run_flow(state, events, "finish_turn")
+    advance(FLOW, state, events, "finish_turn")
 
 
 EFFECTS: Final[dict[type, Effect]] = {

@@ -1,4 +1,4 @@
-"""Turn flow of Citadels as a table of named steps (`run_flow` runs them): rounds, the character
+"""Turn flow of Citadels as a table of named steps (`engines.core.advance` runs them): rounds, the character
 draft, the calling order and the end of the game. Each step names the next, or returns None where
 the game waits for a seat."""
 from __future__ import annotations
@@ -173,9 +173,3 @@ FLOW: Final[dict[str, Step]] = {
     "finish_turn": finish_turn,
 }
 
-
-def run_flow(state: CitadelsState, events: list[Event], step: str | None) -> None:
-    """`engines.core.advance` over FLOW, compiled with the steps it runs: four moves in ten of a
-    random playout end a pick or a turn, and the interpreted loop cost more than most steps."""
-    while step is not None:
-        step = FLOW[step](state, events)

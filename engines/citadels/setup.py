@@ -5,9 +5,10 @@ import random
 
 from engines.core import InvalidOptions
 from engines.draws import shuffle
+from engines.playout import advance
 
 from .cards import CONSTANTS, DECK_SIZE
-from .flow import run_flow
+from .flow import FLOW
 from .spec import SPEC
 from .state import SELECTION, CitadelsState
 
@@ -80,5 +81,5 @@ def new_state(seats: int, options, seed: int) -> CitadelsState:
     state.deck_known = {}
     state.first_completer, state.complete_round, state.final_round = -1, 0, False
     state.last_murdered_seat, state.result = -1, None
-    run_flow(state, [], "start_round")  # CIT-18
+    advance(FLOW, state, [], "start_round")  # CIT-18
     return state

@@ -8,10 +8,11 @@ from __future__ import annotations
 from typing import Final
 
 from engines.core import Event
+from engines.playout import advance
 
 from . import board as B
 from . import draws
-from .flow import PLACED_STEP, PLACEMENT_STEP, run_flow
+from .flow import FLOW, PLACED_STEP, PLACEMENT_STEP
 from .geometry import constraints, walls_of_tile
 from .legality import is_placeable, quake_replaces_some_tile
 from .moves import (
@@ -72,7 +73,7 @@ def place_eruption(state, seat, move, events):
     rose = [other for other in order if add_heat(state, other, B.ERUPTION_HEAT, "eruption", events)]
     if state.options["eruption_award_timing"] == "immediate":
         award_eruptions(state, rose, events)
-    run_flow(state, events, "eruption_tiles")
+    advance(FLOW, state, events, "eruption_tiles")
 
 
 def _attempt_holds(state, space, rotation, events):
@@ -103,24 +104,24 @@ def place_tile(state, seat, move, events):
         state.removed_tiles.append(tile)
         events.append(Event("tiles_removed", {"tiles": [tile], "cause": "no_space"}))
         state.drawn_tile = -1
-        run_flow(state, events, PLACEMENT_STEP[origin])
+        advance(FLOW, state, events, PLACEMENT_STEP[origin])
         return
     put_tile(state, seat, space, tile, rotation, events)
     if space in B.AWARD:  # ERU-76
         gain_wall(state, seat, B.AWARD[space], "award_space", events)
     flow_cards(state, seat, space, state.lava[space], events)
     state.excluded.clear()
-    run_flow(state, events, PLACED_STEP[origin])
+    advance(FLOW, state, events, PLACED_STEP[origin])
 
 
 def draw_extra_tile(state, seat, move, events):
     """ERU-42(c): take the zone-3 extra placement."""
-    run_flow(state, events, "extra_placement")
+    advance(FLOW, state, events, "extra_placement")
 
 
 def end_placement(state, seat, move, events):
     """ERU-42(c): decline the extra placement."""
-    run_flow(state, events, "extra_placed")
+    advance(FLOW, state, events, "extra_placed")
 
 
 def quake_replace(state, seat, move, events):
@@ -144,12 +145,12 @@ def build(state, seat, move, events):
 
 def end_turn(state, seat, move, events):
     """ERU-45: the walls step and the turn end."""
-    run_flow(state, events, "turn_end")
+    advance(FLOW, state, events, "turn_end")
 
 
 def end_cards(state, seat, move, events):
     """ERU-43/114: the cards step ends; the walls step begins."""
-    run_flow(state, events, "walls_step")
+    advance(FLOW, state, events, "walls_step")
 
 
 def discard_surplus(state, seat, move, events):
@@ -167,13 +168,13 @@ def discard_for_tile(state, seat, move, events):
     """ERU-113: two cards for a placement action."""
     for card in move.cards:
         use_card(state, seat, card, "tile", events)
-    run_flow(state, events, "card_placement")
+    advance(FLOW, state, events, "card_placement")
 
 
 def play_lava_flow(state, seat, move, events):
     """ERU-116: one placement action."""
     use_card(state, seat, "lava_flow", "play", events)
-    run_flow(state, events, "card_placement")
+    advance(FLOW, state, events, "card_placement")
 
 
 def play_reinforce(state, seat, move, events):

@@ -198,9 +198,3 @@ def seats_to_act(state: Any) -> list[int]:
 def to_move(state: Any) -> int | None:
     return None if state.phase == OVER else state.active
 
-
-def run_flow(state: Any, events: list[Event], step: str | None) -> None:
-    """`engines.core.advance` over FLOW, compiled with the steps it runs: a third of the moves of a random
-    playout end a step, and the interpreted loop was a frame more for each."""
-    while step is not None:
-        step = FLOW[step](state, events)
