@@ -336,6 +336,30 @@ def memory_figures() -> dict:
             "moves_per_game": 5}
 
 
+class LoopStalls:
+    """The longest the event loop went without running a ready task while a coroutine ran: what a
+    move arriving then would have waited."""
+    TICK_S = 0.0005
+
+    def __init__(self) -> None:
+        self.worst = 0.0
+
+    async def during(self, work):
+        done = False
+
+        async def ticker():
+            while not done:
+                t = time.perf_counter()
+                await asyncio.sleep(self.TICK_S)
+                self.worst = max(self.worst, time.perf_counter() - t - self.TICK_S)
+        tick = asyncio.create_task(ticker())
+        try:
+            return await work
+        finally:
+            done = True
+            await tick
+
+
 def snapshot_figures() -> dict:
     from server import snapshots
     from server.records import MoveMade
@@ -351,7 +375,8 @@ def snapshot_figures() -> dict:
             rec, _ = store.create("pompeii", 3, {}, script["seed"], {})
             for seat, move in script["moves"][:5]:
                 store.commit(rec, [MoveMade(seat, c.move_from_proto(c.msg("Move").FromString(move)))])
-        snap = await store.snapshot()
+        stalls = LoopStalls()
+        snap = await stalls.during(store.snapshot())
         store.close()
         t0 = time.perf_counter()
         again = Store(data)
@@ -360,11 +385,13 @@ def snapshot_figures() -> dict:
         again.close()
         assert counts["games"] == LIVE_GAMES
         return {"save_s": round(snap["save_s"], 3), "restore_s": round(restore, 3), "games": LIVE_GAMES,
+                "loop_stall_max_ms": round(1000 * stalls.worst, 2),
                 "snapshot_bytes": os.path.getsize(snapshots.path(Path(data), snapshots.listed(Path(data))[-1]))}
 
     with tempfile.TemporaryDirectory() as data:
         out = asyncio.run(main(data))
-    print(f"snapshot: save {out['save_s']} s, restore {out['restore_s']} s for {out['games']} games", flush=True)
+    print(f"snapshot: save {out['save_s']} s (event loop held at most {out['loop_stall_max_ms']} ms), "
+          f"restore {out['restore_s']} s for {out['games']} games", flush=True)
     return out
 
 

@@ -3,9 +3,9 @@ the one seat that may see it.
 
 A live game used to keep every event as an `Event` with its data dict (and the lists in it), a few
 objects per event that the cyclic collector scanned at every full collection. Here a game's events
-are three containers, whatever their number: the versions and seats as machine integers and the
-encoded messages as bytes, none of which the collector tracks. Streams and MakeMove responses send
-the encoded message as it is; `Event`s are decoded only when asked for (tests, old-format import).
+are three containers, whatever their number, none of which the collector tracks: the versions and
+seats as machine integers and the encoded messages packed (server/packed.py). Streams and MakeMove
+responses send the encoded message as it is; `Event`s are decoded only when asked for (tests, old-format import).
 """
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from collections.abc import Iterable, Iterator
 
 from engines.core import PUBLIC, Event
 from gameengine import codecs
+
+from .packed import PackedBytes
 
 _PUBLIC_SEAT = -1  # `to` of an event every seat and spectator may see
 
@@ -27,7 +29,7 @@ class EventLog:
         self.game = game
         self._versions = array("q")
         self._seats = array("b")
-        self._wires: list[bytes] = []
+        self._wires = PackedBytes()
 
     def __len__(self) -> int:
         return len(self._wires)
@@ -42,7 +44,8 @@ class EventLog:
 
     def truncate(self, n: int) -> None:
         """Keep the first `n` events (a rolled-back write's are dropped)."""
-        del self._versions[n:], self._seats[n:], self._wires[n:]
+        del self._versions[n:], self._seats[n:]
+        self._wires.truncate(n)
 
     def version(self, i: int) -> int:
         return self._versions[i]

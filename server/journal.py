@@ -20,6 +20,7 @@ stretch, resynchronising on the next frame whose CRC holds.
 """
 from __future__ import annotations
 
+import asyncio
 import errno
 import os
 import struct
@@ -211,17 +212,42 @@ class Journal:
 
     def rotate(self) -> int:
         """Start a new segment; returns its number. Older segments stay until a snapshot covers them."""
+        old = self._switch(self._open(self.segment + 1))
+        self._retire(*old)
+        return self.segment
+
+    async def rotate_off_loop(self) -> int:
+        """`rotate` with its syncs in threads: only the switch of files runs on the event loop."""
+        opened = await asyncio.to_thread(self._open, self.segment + 1)
+        old = self._switch(opened)
+        await asyncio.to_thread(self._retire, *old)
+        return self.segment
+
+    def _switch(self, opened: tuple[int, int]) -> tuple[int, bool]:
+        """Appends go to the opened segment from here on; returns the old fd and whether it has
+        writes not yet synced."""
         with self._lock:
             if self._torn:
                 self._cut_back()
-            if self._dirty:
-                os.fdatasync(self._fd)
-                self._dirty = False
-            fd, size = self._open(self.segment + 1)
-            old, self._fd, self._size = self._fd, fd, size
+            old, unsynced = self._fd, self._dirty or self._sync_failed
+            self._fd, self._size = opened
+            self._dirty = False
             self.segment += 1
-            os.close(old)
-        return self.segment
+        return old, unsynced
+
+    def _retire(self, fd: int, unsynced: bool) -> None:
+        """Sync and close a segment `_switch` left; a failed sync fails the journal like the syncer's."""
+        try:
+            if unsynced:
+                fdatasync(fd)
+        except OSError as e:
+            with self._lock:
+                metrics.JOURNAL_ERRORS.inc()
+                self.failed = f"fsync: {describe(e)}"
+                self._sync_failed = True
+            raise
+        finally:
+            os.close(fd)
 
     def close(self) -> None:
         try:

@@ -4,8 +4,9 @@ action and time in one container per field.
 A list of `LogEntry` named tuples was one object per move that the cyclic collector tracks for
 good (it untracks exact tuples of untracked items, never a named tuple), so every full and middle
 collection scanned every move of every game in memory. Here a game's log is five containers
-whatever its length: the seats and times as machine numbers (untracked), the moves (shared
-instances: server/moveprotos.py), keys and referee actions in three lists. Entries are made as
+whatever its length: the seats and times as machine numbers, the keys and referee actions packed
+(server/packed.py), none of them tracked, and the moves in a list (shared instances:
+server/moveprotos.py). Entries are made as
 `LogEntry`s when read, so readers see the same tuples as before.
 """
 from __future__ import annotations
@@ -15,6 +16,8 @@ from collections.abc import Iterator
 from typing import NamedTuple, overload
 
 from engines.core import Move
+
+from .packed import PackedBytes
 
 
 class LogEntry(NamedTuple):
@@ -34,22 +37,23 @@ class MoveLog:
     def __init__(self) -> None:
         self._seats = array("h")
         self._moves: list[Move] = []
-        self._keys: list[str] = []
-        self._by_referee: list[str] = []
+        self._keys = PackedBytes()
+        self._by_referee = PackedBytes()
         self._at = array("d")
 
     def append(self, entry: LogEntry) -> None:
         self._seats.append(entry.seat)
         self._moves.append(entry.move)
-        self._keys.append(entry.key)
-        self._by_referee.append(entry.by_referee)
+        self._keys.append(entry.key.encode())
+        self._by_referee.append(entry.by_referee.encode())
         self._at.append(entry.at)
 
     def __len__(self) -> int:
         return len(self._moves)
 
     def _entry(self, i: int) -> LogEntry:
-        return LogEntry(self._seats[i], self._moves[i], self._keys[i], self._by_referee[i], self._at[i])
+        return LogEntry(self._seats[i], self._moves[i], self._keys[i].decode(), self._by_referee[i].decode(),
+                        self._at[i])
 
     @overload
     def __getitem__(self, i: int) -> LogEntry: ...
@@ -67,8 +71,13 @@ class MoveLog:
         return self._entry(i)
 
     def __delitem__(self, i: slice) -> None:
-        """Drop entries (a rolled-back write's: `del log[n:]`)."""
-        del self._seats[i], self._moves[i], self._keys[i], self._by_referee[i], self._at[i]
+        """Drop the entries from `i.start` on (a rolled-back write's: `del log[n:]`)."""
+        if i.stop is not None or i.step is not None:
+            raise ValueError("a move log is cut only at its end: del log[n:]")
+        n = i.indices(len(self._moves))[0]
+        del self._seats[n:], self._moves[n:], self._at[n:]
+        self._keys.truncate(n)
+        self._by_referee.truncate(n)
 
     def __iter__(self) -> Iterator[LogEntry]:
         for i in range(len(self._moves)):

@@ -38,6 +38,7 @@ from .tournament_records import TournamentRecord
 __all__ = ["GameRecord", "LogEntry", "Store", "last_activity"]  # GameRecord, LogEntry: imported from here too
 
 log = structlog.get_logger("gameengine.store")
+SNAPSHOT_SLICE = 200  # games framed between yields to the loop: ~0.5 ms
 Followup = Callable[[GameRecord], Iterable[Write]]
 
 
@@ -66,6 +67,7 @@ class Store:
         self.tournaments = tournament_records.Tournaments()  # tournament subjects (records.TOURNAMENT_KINDS)
         self.listeners: list[Callable[[str], None]] = []  # fn(game_id) after every change to a game (player streams)
         self.last_snapshot = {"save_s": 0.0, "games": 0, "at": 0.0}
+        self._snapshotting: asyncio.Future[dict[str, float]] | None = None
 
     # ---- recovery -------------------------------------------------------
     def recover(self) -> dict[str, Any]:
@@ -82,7 +84,8 @@ class Store:
             counts["replayed"] += self._replay_segment(seg, newest=seg == segs[-1], counts=counts)
         next_segment = max(segs, default=start - 1) + 1
         if old_files:  # a verified snapshot in this format holds what they held: then move them aside
-            snapshots.write(self.data_dir, next_segment, [records.saved_game(r) for r in self.games.values()],
+            snapshots.write(self.data_dir, next_segment,
+                            [journal.frame(records.saved_game(r)) for r in self.games.values()],
                             records.players_state(self.players), list(self.tournaments.history))
             counts["imported_legacy"] = legacy.archive(self.data_dir, old_files)
         self.journal = journal.Journal(self.data_dir, next_segment, self._fsync, self._fsync_interval_s)
@@ -397,21 +400,32 @@ class Store:
 
     # ---- snapshots --------------------------------------------------------
     async def snapshot(self) -> dict[str, float]:
-        """A snapshot without stopping play: each game's history is copied on the event loop
-        (under no await, so consistent), the file is written and verified off-loop. Then only
-        this snapshot and the one before it are kept, with the segments the older one needs."""
+        """One snapshot at a time, and a cancelled caller does not cut one short: its threads would
+        go on writing files the next one also writes (the shutdown's follows the periodic one's)."""
+        while self._snapshotting is not None and not self._snapshotting.done():
+            await asyncio.wait([self._snapshotting])
+        self._snapshotting = asyncio.ensure_future(self._snapshot())
+        return await asyncio.shield(self._snapshotting)
+
+    async def _snapshot(self) -> dict[str, float]:
+        """A snapshot without stopping play. The journal moves to a new segment (its syncs off the
+        loop); each game's frame is made on the event loop in slices, so a game's history may also hold
+        records of the new segment (recovery folds those once: `_redo`). The file is written,
+        checked and older files pruned in a thread that holds the GIL only in short C calls
+        (snapshots.write). Then only this snapshot and the one before it are kept, with the segments
+        the older one needs."""
         t0 = time.perf_counter()
-        segment = self._journal().rotate()  # everything after this point is in `segment`
-        histories = []
+        segment = await self._journal().rotate_off_loop()  # everything after this point is in `segment`
+        frames = []
         for i, rec in enumerate(list(self.games.values())):
-            histories.append(records.saved_game(rec))
-            if i % 500 == 499:
+            frames.append(journal.frame(records.saved_game(rec)))
+            if i % SNAPSHOT_SLICE == SNAPSHOT_SLICE - 1:
                 await asyncio.sleep(0)
         players = records.players_state(self.players)
-        await asyncio.to_thread(snapshots.write, self.data_dir, segment, histories, players,
+        await asyncio.to_thread(snapshots.write, self.data_dir, segment, frames, players,
                                 list(self.tournaments.history))
-        self._prune(segment)
-        self.last_snapshot = {"save_s": time.perf_counter() - t0, "games": len(histories), "at": time.time()}
+        await asyncio.to_thread(self._prune, segment)
+        self.last_snapshot = {"save_s": time.perf_counter() - t0, "games": len(frames), "at": time.time()}
         return self.last_snapshot
 
     def _prune(self, newest: int) -> None:

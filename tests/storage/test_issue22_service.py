@@ -18,18 +18,20 @@ from server import journal, moveprotos
 from .support import open_store, play
 
 
-def tracked_reachable(root: object, stop: set[int]) -> int:
-    """Objects the cyclic collector tracks that `root` reaches, not counting those in `stop`."""
-    seen, todo, n = set(stop), [root], 0
+def tracked_reachable(root: object, stop: set[int]) -> tuple[int, int]:
+    """(objects, references) a full collection visits among what `root` reaches, not counting the
+    objects in `stop`: the tracked objects, and the references their traversal follows."""
+    seen, todo, n, refs = set(stop), [root], 0, 0
     while todo:
         o = todo.pop()
         if id(o) in seen or isinstance(o, type):
             continue
         seen.add(id(o))
+        referents = gc.get_referents(o)
         if gc.is_tracked(o):
-            n += 1
-        todo.extend(gc.get_referents(o))
-    return n
+            n, refs = n + 1, refs + len(referents)
+        todo.extend(referents)
+    return n, refs
 
 
 def finished_pompeii(tmp_path):
@@ -44,7 +46,8 @@ def test_item3_a_finished_games_events_are_a_few_tracked_objects_whatever_their_
     store, _, rec = finished_pompeii(tmp_path)
     gc.collect()  # tuples of untracked items leave the collector's sight at their first collection
     assert len(rec.events) > 300
-    assert tracked_reachable(rec.events, {id(rec.game)}) <= 4  # the EventLog, two arrays, one list
+    objects, refs = tracked_reachable(rec.events, {id(rec.game)})
+    assert objects <= 5 and refs <= 12  # the EventLog, its arrays and packed messages: none per event
     store.close()
 
 
@@ -55,7 +58,9 @@ def test_item3_a_games_move_log_is_a_few_tracked_objects_whatever_its_length(tmp
     moves = {id(e.move) for e in rec.log}
     gc.collect()
     assert len(rec.log) > 100
-    assert tracked_reachable(rec.log, moves) <= 6  # the log, two arrays, three lists
+    objects, refs = tracked_reachable(rec.log, moves)
+    assert objects <= 8  # the log, its arrays, the moves' list, the packed keys and referee actions
+    assert refs <= len(rec.log) + 16  # one per move (the shared move instances), not three
     store.close()
 
 
@@ -237,3 +242,21 @@ def test_item2_a_move_record_is_the_journal_record_messages_encoding():
                     compared += 1
             engine.apply(state, seat, move)
     assert compared > 1000
+
+
+def test_item3_packed_bytes_read_like_the_list_of_bytes_they_replace():
+    from server.packed import PackedBytes
+    items = [b"ab", b"", b"\x00\xff", b"xyz" * 50, b""]
+    packed = PackedBytes()
+    for b in items:
+        packed.append(b)
+    assert len(packed) == 5 and [packed[i] for i in range(5)] == items and packed[-2] == items[-2]
+    with pytest.raises(IndexError):
+        packed[5]
+    packed.truncate(9)  # past the end: nothing to drop
+    packed.truncate(3)
+    assert [packed[i] for i in range(len(packed))] == items[:3]
+    packed.append(b"q")
+    assert packed[3] == b"q"
+    packed.truncate(0)
+    assert len(packed) == 0
