@@ -124,6 +124,8 @@ class _Call:
             log.info("rpc", method=self.method, code=code, latency_ms=round(latency_ms, 3),
                      rule=failure.rule if failure else None)
         if failure is not None:
+            if error is not None:  # logged: its traceback's frames (the handler chain) need not live through the hold
+                error.__traceback__ = error.__context__ = error.__cause__ = None
             await quotas.QUOTAS.pace(self.client, failure, self.context.time_remaining())
             failure.message = limits.clip(failure.message)
             await refuse(self.context, failure)
