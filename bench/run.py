@@ -46,6 +46,7 @@ from gameengine import codecs  # noqa: E402
 ENGINE_S = float(os.environ.get("GE_BENCH_ENGINE_S", "3"))
 RPC_S = float(os.environ.get("GE_BENCH_RPC_S", "8"))
 RPC_ROUNDS = int(os.environ.get("GE_BENCH_RPC_ROUNDS", "3"))
+HALF_WARMUP_S = 1.0  # the half-load client's first second, not counted: its own start-up, not the server's tail
 LIVE_GAMES = int(os.environ.get("GE_BENCH_GAMES", "10000"))
 SCALE_GAMES = [int(n) for n in os.environ.get("GE_BENCH_SCALE_GAMES", f"{LIVE_GAMES},100000").split(",") if n]
 WORKERS = int(os.environ.get("GE_BENCH_CLIENT_PROCS", "2"))
@@ -155,8 +156,10 @@ def scripted_games(count: int, seed: int) -> list[dict]:
 
 
 def load_worker(args) -> list[float]:
-    """One client process: C concurrent loops for `seconds`; returns per-call latencies (s)."""
-    kind, target, seconds, concurrency, rate, payload = args
+    """One client process: C concurrent loops for `warmup_s + seconds`; returns the latencies (s) of
+    the calls sent after the warm-up (a new process's new connection: its first calls wait for the
+    client's own start, not the server)."""
+    kind, target, seconds, concurrency, rate, payload, warmup_s = args
     import grpc
 
     from gameengine.v1 import pompeii_pb2, pompeii_pb2_grpc
@@ -164,9 +167,10 @@ def load_worker(args) -> list[float]:
     async def main():
         latencies: list[float] = []
         ch = grpc.aio.insecure_channel(target)
-        deadline = time.perf_counter() + seconds
+        deadline = time.perf_counter() + warmup_s + seconds
         interval = concurrency / rate if rate else 0.0
         start = time.perf_counter()
+        counted = start + warmup_s
 
         async def stagger(i: int) -> float:
             """Open-loop pacing: spread the loops' send times evenly instead of in bursts."""
@@ -183,7 +187,8 @@ def load_worker(args) -> list[float]:
                 while time.perf_counter() < deadline:
                     t = time.perf_counter()
                     await call(body)
-                    latencies.append(time.perf_counter() - t)
+                    if t >= counted:
+                        latencies.append(time.perf_counter() - t)
                     if interval:
                         nxt += interval
                         await asyncio.sleep(max(0.0, nxt - time.perf_counter()))
@@ -209,7 +214,8 @@ def load_worker(args) -> list[float]:
                                                                   move=pompeii_pb2.PompeiiMove.FromString(move))
                         t = time.perf_counter()
                         await stub.MakePompeiiMove(req)
-                        latencies.append(time.perf_counter() - t)
+                        if t >= counted:
+                            latencies.append(time.perf_counter() - t)
                         if interval:
                             nxt += interval
                             await asyncio.sleep(max(0.0, nxt - time.perf_counter()))
@@ -221,14 +227,17 @@ def load_worker(args) -> list[float]:
     return uvloop.run(main())
 
 
-def drive(kind: str, target: str, seconds: float, rate: float = 0.0, payload=None, workers: int = WORKERS) -> dict:
-    """`workers` client processes with CONCURRENCY * WORKERS calls in flight in all."""
+def drive(kind: str, target: str, seconds: float, rate: float = 0.0, payload=None, workers: int = WORKERS,
+          warmup_s: float = 0.0) -> dict:
+    """`workers` client processes with CONCURRENCY * WORKERS calls in flight in all; calls sent in the
+    first `warmup_s` are not counted."""
     per_worker_rate = rate / workers if rate else 0.0
     concurrency = CONCURRENCY * WORKERS // workers
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(workers) as pool:
         t0 = time.perf_counter()
-        parts = pool.map(load_worker, [(kind, target, seconds, concurrency, per_worker_rate, payload)] * workers)
+        job = (kind, target, seconds, concurrency, per_worker_rate, payload, warmup_s)
+        parts = pool.map(load_worker, [job] * workers)
         dt = time.perf_counter() - t0
     lat = sorted(x for p in parts for x in p)
     return {"qps": len(lat) / seconds, "p50_ms": 1000 * lat[len(lat) // 2],
@@ -273,7 +282,7 @@ def rpc_figures() -> dict:
                 print(f"echo {e['qps']:.0f} qps, move {m['qps']:.0f} qps: {m['qps'] / e['qps']:.2f}", flush=True)
             echo_qps = statistics.median(e["qps"] for e, _ in rounds)
             move_qps = statistics.median(m["qps"] for _, m in rounds)
-            half = drive("move", target, RPC_S, rate=move_qps / 2, payload=games, workers=1)
+            half = drive("move", target, RPC_S, rate=move_qps / 2, payload=games, workers=1, warmup_s=HALF_WARMUP_S)
             print(f"move at half load ({half['qps']:.0f} qps): p50 {half['p50_ms']:.2f} ms p99 {half['p99_ms']:.2f} ms")
         finally:
             for proc in (echo, srv):
@@ -289,6 +298,7 @@ def rpc_figures() -> dict:
                                        "echo_to_move": round(echo_cpu / move_cpu, 3)},
             "p50_ms": round(half["p50_ms"], 3),
             "p99_ms": round(half["p99_ms"], 3), "half_load_qps": round(half["qps"], 1), "half_load_client_procs": 1,
+            "half_load_warmup_s": HALF_WARMUP_S,
             "client_procs": WORKERS, "concurrency": CONCURRENCY,
             "fsync": os.environ.get("GE_FSYNC", "interval"), "event_loop": os.environ.get("GE_EVENT_LOOP", "uvloop")}
 

@@ -159,6 +159,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
         loop.add_signal_handler(sig, stop.set)
     tasks = [asyncio.create_task(_snapshots(store, cfg.snapshot_interval_s)),
              asyncio.create_task(_evictions(store, core, cfg.finished_ttl_s)),
+             asyncio.create_task(_hibernation(store, cfg.hibernate_after_s)),
              asyncio.create_task(expiry.run(store, core, referee, cfg.idle_game_ttl_s)),
              asyncio.create_task(referee.run()),
              asyncio.create_task(lobby.expiry_loop(core, cfg.lobby_waiting_ttl_s)),
@@ -228,6 +229,19 @@ async def _evictions(store: Store, core: GameCore, ttl_s: float) -> None:
         gone = store.evict_finished(ttl_s, core.is_over)
         if gone:
             log.info("evicted_finished_games", games=gone, ttl_s=ttl_s)
+
+
+async def _hibernation(store: Store, idle_s: float) -> None:
+    if idle_s <= 0:
+        return
+    period = max(idle_s / 2, 0.5)
+    await asyncio.sleep(period / 2)  # out of step with the snapshot's and the sweeps' whole seconds
+    while True:
+        await asyncio.sleep(period)
+        try:
+            await store.hibernate_idle(idle_s)
+        except Exception:  # a state that cannot be pickled stays awake; the others still sleep next time
+            log.exception("hibernation_failed")
 
 
 def main() -> None:

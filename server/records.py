@@ -29,6 +29,7 @@ clash), start with their own creation kind, and keep their own `seq`; the one ex
 """
 from __future__ import annotations
 
+import pickle
 import struct
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -137,7 +138,10 @@ class GameRecord:
     # Each is (version, seat, move, events): a move for the engine to apply (seat, move), or
     # events a record made at that version (move None). None once settled (or never deferred).
     pending: list[Pending] | None = field(default=None, repr=False)
-    over_when_saved: bool | None = None  # the engine's is_over when the snapshot was written
+    over_when_saved: bool | None = None  # the engine's is_over when the snapshot was written (or hibernated)
+    # A game nobody touched for GE_HIBERNATE_AFTER_S keeps its engine state pickled (`hibernate`): bytes
+    # the cyclic collector never visits, instead of the state's lists; `state` thaws it when first read.
+    hibernated: bytes | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.events = EventLog(self.game)
@@ -153,11 +157,28 @@ class GameRecord:
         del rec.state, rec.events
         return rec
 
-    def __getattr__(self, name: str) -> Any:  # only for attributes not set: a restored game's state, events
+    def __getattr__(self, name: str) -> Any:  # only for attributes not set: a restored or hibernated game's
         if name in ("state", "events") and self.__dict__.get("pending") is not None:
             self.settle()
             return self.__dict__[name]
+        slept = self.__dict__.get("hibernated")
+        if name == "state" and slept is not None:
+            self.state = pickle.loads(slept)
+            self.hibernated = self.over_when_saved = None
+            return self.state
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def hibernate(self) -> bool:
+        """Keep the engine state pickled until it is read again; False if it is not in memory (restored
+        and not settled, or hibernated already). Full collections visit every live object: an idle
+        game's state lists are most of what a game costs them."""
+        state = self.__dict__.get("state")
+        if state is None:
+            return False
+        self.over_when_saved = self.engine.is_over(state)
+        self.hibernated = pickle.dumps(state, pickle.HIGHEST_PROTOCOL)
+        del self.state
+        return True
 
     def settle(self) -> None:
         """Make a restored game's state and events by folding its deferred moves through the engine."""
@@ -180,8 +201,9 @@ class GameRecord:
         self.pending = self.over_when_saved = None
 
     def engine_over(self) -> bool:
-        """The engine's is_over, from the snapshot while a restored game is not settled."""
-        if self.pending is not None and self.over_when_saved is not None:
+        """The engine's is_over, from the snapshot while a restored game is not settled (or from its
+        hibernation while it sleeps)."""
+        if self.over_when_saved is not None and "state" not in self.__dict__:
             return self.over_when_saved
         return self.engine.is_over(self.state)
 
