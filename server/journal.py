@@ -198,11 +198,8 @@ class Journal:
             fd, appended = os.dup(self._fd), self._appended
         try:
             fdatasync(fd)
-        except OSError as e:  # writes are refused until an fsync succeeds again
-            with self._lock:
-                metrics.JOURNAL_ERRORS.inc()
-                self.failed = f"fsync: {describe(e)}"
-                self._sync_failed = True
+        except OSError as e:
+            self._fsync_failed(e)
             return
         finally:
             os.close(fd)
@@ -236,18 +233,22 @@ class Journal:
         return old, unsynced
 
     def _retire(self, fd: int, unsynced: bool) -> None:
-        """Sync and close a segment `_switch` left; a failed sync fails the journal like the syncer's."""
+        """Sync and close a segment `_switch` left; a failed sync fails the journal as the syncer's does."""
         try:
             if unsynced:
                 fdatasync(fd)
         except OSError as e:
-            with self._lock:
-                metrics.JOURNAL_ERRORS.inc()
-                self.failed = f"fsync: {describe(e)}"
-                self._sync_failed = True
+            self._fsync_failed(e)
             raise
         finally:
             os.close(fd)
+
+    def _fsync_failed(self, e: OSError) -> None:
+        """A background fdatasync failed: writes are refused until an fsync succeeds again."""
+        with self._lock:
+            metrics.JOURNAL_ERRORS.inc()
+            self.failed = f"fsync: {describe(e)}"
+            self._sync_failed = True
 
     def close(self) -> None:
         try:

@@ -51,6 +51,10 @@ class MoveLog:
     def __len__(self) -> int:
         return len(self._moves)
 
+    def last_at(self) -> float:
+        """When the last move was accepted (the log must not be empty): without building its entry."""
+        return self._at[-1]
+
     def _entry(self, i: int) -> LogEntry:
         return LogEntry(self._seats[i], self._moves[i], self._keys[i].decode(), self._by_referee[i].decode(),
                         self._at[i])

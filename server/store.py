@@ -44,7 +44,7 @@ Followup = Callable[[GameRecord], Iterable[Write]]
 
 def last_activity(rec: GameRecord) -> float:
     """When the game last changed: its last move, else its creation."""
-    return rec.log[-1].at if rec.log else rec.created
+    return rec.log.last_at() if rec.log else rec.created
 
 
 class Store:
