@@ -58,11 +58,12 @@ def refusal_status(err: ServiceError) -> status_pb2.Status:
     return status_pb2.Status(code=getattr(code_pb2, err.code_name), message=message, details=packed)
 
 
-async def refuse(context: Any, err: ServiceError) -> None:
-    """End the call with the refusal (grpc's abort raises)."""
+async def refuse(context: Any, err: ServiceError, hold_ms: int = 0) -> None:
+    """End the call with the refusal (grpc's abort raises); `hold_ms` asks the web edge to hold it."""
     status = refusal_status(err)
     s = rpc_status.to_status(status)
-    await context.abort(s.code, s.details, s.trailing_metadata)
+    trailers = (*s.trailing_metadata, (transport.HOLD_MS, str(hold_ms))) if hold_ms else s.trailing_metadata
+    await context.abort(s.code, s.details, trailers)
 
 
 # ---- what every RPC shares ------------------------------------------------------------------
@@ -126,9 +127,16 @@ class _Call:
         if failure is not None:
             if error is not None:  # logged: its traceback's frames (the handler chain) need not live through the hold
                 error.__traceback__ = error.__context__ = error.__cause__ = None
-            await quotas.QUOTAS.pace(self.client, failure, self.context.time_remaining())
+            q = quotas.QUOTAS
+            hold_s = q.pace_s(self.client, failure, self.context.time_remaining())
+            hold_ms = 0
+            if hold_s and transport.peer_of(self.context)[1] == "web":
+                # the web edge holds it: the held call lives in its process, not in this loop and heap
+                hold_ms = round(hold_s * 1000)
+            else:
+                await q.pace(self.client, hold_s)
             failure.message = limits.clip(failure.message)
-            await refuse(self.context, failure)
+            await refuse(self.context, failure, hold_ms)
 
 
 def _method_name(servicer: Any, handler: Callable[..., Any]) -> str:

@@ -20,6 +20,7 @@ import functools
 import hashlib
 import ipaddress
 import math
+import random
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -109,6 +110,15 @@ class Bucket:
             return 0.0
         return (min(cost, burst) - self.tokens) / rate
 
+    def reserve(self, rate: float, burst: float, cost: float) -> float:
+        """Take `cost` now, into debt if need be; the seconds until the debt is paid. Waiters line up
+        in arrival order, each woken once at its turn: retrying `take` after a sleep woke every
+        waiter at each refill to find the one that fits, a burst of wake-ups every few milliseconds."""
+        now = time.monotonic()
+        self.tokens = min(burst, self.tokens + (now - self.last) * rate) - cost
+        self.last = now
+        return max(0.0, -self.tokens / rate)
+
 
 @dataclass
 class Settings:
@@ -169,12 +179,13 @@ class Quotas:
             bucket = self.buckets[key] = Bucket(burst)
         return bucket
 
-    def _take(self, kind: str, client: str, rate: float, burst: float, cost: float, what: str) -> None:
+    def _take(self, kind: str, client: str, rate: float, burst: float, cost: float, what: str,
+              min_retry_s: float = 0.0) -> None:
         if rate <= 0:
             return
         wait_s = self._bucket(kind, client, burst).take(rate, burst, cost)
         if wait_s:
-            raise Exhausted(what, retry_after_ms=max(1, math.ceil(wait_s * 1000)))
+            raise Exhausted(what, retry_after_ms=max(1, math.ceil(max(wait_s, min_retry_s) * 1000)))
 
     def request(self, client: str) -> None:
         rate = self.settings.requests_per_s
@@ -193,11 +204,10 @@ class Quotas:
             await self._wait("replayed", game_id, self.settings.replay_events_per_game_s, replayed)
 
     async def _wait(self, kind: str, key: str, rate: float, cost: float) -> None:
-        while rate > 0:
-            wait_s = self._bucket(kind, key, 2 * rate).take(rate, 2 * rate, cost)
-            if not wait_s:
-                return
-            await asyncio.sleep(wait_s)
+        if rate > 0:
+            wait_s = self._bucket(kind, key, 2 * rate).reserve(rate, 2 * rate, cost)
+            if wait_s:
+                await asyncio.sleep(wait_s)
 
     @contextlib.asynccontextmanager
     async def turn(self, client: str) -> AsyncIterator[None]:
@@ -232,23 +242,29 @@ class Quotas:
         self.waiting.pop(client, None)
         _dec(self.running, client)
 
-    async def pace(self, client: str, failure: ServiceError, time_left_s: float | None = None) -> None:
-        """Hold a refusal the client could repeat at once (a quota, a busy pool, an oversized value)
-        for its retry delay, between PACE_MIN_S and PACE_MAX_S (or the refusal's own pace_max_s) and
-        within half the time left before the call's deadline,
-        before answering it: a client that ignores RetryInfo then gets about one refusal per call
-        in flight per second, not one per few microseconds of server time. Holding is an asyncio
-        timer; at most PACED_PER_CLIENT are held per client (beyond: answered at once)."""
+    def pace_s(self, client: str, failure: ServiceError, time_left_s: float | None = None) -> float:
+        """How long to hold a refusal the client could repeat at once (a quota, a busy pool, an
+        oversized value) before answering it: its retry delay, between PACE_MIN_S and PACE_MAX_S (or
+        the refusal's own pace_max_s), less a jitter, within half the time left before the call's
+        deadline. A client that ignores RetryInfo then gets about one refusal per call in flight per
+        second, not one per few microseconds of server time. 0: answer at once (not a paced refusal,
+        or PACED_PER_CLIENT of the client's are held already)."""
         if not getattr(failure, "paced", False) or self.paced.get(client, 0) >= PACED_PER_CLIENT:
-            return
+            return 0.0
         delay = min(failure.pace_max_s or PACE_MAX_S, max(PACE_MIN_S, (failure.retry_after_ms or 0) / 1000))
+        delay = max(min(delay, PACE_MIN_S), delay * random.uniform(0.8, 1.0))  # jitter: refused together,
+        # a flood's calls would otherwise come back together, in waves a retry delay apart
         if time_left_s is not None:
             delay = min(delay, time_left_s / 2)  # the caller sees the refusal, not its own deadline
-        if delay <= 0:
+        return max(0.0, delay)
+
+    async def pace(self, client: str, delay_s: float) -> None:
+        """Hold a refusal for `delay_s` (pace_s): an asyncio timer, counted against PACED_PER_CLIENT."""
+        if delay_s <= 0:
             return
         _inc(self.paced, client)
         try:
-            await asyncio.sleep(delay)
+            await asyncio.sleep(delay_s)
         finally:
             _dec(self.paced, client)
 
@@ -302,9 +318,11 @@ class Quotas:
         if light > 0 and self._bucket("create_light", client, burst).take(light / 60, burst) == 0.0:
             return
         total = s.creates_total_per_s
+        # every heavy creator draws on this bucket: the next token is some other client's as likely as
+        # this one's, so each is told to come back when a whole second's worth has refilled
         self._take("create_total", "", total, max(1.0, total), 1,
                    f"the server takes at most {total:g} games a second from clients that create more than "
-                   f"{light:g} a minute (GE_CREATES_TOTAL_PER_S, GE_CREATES_LIGHT_PER_MIN)")
+                   f"{light:g} a minute (GE_CREATES_TOTAL_PER_S, GE_CREATES_LIGHT_PER_MIN)", min_retry_s=1.0)
 
     def may_register(self, address: str) -> None:
         """Registering players counts against the address's creates per minute: each player is a new client."""

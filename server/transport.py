@@ -80,6 +80,7 @@ def raise_fd_limit() -> int:
 
 
 WEB_PEER = "x-ge-web-peer"  # the browser's address, sent by the web edge (server/gateway.py) with each call
+HOLD_MS = "x-ge-hold-ms"  # a refusal's trailer to the web edge: hold it this long before answering the browser
 MAX_PEER = 128
 
 

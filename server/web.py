@@ -69,6 +69,7 @@ EXPOSE_HEADERS = ["grpc-status", "grpc-message", "grpc-status-details-bin", "con
 FORWARDED = frozenset({"authorization", "x-api-key", "x-player-token", "x-game-id", "x-request-id",
                        "x-forwarded-for", "traceparent", "tracestate"})
 LIVE_GAMES = "/gameengine.internal.WebEdge/LiveGames"  # the page's game list (main.py answers it)
+HOLD_MAX_MS = 10_000  # above any hold the server asks for (quotas.STREAM_PACE_MAX_S); the web caps bound how many
 
 
 def metadata_of(ctx: RequestContext[Any, Any]) -> list[tuple[str, str]]:
@@ -88,12 +89,23 @@ def connect_error(status: status_pb2.Status) -> ConnectError:
                         [WireAny(type_url=d.type_url, value=d.value) for d in status.details])
 
 
-def refusal(e: grpc.aio.AioRpcError) -> ConnectError:
-    """The gRPC server's refusal (its google.rpc.Status trailer), or a transport failure as its code."""
+async def refusal(e: grpc.aio.AioRpcError) -> ConnectError:
+    """The gRPC server's refusal (its google.rpc.Status trailer), or a transport failure as its code,
+    after the hold the server asked for (transport.HOLD_MS): a browser's paced refusal waits here,
+    in the edge's process, not as a held call in the gRPC server's loop and heap."""
+    await asyncio.sleep(hold_s(e))
     for key, value in e.trailing_metadata() or ():
         if key == "grpc-status-details-bin" and isinstance(value, bytes):
             return connect_error(status_pb2.Status.FromString(value))
     return ConnectError(Code[e.code().name], e.details() or e.code().name.lower())
+
+
+def hold_s(e: grpc.aio.AioRpcError) -> float:
+    """The hold the gRPC server asked for in the refusal's trailers (transport.HOLD_MS), bounded."""
+    for key, value in e.trailing_metadata() or ():
+        if key == transport.HOLD_MS and isinstance(value, str) and value.isdigit():
+            return min(int(value), HOLD_MAX_MS) / 1000
+    return 0.0
 
 
 def shared_decoder(cls: Any) -> Callable[[bytes], Message]:
@@ -139,7 +151,7 @@ def _unary(call: Any) -> Callable[[Any, RequestContext[Any, Any]], Awaitable[Any
         try:
             return await call(request, metadata=metadata_of(ctx), timeout=timeout_of(ctx))
         except grpc.aio.AioRpcError as e:
-            raise refusal(e) from None
+            raise await refusal(e) from None
     return forward
 
 
@@ -150,7 +162,7 @@ def _stream(call: Any) -> Callable[[Any, RequestContext[Any, Any]], AsyncIterato
             async for message in stream:
                 yield message
         except grpc.aio.AioRpcError as e:
-            raise refusal(e) from None
+            raise await refusal(e) from None
         finally:
             stream.cancel()  # the browser left: the gRPC server's stream ends too
     return forward
@@ -190,6 +202,7 @@ def build_app(channel: grpc.aio.Channel, cfg: Any) -> ASGIApp:
             try:
                 page = await list_games({"offset": offset, "limit": limit}, timeout=10)
             except grpc.aio.AioRpcError as e:
+                await asyncio.sleep(hold_s(e))
                 await JSONResponse({"error": e.code().name}, status_code=503)(scope, receive, send)
                 return
             await JSONResponse({"types": types, **page}, headers={"cache-control": "no-store"})(scope, receive, send)

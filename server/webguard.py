@@ -3,14 +3,17 @@ security headers on every response (README "Limits", "Browser access").
 
 uvicorn times out a connection only between requests (timeout_keep_alive), never before the
 first one or while a request's head trickles in, and its limit_concurrency answers 503 only
-once a request arrives. So a connection beyond the total or per-client cap is closed as it is
-accepted (Acceptor), and one that has not sent a whole request head (or finished its TLS
-handshake) within GE_WEB_HEADER_TIMEOUT_S is closed.
+once a request arrives. So a connection beyond the total or per-client cap is held as it is
+accepted, with no transport or protocol, then answered 503 and closed (Acceptor), and one that
+has not sent a whole request head (or finished its TLS handshake) within GE_WEB_HEADER_TIMEOUT_S
+is closed.
 """
 from __future__ import annotations
 
 import asyncio
 import json
+import random
+import resource
 import socket
 import ssl as ssl_module
 from collections.abc import Callable
@@ -54,7 +57,8 @@ def with_body_limit(app: ASGIApp, max_bytes: int) -> ASGIApp:
             return
         message = f"the request body is {size} bytes; the maximum is {max_bytes} (GE_MAX_MESSAGE_BYTES)"
         client = quotas.client_identity("web:" + _host_port(scope.get("client")))
-        await quotas.QUOTAS.pace(client, Exhausted(message, retry_after_ms=1000))
+        q = quotas.QUOTAS
+        await q.pace(client, q.pace_s(client, Exhausted(message, retry_after_ms=1000)))
         metrics.LIMIT_REFUSALS.labels("message_size").inc()
         headers = [(b"connection", b"close")]
         ctype = dict(scope.get("headers", ())).get(b"content-type", b"")
@@ -106,21 +110,33 @@ class Caps:
         self.total -= 1
 
 
+OVER_CAP_HOLD_S = 5.0  # a connection over a cap waits this long for its 503, as a refused stream does
+_OVER_CAP_BODY = (b"too many open connections from this address or in all "
+                  b"(GE_WEB_CONNECTIONS_PER_CLIENT, GE_WEB_MAX_CONNECTIONS)\n")
+OVER_CAP_RESPONSE = (b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 5\r\nConnection: close\r\n"
+                     b"Content-Type: text/plain; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\n"
+                     b"Content-Length: %d\r\n\r\n%s" % (len(_OVER_CAP_BODY), _OVER_CAP_BODY))
+
+
 class Acceptor:
-    """The web port's accept loop. A connection over a cap is closed as soon as it is accepted, before
-    the loop makes a transport or uvicorn a protocol for it: an attacker re-opening thousands of
-    connections a second then costs an accept and a close each (about a tenth of what a refused
-    protocol cost). Stands in for the asyncio.Server uvicorn would make (close / wait_closed)."""
+    """The web port's accept loop. A connection over a cap gets no transport or protocol: it is held
+    (a descriptor and a timer) for OVER_CAP_HOLD_S, then answered 503 and closed. Closed at once, an
+    attacker's thousands of refused connections came straight back: several thousand accepts and
+    closes a second. At most `max_held` wait at once (half the descriptors); beyond, one is closed at
+    once. Stands in for the asyncio.Server uvicorn would make (close / wait_closed)."""
 
     BATCH = 64  # accepts per wake-up, so one flood cannot hold the loop
 
     def __init__(self, sock: socket.socket, make_protocol: Callable[[str], GuardedH11], caps: Caps,
-                 ssl: ssl_module.SSLContext | None, handshake_timeout_s: float):
+                 ssl: ssl_module.SSLContext | None, handshake_timeout_s: float,
+                 hold_s: float = OVER_CAP_HOLD_S):
         self.sock, self.make_protocol, self.caps = sock, make_protocol, caps
-        self.ssl, self.handshake_timeout_s = ssl, handshake_timeout_s
+        self.ssl, self.handshake_timeout_s, self.hold_s = ssl, handshake_timeout_s, hold_s
         self.loop = asyncio.get_running_loop()
         self.sock.setblocking(False)
         self.serving: set[asyncio.Task[None]] = set()
+        self.held: dict[socket.socket, asyncio.TimerHandle] = {}
+        self.max_held = resource.getrlimit(resource.RLIMIT_NOFILE)[0] // 2
         self.loop.add_reader(self.sock.fileno(), self._accept)
         self.closed = False
 
@@ -136,7 +152,7 @@ class Acceptor:
                 return
             key = quotas.peer_address("web:" + _host_port(addr))
             if not self.caps.admit(key):
-                conn.close()
+                self._hold(conn)
                 continue
             conn.setblocking(False)
             task = self.loop.create_task(self._serve(conn, key))
@@ -153,6 +169,28 @@ class Acceptor:
             protocol.give_back()
             conn.close()
 
+    def _hold(self, conn: socket.socket) -> None:
+        if len(self.held) >= self.max_held:
+            conn.close()
+            return
+        conn.setblocking(False)
+        hold_s = self.hold_s * random.uniform(0.8, 1.0)  # jitter, as quotas.pace: no waves
+        self.held[conn] = self.loop.call_later(hold_s, self._turn_away, conn)
+
+    def _turn_away(self, conn: socket.socket) -> None:
+        """503 (not over TLS: no handshake was made), then close after reading what the client sent,
+        so the close is a FIN the client reads the answer before, not a reset."""
+        self.held.pop(conn, None)
+        try:
+            if self.ssl is None:
+                conn.send(OVER_CAP_RESPONSE)
+                conn.shutdown(socket.SHUT_WR)
+            while conn.recv(65536):
+                pass
+        except OSError:  # nothing more to read (BlockingIOError), or the client has gone
+            pass
+        conn.close()
+
     def _resume(self) -> None:
         if not self.closed:
             self.loop.add_reader(self.sock.fileno(), self._accept)
@@ -162,6 +200,10 @@ class Acceptor:
             self.closed = True
             self.loop.remove_reader(self.sock.fileno())
             self.sock.close()
+            for conn, timer in self.held.items():
+                timer.cancel()
+                conn.close()
+            self.held.clear()
 
     async def wait_closed(self) -> None:
         return None

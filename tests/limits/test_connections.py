@@ -26,6 +26,20 @@ def closed_within(sock: socket.socket, seconds: float) -> bool:
     return False
 
 
+def assert_turned_away(sock: socket.socket, which: str) -> None:
+    """Held for webguard.OVER_CAP_HOLD_S (less a jitter), then answered 503 and closed."""
+    from server.webguard import OVER_CAP_HOLD_S
+    t0 = time.perf_counter()
+    sock.settimeout(OVER_CAP_HOLD_S + 3)
+    answer = b""
+    while chunk := sock.recv(65536):
+        answer += chunk
+    took = time.perf_counter() - t0
+    assert answer.startswith(b"HTTP/1.1 503") and b"Retry-After: " in answer, (which, answer[:80])
+    assert b"GE_WEB_CONNECTIONS_PER_CLIENT" in answer, which
+    assert 0.7 * OVER_CAP_HOLD_S <= took <= OVER_CAP_HOLD_S + 2, f"{which} was held {took:.1f} s"
+
+
 def test_idle_connections_are_closed_on_both_ports(tmp_path):
     server = WebServer(tmp_path / "d", GE_GRPC_MAX_IDLE_S="1", GE_GRPC_HANDSHAKE_TIMEOUT_S="1",
                        GE_WEB_IDLE_S="1", GE_WEB_HEADER_TIMEOUT_S="1").start()
@@ -65,11 +79,12 @@ def test_web_connections_per_client_are_capped(tmp_path):
         held = [socket.create_connection(("127.0.0.1", server.web_port)) for _ in range(3)]
         time.sleep(0.2)
         extra = socket.create_connection(("127.0.0.1", server.web_port))
-        assert closed_within(extra, 2), "a 4th connection from the same address is closed at once"
+        extra.sendall(b"GET /api/games HTTP/1.1\r\nHost: x\r\n\r\n")
         other = socket.create_connection(("127.0.0.1", server.web_port), source_address=("127.0.0.2", 0))
         other.sendall(b"GET /api/games HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         other.settimeout(5)
-        assert other.recv(65536).startswith(b"HTTP/1.1 200")
+        assert other.recv(65536).startswith(b"HTTP/1.1 200"), "another address is served while one is held"
+        assert_turned_away(extra, "a 4th connection from the same address")
         for s in held + [extra, other]:
             s.close()
     finally:
@@ -83,7 +98,7 @@ def test_web_connections_in_total_are_capped(tmp_path):
                 for i in range(1, 4)]
         time.sleep(0.2)
         extra = socket.create_connection(("127.0.0.1", server.web_port), source_address=("127.0.5.9", 0))
-        assert closed_within(extra, 2), "a 4th connection, from a 4th address, is closed at once"
+        assert_turned_away(extra, "a 4th connection, from a 4th address")
         held.pop().close()
         time.sleep(0.2)
         again = socket.create_connection(("127.0.0.1", server.web_port), source_address=("127.0.5.9", 0))
@@ -96,8 +111,9 @@ def test_web_connections_in_total_are_capped(tmp_path):
         server.stop()
 
 
-def test_a_connection_over_a_cap_is_closed_before_any_protocol_is_made():
-    """webguard.Acceptor: the refused connection costs an accept and a close, no transport or protocol."""
+def test_a_connection_over_a_cap_is_held_without_any_protocol_then_answered_503():
+    """webguard.Acceptor: the refused connection costs a descriptor and a timer, no transport or
+    protocol; closed at once, a flood's refused connections came straight back."""
     import asyncio
 
     from server import webguard
@@ -116,20 +132,22 @@ def test_a_connection_over_a_cap_is_closed_before_any_protocol_is_made():
 
     async def scenario() -> tuple[bool, bool]:
         listener = socket.create_server(("127.0.0.1", 0))
-        acceptor = webguard.Acceptor(listener, Recorder, caps, None, 0)  # type: ignore[arg-type]
+        acceptor = webguard.Acceptor(listener, Recorder, caps, None, 0, hold_s=0.5)  # type: ignore[arg-type]
         port = listener.getsockname()[1]
         first = await asyncio.open_connection("127.0.0.1", port, local_addr=("127.0.6.1", 0))
         second = await asyncio.open_connection("127.0.0.1", port, local_addr=("127.0.6.1", 0))
         other = await asyncio.open_connection("127.0.0.1", port, local_addr=("127.0.6.2", 0))
+        second[1].write(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
         await asyncio.sleep(0.2)
-        second_closed = await asyncio.wait_for(second[0].read(1), 2) == b""
+        held = not second[0].at_eof() and len(acceptor.held) == 1
+        answer = await asyncio.wait_for(second[0].read(), 2)  # to EOF
         first_open = not first[0].at_eof()
         for _, w in (first, second, other):
             w.close()
         acceptor.close()
-        return second_closed, first_open
+        return held and answer == webguard.OVER_CAP_RESPONSE, first_open
 
-    second_closed, first_open = asyncio.run(scenario())
-    assert second_closed and first_open
+    turned_away, first_open = asyncio.run(scenario())
+    assert turned_away and first_open
     assert made == ["127.0.6.1", "127.0.6.2"], "one protocol per admitted connection, none for the refused one"
     assert caps.by_client == {"127.0.6.1": 1, "127.0.6.2": 1}

@@ -243,3 +243,76 @@ def test_heavy_creators_share_GE_CREATES_TOTAL_PER_S_and_a_light_user_is_not_ref
     assert 0 < web_retry_s(err) <= 2
     time.sleep(2.1)
     assert create_from("127.0.5.1")[0] == "OK"  # the shared bucket refills
+
+
+def test_a_refusal_by_the_shared_create_bucket_asks_for_a_whole_second():
+    """Many heavy creators share GE_CREATES_TOTAL_PER_S: the next token is as likely any other
+    client's, so a refused one is told to wait for a second's refill, not 1/rate (50 ms at the
+    default of 20), which paced sixty botnet addresses into ~240 refusals a second."""
+    from server.errors import Exhausted
+    from server.quotas import Quotas, Settings
+
+    q = Quotas(Settings(creates_per_min=1000, creates_total_per_s=20, creates_light_per_min=1))
+    for _ in range(21):  # its light share, then the shared second's burst
+        q.may_create("10.0.0.1", 0)
+    with pytest.raises(Exhausted) as refused:
+        q.may_create("10.0.0.1", 0)
+    assert "GE_CREATES_TOTAL_PER_S" in str(refused.value) and refused.value.retry_after_ms >= 1000
+
+
+def test_a_web_callers_refusal_is_held_by_the_web_edge_not_in_the_servers_loop():
+    """A paced refusal of a call the web edge forwarded leaves the gRPC server at once, with the hold
+    in a trailer (transport.HOLD_MS); the edge holds it (web.refusal). Held in the server, a flood of
+    browsers' refused streams kept thousands of live calls in its loop and heap. A gRPC caller's is
+    still held by the server."""
+    import asyncio
+
+    from server import edge, quotas, transport
+    from server.errors import Exhausted
+
+    class Context:
+        def __init__(self, peer: str):
+            self._peer, self.trailers = peer, ()
+
+        def peer(self) -> str:
+            return self._peer
+
+        def invocation_metadata(self):
+            return ((transport.WEB_PEER, "web:127.0.0.9:5000"),)
+
+        def time_remaining(self) -> None:
+            return None
+
+        async def abort(self, code, details, trailers):
+            self.trailers = trailers
+            raise RuntimeError("aborted")
+
+    def refuse(peer: str) -> tuple[float, dict]:
+        ctx = Context(peer)
+        call = edge._Call("GetPompeiiView", ctx)
+        call.client = "127.0.0.9"
+        t0 = time.perf_counter()
+        with pytest.raises(RuntimeError):
+            asyncio.run(call.exit(Exhausted("over the test's quota", retry_after_ms=1000)))
+        return time.perf_counter() - t0, dict(ctx.trailers)
+
+    saved, quotas.QUOTAS = quotas.QUOTAS, quotas.Quotas(quotas.Settings())
+    try:
+        took, trailers = refuse("unix:/run/ge/edge.sock")
+        assert took < 0.15 and 800 <= int(trailers[transport.HOLD_MS]) <= 1000, (took, trailers)
+        took, trailers = refuse("ipv4:127.0.0.9:5000")  # WEB_PEER is believed only on the internal socket
+        assert took >= 0.75 and transport.HOLD_MS not in trailers, (took, trailers)
+    finally:
+        quotas.QUOTAS = saved
+
+
+def test_a_refusal_on_the_web_port_is_still_held(web):
+    server = web(GE_RATE_LIMIT_PER_S="1")
+    game_id = Client(server.target, GAME).create(2, seed=1)[0]
+    answers = []
+    for _ in range(4):  # a burst of 2, then refusals
+        t0 = time.perf_counter()
+        status, _ = web_call(server.web_port, SERVICE, "GetPompeiiView", {"gameId": game_id}, source="127.0.5.7")
+        answers.append((status, time.perf_counter() - t0))
+    refused = [took for status, took in answers if status == 429]
+    assert refused and min(refused) >= 0.2, answers

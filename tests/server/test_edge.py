@@ -49,13 +49,13 @@ def test_item2_web_refusals_render_the_neutral_status():
     trailers = rpc_status.to_status(status).trailing_metadata
     failed = grpc.aio.AioRpcError(grpc.StatusCode.FAILED_PRECONDITION, grpc.aio.Metadata(),
                                   grpc.aio.Metadata(*trailers), details=status.message)
-    connect = web.refusal(failed)
+    connect = asyncio.run(web.refusal(failed))  # no hold asked for: at once
     assert connect.code.name == "FAILED_PRECONDITION" and connect.message == "POM-12: not your turn"
     assert [d.type_name for d in connect.details] == [d.type_url.split("/")[-1] for d in status.details]
     info = error_details_pb2.ErrorInfo.FromString(connect.details[0].message_bytes)
     assert info.metadata["rule"] == "POM-12" and info.reason == "POM_12"
-    unavailable = web.refusal(grpc.aio.AioRpcError(grpc.StatusCode.UNAVAILABLE, grpc.aio.Metadata(),
-                                                   grpc.aio.Metadata(), details="connection refused"))
+    unavailable = asyncio.run(web.refusal(grpc.aio.AioRpcError(
+        grpc.StatusCode.UNAVAILABLE, grpc.aio.Metadata(), grpc.aio.Metadata(), details="connection refused")))
     assert unavailable.code.name == "UNAVAILABLE" and unavailable.message == "connection refused"
 
 
