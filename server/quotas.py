@@ -43,6 +43,7 @@ PACE_MIN_S, PACE_MAX_S = 0.25, 1.0  # a paced refusal is held for its retry dela
 LIGHT_BURST = 2  # a light share comes two at a time: sixty addresses cannot spend theirs in one burst
 STREAM_PACE_MAX_S = 5.0  # a refused stream has no deadline to keep: held for its whole retry delay
 PACED_PER_CLIENT = 256
+JITTER = 0.2  # holds are shortened by up to this share: refused together, a flood would come back in waves
 EVENTS_PER_REQUEST = 10  # streamed events that cost a client one request (about as much work to send)
 CALLER: contextvars.ContextVar[str] = contextvars.ContextVar("caller", default="")
 PLAYER_TOKEN_HEADER = "x-player-token"
@@ -100,11 +101,14 @@ class Bucket:
         self.tokens = burst
         self.last = time.monotonic()
 
-    def take(self, rate: float, burst: float, cost: float = 1.0) -> float:
-        """0.0 if taken, else the seconds until `cost` would be available."""
+    def _refill(self, rate: float, burst: float) -> None:
         now = time.monotonic()
         self.tokens = min(burst, self.tokens + (now - self.last) * rate)
         self.last = now
+
+    def take(self, rate: float, burst: float, cost: float = 1.0) -> float:
+        """0.0 if taken, else the seconds until `cost` would be available."""
+        self._refill(rate, burst)
         if self.tokens >= min(cost, burst):  # a cost over the burst waits for a full bucket, then owes the rest
             self.tokens -= cost
             return 0.0
@@ -114,9 +118,8 @@ class Bucket:
         """Take `cost` now, into debt if need be; the seconds until the debt is paid. Waiters line up
         in arrival order, each woken once at its turn: retrying `take` after a sleep woke every
         waiter at each refill to find the one that fits, a burst of wake-ups every few milliseconds."""
-        now = time.monotonic()
-        self.tokens = min(burst, self.tokens + (now - self.last) * rate) - cost
-        self.last = now
+        self._refill(rate, burst)
+        self.tokens -= cost
         return max(0.0, -self.tokens / rate)
 
 
@@ -252,8 +255,7 @@ class Quotas:
         if not getattr(failure, "paced", False) or self.paced.get(client, 0) >= PACED_PER_CLIENT:
             return 0.0
         delay = min(failure.pace_max_s or PACE_MAX_S, max(PACE_MIN_S, (failure.retry_after_ms or 0) / 1000))
-        delay = max(min(delay, PACE_MIN_S), delay * random.uniform(0.8, 1.0))  # jitter: refused together,
-        # a flood's calls would otherwise come back together, in waves a retry delay apart
+        delay = max(min(delay, PACE_MIN_S), jittered(delay))
         if time_left_s is not None:
             delay = min(delay, time_left_s / 2)  # the caller sees the refusal, not its own deadline
         return max(0.0, delay)
@@ -432,6 +434,11 @@ def player_token_of(metadata: Iterable[tuple[str, str | bytes]] | None) -> str:
 def token_digest(token: str) -> str:
     """A short, non-reversible name for a token, for keys and logs (tokens are never logged)."""
     return hashlib.sha256(token.encode()).hexdigest()[:16]
+
+
+def jittered(seconds: float) -> float:
+    """`seconds` less a random share of up to JITTER."""
+    return seconds * random.uniform(1 - JITTER, 1.0)
 
 
 def _inc(counts: dict[str, int], key: str) -> None:

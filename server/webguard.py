@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 import resource
 import socket
 import ssl as ssl_module
@@ -113,9 +112,10 @@ class Caps:
 OVER_CAP_HOLD_S = 5.0  # a connection over a cap waits this long for its 503, as a refused stream does
 _OVER_CAP_BODY = (b"too many open connections from this address or in all "
                   b"(GE_WEB_CONNECTIONS_PER_CLIENT, GE_WEB_MAX_CONNECTIONS)\n")
-OVER_CAP_RESPONSE = (b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 5\r\nConnection: close\r\n"
+OVER_CAP_RESPONSE = (b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: %d\r\nConnection: close\r\n"
                      b"Content-Type: text/plain; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\n"
-                     b"Content-Length: %d\r\n\r\n%s" % (len(_OVER_CAP_BODY), _OVER_CAP_BODY))
+                     b"Content-Length: %d\r\n\r\n%s" % (OVER_CAP_HOLD_S, len(_OVER_CAP_BODY), _OVER_CAP_BODY))
+DRAIN_READS = 4  # reads of what a turned-away client sent, at most: it cannot keep the loop reading
 
 
 class Acceptor:
@@ -174,8 +174,7 @@ class Acceptor:
             conn.close()
             return
         conn.setblocking(False)
-        hold_s = self.hold_s * random.uniform(0.8, 1.0)  # jitter, as quotas.pace: no waves
-        self.held[conn] = self.loop.call_later(hold_s, self._turn_away, conn)
+        self.held[conn] = self.loop.call_later(quotas.jittered(self.hold_s), self._turn_away, conn)
 
     def _turn_away(self, conn: socket.socket) -> None:
         """503 (not over TLS: no handshake was made), then close after reading what the client sent,
@@ -185,8 +184,9 @@ class Acceptor:
             if self.ssl is None:
                 conn.send(OVER_CAP_RESPONSE)
                 conn.shutdown(socket.SHUT_WR)
-            while conn.recv(65536):
-                pass
+            for _ in range(DRAIN_READS):
+                if not conn.recv(65536):
+                    break
         except OSError:  # nothing more to read (BlockingIOError), or the client has gone
             pass
         conn.close()
