@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Final
 
 from engines.draws import choice
@@ -195,20 +194,85 @@ def choose(state: CitadelsState, seat: int, rng: random.Random) -> object:
     return _graveyard(state, seat, moves, rng)
 
 
-def _all_worths(size: int, first_completer: int, gold: Sequence[int], cities: Sequence[Sequence[int]],
-                hands: Sequence[Sequence[int]]) -> tuple[float, ...]:
-    return tuple([_worth(cities[p], hands[p], gold[p], first_completer == p, size) for p in range(len(gold))])
+def evaluate(state, seat: int) -> float:
+    """Winning chance from the lead in expected final points over the best opponent."""
+    if state.phase == OVER:
+        return 1.0 if seat in state.result["winners"] else 0.0
+    return evaluate_all(state, state.seats)[seat]
 
 
-@lru_cache(maxsize=16)
-def _worths(size: int, first_completer: int, gold: tuple, cities: tuple, hands: tuple) -> tuple[float, ...]:
-    """Every seat's `_worth`, once per position (`evaluate` is asked for each seat in turn)."""
-    return _all_worths(size, first_completer, gold, cities, hands)
+def evaluate_all(state: CitadelsState, seats: int) -> list[float]:
+    """`evaluate` of every seat from one reading of the position (the search's, once per rollout).
+    The characters still to play this round count as the gold they will bring (`_pending`): a
+    rollout cut off in the draft or early in the calls would otherwise not tell a strong pick
+    from a weak one."""
+    if state.phase == OVER and state.result is not None:
+        winners = state.result["winners"]
+        return [1.0 if seat in winners else 0.0 for seat in range(seats)]
+    gold, cards = _pending(state)
+    size = state.options["city_complete_size"]
+    first_completer = state.first_completer
+    w = tuple([_worth(state.cities[p], state.hands[p], gold[p], cards[p], first_completer == p, size)
+               for p in range(seats)])
+    return [_lead_chance(w, seat) for seat in range(seats)]
 
 
-def _worth(city: Sequence[int], hand: Sequence[int], gold: int, first: bool, size: int) -> float:
+def _pending(state: CitadelsState) -> tuple[list[float], list[int]]:
+    """Every seat's gold after the characters it still plays this round (the resource action
+    as 2 gold, income, the Merchant's bonus; a pending robbery moves the victim's gold to the
+    Thief), and the cards the Architect will draw."""
+    seats = state.seats
+    gold = [float(g) for g in state.gold]
+    cards = [0] * seats
+    turns = state.phase != SELECTION
+    calling = state.calling if turns else 0
+    murdered = state.murdered
+    for p in range(seats):
+        for r in state.held[p]:
+            if r < calling or r == murdered:
+                continue
+            g = 0.0
+            if r == calling and turns:  # the active character: what is left of its turn
+                if not state.action_taken:
+                    g += PEND_ACTION
+                    if r == MERCHANT:
+                        g += 1
+                    elif r == ARCHITECT:
+                        cards[p] += 2
+                if not state.income_taken:
+                    g += _income(state, p, r)
+            else:
+                g += PEND_ACTION
+                if r == MERCHANT:
+                    g += 1
+                elif r == ARCHITECT:
+                    cards[p] += 2
+                g += _income(state, p, r)
+            gold[p] += PEND * g
+    robbed = state.robbed
+    if robbed and robbed > calling and robbed != murdered:
+        victim = thief = -1
+        for p in range(seats):
+            if robbed in state.held[p]:
+                victim = p
+            if THIEF in state.held[p]:
+                thief = p
+        if victim >= 0 and thief >= 0 and victim != thief:
+            taken = float(state.gold[victim])
+            gold[victim] -= taken
+            gold[thief] += taken
+    return gold, cards
+
+
+def _income(state: CitadelsState, seat: int, rank: int) -> int:
+    colour = INCOME_COLOUR[rank]
+    return _colour_count(state, seat, colour) if colour else 0
+
+
+def _worth(city: Sequence[int], hand: Sequence[int], gold: float, extra_cards: int, first: bool, size: int) -> float:
     """Expected final points of a seat: city points and bonuses, plus what gold and hand
-    can still become (gold turns into points only with buildable cards, and vice versa)."""
+    can still become (gold turns into points only with buildable cards, and vice versa);
+    `extra_cards` are cards still to draw (an average district each)."""
     names = _names(city)
     pts = sum(map(POINTS.__getitem__, city))
     colours = len(set(map(COLOUR.__getitem__, city)))
@@ -217,34 +281,14 @@ def _worth(city: Sequence[int], hand: Sequence[int], gold: int, first: bool, siz
         bonus += 4.0
     elif len(city) >= size:
         bonus += 2.0
-    cost = buildable = 0
+    cost = 3.0 * extra_cards
+    buildable = extra_cards
     for c in hand:
         if not names & NAME_BIT[c]:  # a new district
             cost += COST[c]
             buildable += 1
-    # gold backed by cards to build, cards backed by gold; a little for the rest
-    potential = 0.8 * min(gold, cost) + 0.25 * max(0, gold - cost) + 0.4 * min(buildable, 4)
+    potential = 0.8 * min(gold, cost) + 0.25 * max(0.0, gold - cost) + 0.4 * min(buildable, 4)
     return pts + bonus + potential + 0.6 * min(len(city), size)
-
-
-def evaluate(state, seat: int) -> float:
-    """Winning chance from the lead in expected final points over the best opponent."""
-    if state.phase == OVER:
-        return 1.0 if seat in state.result["winners"] else 0.0
-    return _lead_chance(_position_worths(state), seat)
-
-
-def evaluate_all(state: CitadelsState, seats: int) -> list[float]:
-    """`evaluate` of every seat from one reading of the position (the search's, once per rollout)."""
-    if state.phase == OVER:
-        return [evaluate(state, seat) for seat in range(seats)]
-    w = _all_worths(state.options["city_complete_size"], state.first_completer, state.gold, state.cities, state.hands)
-    return [_lead_chance(w, seat) for seat in range(seats)]
-
-
-def _position_worths(state: CitadelsState) -> tuple[float, ...]:
-    return _worths(state.options["city_complete_size"], state.first_completer, tuple(state.gold),
-                   tuple(map(tuple, state.cities)), tuple(map(tuple, state.hands)))
 
 
 def _lead_chance(w: tuple[float, ...], seat: int) -> float:
@@ -257,3 +301,5 @@ def _lead_chance(w: tuple[float, ...], seat: int) -> float:
 
 
 SCALE: Final[float] = float(__import__("os").environ.get("GE_CIT_SCALE", 4.0))
+PEND: Final[float] = 1.0  # weight of `_pending` gold
+PEND_ACTION: Final[float] = 2.0  # the resource action, as gold
