@@ -81,9 +81,17 @@ def strength_table(s: dict, name: str) -> list[str]:
             f"{s['seats']} seats{against}, seat-rotated, fair share {1 / s['seats']:.2f}, "
             f"{s['think_ms']:.0f} ms per move; `bench/{name}`.", "",
             "| game | ISMCTS iterations/s | mcts vs random (95%) | mcts vs greedy (95%) |", "|---|---|---|---|"]
+    runs = []  # a file merged from runs of some games each (bench.strength --only): each row's own run
     for game, row in s["results"].items():
-        rows.append(f"| {game} | {row['mcts_sims_per_s']:.0f} | {cell(row.get('vs_random'))} "
+        mark = ""
+        if "command" in row:
+            run = (row["command"], row.get("when"))
+            if run not in runs:
+                runs.append(run)
+            mark = f" ({runs.index(run) + 1})"
+        rows.append(f"| {game}{mark} | {row['mcts_sims_per_s']:.0f} | {cell(row.get('vs_random'))} "
                     f"| {cell(row.get('vs_greedy'))} |")
+    rows += ["", *(f"({i}) `{c}`" + (f" ({w})" if w else "") for i, (c, w) in enumerate(runs, 1))] if runs else []
     return rows
 
 

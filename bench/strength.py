@@ -61,11 +61,15 @@ def main(argv=None) -> int:
                + (f" --opponents {args.opponents}" if opponents != ["random", "greedy"] else ""))
     report = {"command": command, "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "think_ms": args.think_ms,
               "seats": args.seats, "games_per_pair": args.games, "results": {}}
+    if args.only:
+        report = kept_rows(report, Path(args.out))
     with tempfile.TemporaryDirectory() as d:
         server = ServerProcess(Path(d), GE_LOG_LEVEL="warning").start()
         try:
             for game in games:
                 row: dict[str, Any] = {"mcts_sims_per_s": round(sims_per_s(game, args.seats), 1)}
+                if args.only:  # its own run, beside the kept rows of the file's
+                    row.update(command=command, when=report["when"])
                 for opponent in opponents:
                     out = Path(d) / f"{game}-{opponent}.json"
                     bots = ",".join(["mcts"] + [opponent] * (args.seats - 1))
@@ -86,6 +90,20 @@ def main(argv=None) -> int:
             server.stop()
     print(f"wrote {args.out}")
     return 0
+
+
+def kept_rows(report: dict[str, Any], out: Path) -> dict[str, Any]:
+    """A run of some games (--only) replaces their rows and keeps the other games' rows of the file
+    when that run had the same seats, think time and games; each kept row says which run it is from."""
+    try:
+        before = json.loads(out.read_text())
+    except (OSError, ValueError):
+        return report
+    if any(before.get(k) != report[k] for k in ("seats", "think_ms", "games_per_pair")):
+        return report
+    rows = {g: {"command": before["command"], "when": before.get("when"), **row} if "command" not in row else row
+            for g, row in before.get("results", {}).items()}
+    return {**before, "command": report["command"], "when": report["when"], "results": rows}
 
 
 if __name__ == "__main__":
