@@ -33,6 +33,12 @@ try {
   await page.waitForFunction(() => location.hash.includes("token="), null, { timeout: 15000 });
   await page.waitForSelector("#waiting", { timeout: 15000 });
   result.waiting = await page.locator("#status").textContent();
+  // Slow legal moves: a redraw started by the other seats' events is still waiting for them when the
+  // buttons of the previous draw are clicked; the click must still play the move it shows.
+  await page.route(/ListPompeiiMoves$/, async (route) => {
+    await new Promise((r) => setTimeout(r, 400));
+    await route.continue();
+  });
   console.log(JSON.stringify({ phase: "waiting" })); // the test's other players join now
   await page.waitForSelector("button.move", { timeout: 60000 });
   const v0 = await version(page);

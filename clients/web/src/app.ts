@@ -69,14 +69,17 @@ class Session {
       do {
         this.again = false;
         const v = await this.api.view(this.gameId, this.token);
-        this.status = v.status ?? {};
-        this.view = v.view ?? {};
-        this.moves = [];
-        if (this.token && !this.status.over) {
+        const status: Json = v.status ?? {};
+        let moves: Json[] = [];
+        if (this.token && !status.over) {
           const m = await this.api.moves(this.gameId, this.token);
-          if ((m.status?.version ?? 0) === (this.status.version ?? 0)) this.moves = m.moves ?? [];
+          if ((m.status?.version ?? 0) === (status.version ?? 0)) moves = m.moves ?? [];
           else this.again = true;
         }
+        // status, view and moves change together: until then a click plays a move the page shows
+        this.status = status;
+        this.view = v.view ?? {};
+        this.moves = moves;
         this.filter = null;
         this.draw();
       } while (this.again);
