@@ -76,8 +76,9 @@ def cell(v: dict | None) -> str:
 
 def strength_table(s: dict, name: str) -> list[str]:
     against = "" if s["seats"] == 2 else f" (one mcts against {s['seats'] - 1} copies of its opponent)"
+    merged = any("command" in row for row in s["results"].values())  # each row names its run below
     when = f" ({s['when']})" if s.get("when") else ""
-    rows = [f"`{s['command']}`{when}: "
+    rows = [("Runs (1), (2), ... below" if merged else f"`{s['command']}`{when}") + ": "
             f"{s['seats']} seats{against}, seat-rotated, fair share {1 / s['seats']:.2f}, "
             f"{s['think_ms']:.0f} ms per move; `bench/{name}`.", "",
             "| game | ISMCTS iterations/s | mcts vs random (95%) | mcts vs greedy (95%) |", "|---|---|---|---|"]
