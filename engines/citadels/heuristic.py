@@ -300,6 +300,6 @@ def _lead_chance(w: tuple[float, ...], seat: int) -> float:
     return 1.0 / (1.0 + math.exp(-(mine - best) / SCALE))
 
 
-SCALE: Final[float] = float(__import__("os").environ.get("GE_CIT_SCALE", 4.0))
+SCALE: Final[float] = 4.0  # points of lead at which evaluate() gives 0.73 (bench/TUNING.md)
 PEND: Final[float] = 1.0  # weight of `_pending` gold
 PEND_ACTION: Final[float] = 2.0  # the resource action, as gold
