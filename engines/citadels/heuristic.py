@@ -231,22 +231,15 @@ def _pending(state: CitadelsState) -> tuple[list[float], list[int]]:
         for r in state.held[p]:
             if r < calling or r == murdered:
                 continue
+            active = turns and r == calling  # the active character: only what is left of its turn
             g = 0.0
-            if r == calling and turns:  # the active character: what is left of its turn
-                if not state.action_taken:
-                    g += PEND_ACTION
-                    if r == MERCHANT:
-                        g += 1
-                    elif r == ARCHITECT:
-                        cards[p] += 2
-                if not state.income_taken:
-                    g += _income(state, p, r)
-            else:
+            if not (active and state.action_taken):
                 g += PEND_ACTION
                 if r == MERCHANT:
                     g += 1
                 elif r == ARCHITECT:
                     cards[p] += 2
+            if not (active and state.income_taken):
                 g += _income(state, p, r)
             gold[p] += PEND * g
     robbed = state.robbed
