@@ -25,7 +25,7 @@ from google.protobuf.message import Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from . import limits, metrics, observe, quotas, transport
+from . import limits, logs, metrics, observe, quotas, transport
 from .errors import ServiceError
 
 log = structlog.get_logger("gameengine")
@@ -70,8 +70,7 @@ async def refuse(context: Any, err: ServiceError, hold_ms: int = 0) -> None:
 
 def note(**fields: Any) -> None:
     """Fields for this call's log line (and any other line it writes); caller text is bounded."""
-    structlog.contextvars.bind_contextvars(**{k: limits.quote(v) if isinstance(v, str) else v
-                                              for k, v in fields.items()})
+    logs.bind(**{k: limits.quote(v) if isinstance(v, str) else v for k, v in fields.items()})
 
 
 def caller_of(context: Any) -> str:

@@ -1,14 +1,39 @@
-"""structlog JSON logs, one line per event, to stderr."""
+"""structlog JSON logs, one line per event, to stderr. A call's fields (its request id, peer, game,
+seat: `bind`) go on every line written while it runs."""
+from __future__ import annotations
+
+import contextvars
 import logging
 import sys
+from collections.abc import MutableMapping
+from typing import Any
 
 import structlog
+
+# One mapping per call, replaced (never changed in place) by each `bind`, so a task started during a
+# call sees the fields of that moment and its own binds stay its own: contextvars' copy semantics.
+_FIELDS: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("log_fields", default={})  # noqa: B039
+
+
+def bind(**fields: Any) -> None:
+    """Fields for every line this call (this asyncio task and what it starts) writes from now on."""
+    _FIELDS.set({**_FIELDS.get(), **fields})
+
+
+def fields() -> dict[str, Any]:
+    """The fields bound so far in this context."""
+    return dict(_FIELDS.get())
+
+
+def _merge_fields(logger: Any, method: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    bound = _FIELDS.get()
+    return {**bound, **event} if bound else event
 
 
 def configure(level: str = "info") -> None:
     structlog.configure(
         processors=[
-            structlog.contextvars.merge_contextvars,  # request_id and peer of the RPC (server/observe.py)
+            _merge_fields,  # request_id and peer of the RPC (server/observe.py), game and seat (edge.note)
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info,

@@ -19,9 +19,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import grpc
-import structlog
 
-from . import metrics, quotas, transport
+from . import logs, metrics, quotas, transport
 
 if TYPE_CHECKING:  # annotations only (grpc's classes are not subscriptable at run time)
     from .service import GameCore
@@ -98,13 +97,13 @@ def seen(context: Any) -> tuple[str, str] | None:
 
 
 def bind_log_fields(rid: str, peer: str, forwarded_for: str | None = None) -> None:
-    """Every log line of this call carries them (logs.py merges contextvars). Both servers
-    run each call in its own asyncio task, so the binding ends with the call; nothing to reset
-    (a reset from a stream's finaliser could run in another context)."""
-    fields = {"request_id": rid, "peer": peer[:MAX_PEER]}
+    """Every log line of this call carries them (logs.bind). Both servers run each call in its own
+    asyncio task, so the binding ends with the call; nothing to reset (a reset from a stream's
+    finaliser could run in another context)."""
     if forwarded_for:
-        fields["forwarded_for"] = forwarded_for[:MAX_PEER]
-    structlog.contextvars.bind_contextvars(**fields)
+        logs.bind(request_id=rid, peer=peer[:MAX_PEER], forwarded_for=forwarded_for[:MAX_PEER])
+    else:
+        logs.bind(request_id=rid, peer=peer[:MAX_PEER])
 
 
 # ---- gRPC port -------------------------------------------------------------

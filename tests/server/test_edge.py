@@ -11,7 +11,7 @@ from google.rpc import error_details_pb2
 from engines import registry
 from gameengine import codecs
 from gameengine.codecs.base import Codec
-from server import edge, web
+from server import edge, logs, web
 from server.errors import Illegal, InvalidArgument
 
 
@@ -88,7 +88,7 @@ def test_item2_one_decorator_logs_notes_and_maps_refusals():
     async def call():
         with pytest.raises(RuntimeError, match="refused"):
             await Servicer().GetThing(None, Context())
-        return structlog.contextvars.get_contextvars()  # the call's own context: what its lines carry
+        return logs.fields()  # the call's own context: what its lines carry
 
     with structlog.testing.capture_logs() as lines:
         fields = asyncio.run(call())

@@ -8,10 +8,9 @@ import asyncio
 import random
 
 import grpc
-import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from server import metrics, observe
+from server import logs, metrics, observe
 from server.servicer import add_service
 from tests.conftest import free_port
 
@@ -28,7 +27,7 @@ async def serve_and_call(seen: list[dict]) -> None:
     add_service(health_pb2.DESCRIPTOR.services_by_name["Health"], health_pb2, health.aio.HealthServicer(), server)
 
     async def echo(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
-        seen.append(dict(structlog.contextvars.get_contextvars()))
+        seen.append(dict(logs.fields()))
         return request
     handler = grpc.unary_unary_rpc_method_handler(echo, request_deserializer=bytes, response_serializer=bytes)
     observe.Observing(server).add_generic_rpc_handlers(
