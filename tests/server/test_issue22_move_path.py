@@ -162,3 +162,23 @@ def test_item2_the_latency_series_is_bound_once_per_method_and_code():
     before = metrics.RPC_LATENCY.labels("GetThing", "OK")._sum.get()
     series.observe(0.25)
     assert metrics.RPC_LATENCY.labels("GetThing", "OK")._sum.get() == before + 0.25
+
+
+def test_item2_unlocked_series_expose_what_prometheus_own_would():
+    """metrics.LoopHistogram / LoopCounter (no lock per change) give the exposition of prometheus_client's
+    Histogram / Counter for the same changes: every bucket boundary, the sum, +Inf."""
+    from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+
+    def exposed(histogram, counter) -> list[str]:
+        registry = CollectorRegistry()
+        h = histogram("x_seconds", "d", ["m"], buckets=(0.001, 0.01, 0.1), registry=registry)
+        c = counter("y_total", "d", ["m"], registry=registry)
+        for v in (0.0, 0.0005, 0.001, 0.0011, 0.01, 0.05, 0.1, 0.2, 3.0, 1e9):
+            h.labels("k").observe(v)
+            c.labels("k").inc()
+        c.labels("k").inc(2.5)
+        return [line for line in generate_latest(registry).decode().splitlines() if "_created" not in line]
+
+    ours = exposed(metrics.LoopHistogram, metrics.LoopCounter)
+    assert ours == exposed(Histogram, Counter)
+    assert 'x_seconds_bucket{le="0.001",m="k"} 3.0' in ours and 'y_total{m="k"} 12.5' in ours
