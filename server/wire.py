@@ -4,7 +4,7 @@ building the message and serializing it would, without parsing and copying each 
 from __future__ import annotations
 
 
-def varint(n: int) -> bytes:
+def _varint(n: int) -> bytes:
     out = bytearray()
     while n >= 0x80:
         out.append((n & 0x7F) | 0x80)
@@ -13,10 +13,19 @@ def varint(n: int) -> bytes:
     return bytes(out)
 
 
+_SHORT = [_varint(n) for n in range(1 << 14)]  # every one- and two-byte varint: lengths, seats, versions
+
+
+def varint(n: int) -> bytes:
+    """A non-negative integer as a protobuf varint."""
+    return _SHORT[n] if 0 <= n < 16384 else _varint(n)
+
+
 def tag(number: int, wire_type: int) -> bytes:
     return varint(number << 3 | wire_type)
 
 
 def length_delimited(field_tag: bytes, payload: bytes) -> bytes:
     """One length-delimited field (a message, bytes or string) with its encoded tag."""
-    return field_tag + varint(len(payload)) + payload
+    n = len(payload)
+    return b"".join((field_tag, _SHORT[n] if n < 16384 else _varint(n), payload))

@@ -182,3 +182,17 @@ def test_item2_unlocked_series_expose_what_prometheus_own_would():
     ours = exposed(metrics.LoopHistogram, metrics.LoopCounter)
     assert ours == exposed(Histogram, Counter)
     assert 'x_seconds_bucket{le="0.001",m="k"} 3.0' in ours and 'y_total{m="k"} 12.5' in ours
+
+
+def test_item2_varints_and_fields_are_protobufs_own():
+    """server/wire.py's varint (a table up to two bytes, computed beyond) and length-delimited field
+    are what protobuf writes, at every size boundary."""
+    from google.protobuf import wrappers_pb2
+
+    from server import wire
+    assert wire.varint(0) == b"\x00"  # proto3 leaves a zero out, so it is not compared below
+    for n in [*range(1, 300), 16383, 16384, 2**21 - 1, 2**21, 2**32 - 1, 2**63 - 1, *random.Random(3).sample(range(2**40), 200)]:
+        assert b"\x08" + wire.varint(n) == wrappers_pb2.UInt64Value(value=n).SerializeToString()
+    for size in (0, 1, 127, 128, 16383, 16384, 70000):
+        payload = b"x" * size
+        assert wire.length_delimited(b"\x0a", payload) == wrappers_pb2.BytesValue(value=payload).SerializeToString()
