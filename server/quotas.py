@@ -22,7 +22,7 @@ import ipaddress
 import math
 import random
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from . import metrics
@@ -212,28 +212,12 @@ class Quotas:
             if wait_s:
                 await asyncio.sleep(wait_s)
 
-    @contextlib.asynccontextmanager
-    async def turn(self, client: str) -> AsyncIterator[None]:
+    def turn(self, client: str) -> Turn:
         """Run one handler of `client` when fewer than calls_per_client of its own are running;
         otherwise wait in its line (FIFO). One loop serves every caller, so a client with a hundred
         calls in flight would otherwise put a hundred handlers ahead of everybody else's next one;
         this way it has at most calls_per_client of them runnable, and nothing is refused."""
-        limit = self.settings.calls_per_client
-        if limit and self.running.get(client, 0) >= limit:
-            ticket = asyncio.get_running_loop().create_future()
-            self.waiting.setdefault(client, collections.deque()).append(ticket)
-            try:
-                await ticket  # the releasing call hands its place over: running is not decremented
-            except asyncio.CancelledError:
-                if ticket.done() and not ticket.cancelled():
-                    self._hand_over(client)  # the place came just as the caller gave up
-                raise
-        else:
-            _inc(self.running, client)
-        try:
-            yield
-        finally:
-            self._hand_over(client)
+        return Turn(self, client)
 
     def _hand_over(self, client: str) -> None:
         line = self.waiting.get(client)
@@ -454,3 +438,30 @@ def _dec(counts: dict[str, int], key: str) -> None:
 
 
 QUOTAS = Quotas()  # unlimited until main.py installs the configured one
+
+
+class Turn:
+    """`async with quotas.turn(client):` one handler's turn (a class: every call enters one, and a
+    generator-based context manager cost twice as much)."""
+    __slots__ = ("quotas", "client")
+
+    def __init__(self, quotas: Quotas, client: str):
+        self.quotas, self.client = quotas, client
+
+    async def __aenter__(self) -> None:
+        q, client = self.quotas, self.client
+        limit = q.settings.calls_per_client
+        if limit and q.running.get(client, 0) >= limit:
+            ticket = asyncio.get_running_loop().create_future()
+            q.waiting.setdefault(client, collections.deque()).append(ticket)
+            try:
+                await ticket  # the releasing call hands its place over: running is not decremented
+            except asyncio.CancelledError:
+                if ticket.done() and not ticket.cancelled():
+                    q._hand_over(client)  # the place came just as the caller gave up
+                raise
+        else:
+            _inc(q.running, client)
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.quotas._hand_over(self.client)
