@@ -73,6 +73,20 @@ def note(**fields: Any) -> None:
     logs.bind(**{k: limits.quote(v) if isinstance(v, str) else v for k, v in fields.items()})
 
 
+class Shown:
+    """A value for a log line as its bounded repr, made only when a line is written (at the default
+    level a move's call writes none): structlog's JSON renderer asks `__structlog__`."""
+    __slots__ = ("value",)
+
+    def __init__(self, value: object):
+        self.value = value
+
+    def __structlog__(self) -> str:
+        return limits.quote(repr(self.value))
+
+    __repr__ = __str__ = __structlog__
+
+
 def caller_of(context: Any) -> str:
     """The caller's quota identity, also kept for the rest of the call (quotas.caller())."""
     seen = observe.seen(context)  # the peer and metadata as the call's observation read them

@@ -25,7 +25,7 @@ from gameengine.codecs import Codec, MalformedMove
 from gameengine.v1 import common_pb2, common_pb2_grpc
 
 from . import access, drain, fanout, limits, lobby, metrics, observe, quotas, wire
-from .edge import guarded, note, rpc, rpc_stream
+from .edge import Shown, guarded, note, rpc, rpc_stream
 from .errors import InvalidArgument
 from .moveprotos import move_fields, move_from_wire, move_proto
 from .service import GameCore
@@ -128,7 +128,7 @@ class GameServicer:
         if not request.HasField("move"):
             raise InvalidArgument("move is required")
         move = self._move_in(request.move)
-        note(seat=seat, move="withheld" if self.engine.move_is_private(move) else repr(move),
+        note(seat=seat, move="withheld" if self.engine.move_is_private(move) else Shown(move),
              version=request.expected_version)
         t0 = time.perf_counter()
         events, replayed = await self.core.make_move(rec, seat, request.expected_version, request.idempotency_key, move)

@@ -127,3 +127,21 @@ def test_item2_a_waiting_stream_does_not_hold_its_clients_turn(tmp_path):
         client.close()
     finally:
         server.stop()
+
+
+def test_a_logged_value_is_its_bounded_repr_made_when_written():
+    """edge.Shown: a move on a call's log line is rendered (bounded like caller text) by the JSON
+    renderer when a line is written, not on every call."""
+    import json
+
+    import structlog
+
+    from engines.pompeii.moves import MovePerson
+    from server import limits
+
+    def line(value: object) -> str:
+        return json.loads(structlog.processors.JSONRenderer()(None, "info", {"move": edge.Shown(value)}))["move"]
+
+    assert line(MovePerson((1, 2), (3, 4))) == "MovePerson(origin=(1, 2), target=(3, 4))"
+    long = line(["x" * 500])
+    assert long == limits.quote(repr(["x" * 500])) and len(long) < 80
