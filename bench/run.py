@@ -42,6 +42,7 @@ from engines.ai import mcts  # noqa: E402
 from engines.ai.policies import mcts_settings  # noqa: E402
 from engines.core import play_random  # noqa: E402
 from gameengine import codecs  # noqa: E402
+from server import wire  # noqa: E402
 
 ENGINE_S = float(os.environ.get("GE_BENCH_ENGINE_S", "3"))
 RPC_S = float(os.environ.get("GE_BENCH_RPC_S", "8"))
@@ -155,6 +156,12 @@ def scripted_games(count: int, seed: int) -> list[dict]:
     return games
 
 
+def move_request(game_id: bytes, token: bytes, version: int, move: bytes) -> bytes:
+    """A MakePompeiiMoveRequest's bytes from its fields' encodings (server/wire.py): what the echo
+    loop's client does per call (nothing) and the move loop's differ only by this join."""
+    return b"".join((game_id, token, b"\x18" + wire.varint(version) if version else b"", move))
+
+
 def load_worker(args) -> list[float]:
     """One client process: C concurrent loops for `warmup_s + seconds`; returns the latencies (s) of
     the calls sent after the warm-up (a new process's new connection: its first calls wait for the
@@ -198,6 +205,7 @@ def load_worker(args) -> list[float]:
             # Bytes in and out, as the echo loop: the figure is the server's, not the client's protobuf work.
             make_move = ch.unary_unary("/gameengine.v1.PompeiiService/MakePompeiiMove")
             games = payload
+            moves = {id(g): [wire.length_delimited(b"\x2a", m) for _, m in g["moves"]] for g in games}
 
             async def loop(i):
                 nxt = await stagger(i)
@@ -207,14 +215,14 @@ def load_worker(args) -> list[float]:
                     g += 1
                     resp = await stub.CreatePompeiiGame(pompeii_pb2.CreatePompeiiGameRequest(seats=3,
                                                                                               seed=script["seed"]))
-                    tokens = [t.token for t in resp.seat_tokens]
-                    for version, (seat, move) in enumerate(script["moves"]):
+                    game_id = wire.length_delimited(b"\x0a", resp.game_id.encode())
+                    tokens = [wire.length_delimited(b"\x12", t.token.encode()) for t in resp.seat_tokens]
+                    for version, ((seat, _), move) in enumerate(zip(script["moves"], moves[id(script)])):
                         if time.perf_counter() >= deadline:
                             break
-                        req = pompeii_pb2.MakePompeiiMoveRequest(game_id=resp.game_id, token=tokens[seat],
-                                                                  expected_version=version,
-                                                                  move=pompeii_pb2.PompeiiMove.FromString(move))
-                        body = req.SerializeToString()
+                        # MakePompeiiMoveRequest(game_id, token, expected_version, move), joined as its
+                        # serialization writes it (tests/server/test_issue22_move_path.py checks the bytes)
+                        body = move_request(game_id, tokens[seat], version, move)
                         t = time.perf_counter()
                         await make_move(body)
                         if t >= counted:

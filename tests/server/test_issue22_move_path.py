@@ -196,3 +196,19 @@ def test_item2_varints_and_fields_are_protobufs_own():
     for size in (1, 127, 128, 16383, 16384, 70000):  # (an empty one is left out by proto3 too)
         payload = b"x" * size
         assert wire.length_delimited(b"\x0a", payload) == wrappers_pb2.BytesValue(value=payload).SerializeToString()
+
+
+def test_item2_the_bench_load_generator_sends_the_move_request_message():
+    """bench.run's move loop joins each request from its fields' encodings: the same bytes as the message."""
+    from bench.run import move_request
+    from gameengine.v1 import pompeii_pb2
+    from server import wire
+
+    move = pompeii_pb2.PompeiiMove()
+    move.move_person.origin.row = 3  # any move; an empty one too
+    for version in (0, 1, 127, 128, 20000):
+        for m in (move, pompeii_pb2.PompeiiMove()):
+            expected = pompeii_pb2.MakePompeiiMoveRequest(game_id="0123abcd", token="t" * 43, expected_version=version,
+                                                          move=m).SerializeToString()
+            assert move_request(wire.length_delimited(b"\x0a", b"0123abcd"), wire.length_delimited(b"\x12", b"t" * 43),
+                                version, wire.length_delimited(b"\x2a", m.SerializeToString())) == expected
