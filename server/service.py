@@ -77,24 +77,24 @@ class GameCore:
     # ---- reads ----------------------------------------------------------------
     def status(self, rec: GameRecord, caller: int | None) -> dict[str, Any]:
         engine = rec.engine
-        over = self.is_over(rec)
-        closed = over or self.closed(rec) is not None
+        over = self.is_over(rec)  # (a finished game's state is not read: it may be asleep, server/records.py)
+        seating = seating_of(rec)
+        # what to_move() decides, once: no seat acts in a game over, waiting for players or closed
+        stopped = over or (seating is not None and seating.waiting) or self.closed(rec) is not None
+        turn = None if stopped else engine.to_move(rec.state)
         status = {
             "game_id": rec.game_id,
             "game": rec.game,
             "seats": rec.seats,
             "version": rec.version,
-            "seats_to_act": [] if closed else self.public_seats_to_act(rec, caller),
-            "to_move": self.to_move(rec),
+            "seats_to_act": [] if stopped else self.public_seats_to_act(rec, caller, turn),
+            "to_move": _seat_or_minus(turn),
             "current_player": -1 if over else _seat_or_minus(engine.current_player(rec.state)),
             "over": over,
             "caller_seat": -1 if caller is None else caller,
         }
-        seating = seating_of(rec)
         if seating is not None:
             status.update(lobby.status_fields(self.store.players, seating))
-            if seating.waiting:
-                status.update(seats_to_act=[], to_move=-1)
         if over:
             status["outcome"] = self.outcome(rec)
         if rec.referee_state.clock is not None:
@@ -122,13 +122,12 @@ class GameCore:
         return None
 
     @staticmethod
-    def public_seats_to_act(rec: GameRecord, caller: int | None) -> list[int]:
+    def public_seats_to_act(rec: GameRecord, caller: int | None, turn: int | None) -> list[int]:
         """The seat(s) the game waits for, plus the caller itself if it may act out of turn.
         Whether another seat could act out of turn can be hidden information (POM-51:
-        only a seat whose whole hand is wild may declare), so it is never shown."""
-        engine = rec.engine
-        acting: list[int] = engine.seats_to_act(rec.state)
-        turn = engine.to_move(rec.state)
+        only a seat whose whole hand is wild may declare), so it is never shown. `turn`: the
+        engine's to_move."""
+        acting: list[int] = rec.engine.seats_to_act(rec.state)
         if turn not in acting:
             return acting  # the game waits on others (e.g. a defender): that is public
         return [s for s in acting if s == turn or s == caller]
