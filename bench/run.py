@@ -12,6 +12,9 @@ Method (all on this machine, loopback only, bounded in time):
   the measured peak move rate, p50/p99 over every call, from one client process (the same number of
   calls in flight): half load needs only one, and a second would compete with the server for the
   two cores and measure the scheduler rather than the server.
+- instructions: echo and MakeMove each served under valgrind's callgrind, counted only while one client
+  process keeps 4 calls in flight for GE_BENCH_INSTRUCTIONS_S (20): the serving process's instructions per
+  call and their ratio, which other load and a VM's steal do not change (skipped without valgrind).
 - memory: server RSS growth over 10,000 live Pompeii games (3 seats, 5 moves each), per game.
 - snapshot: in-process Store with those 10,000 games: snapshot() and recover() times.
 - scale: per size in GE_BENCH_SCALE_GAMES (10,000 and 100,000): a data dir of that many live Pompeii
@@ -26,6 +29,7 @@ import json
 import multiprocessing
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -115,12 +119,14 @@ def speedups(now: dict, before: dict | None) -> dict:
 
 
 # ---- rpc ------------------------------------------------------------------------
-def start(module: str, port: int, data_dir: str, **env) -> subprocess.Popen:
+def start(module: str, port: int, data_dir: str, under: tuple[str, ...] = (), **env) -> subprocess.Popen:
+    """`python -m module` serving on `port` (`under`: a command to run it under, e.g. valgrind)."""
     e = dict(os.environ, GE_PORT=str(port), GE_DATA_DIR=data_dir, GE_METRICS_PORT="0", GE_LOG_LEVEL="warning",
              GE_RATE_LIMIT_PER_S="0", GE_CREATES_PER_MIN="0", GE_CREATES_TOTAL_PER_S="0", GE_LIVE_GAMES="0",
              GE_LIVE_GAMES_PER_CLIENT="0",
              PYTHONPATH=f"{ROOT}:{ROOT / 'protos'}", **env)
-    return subprocess.Popen([sys.executable, "-m", module], cwd=ROOT, env=e)
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL} if under else {}
+    return subprocess.Popen([*under, sys.executable, "-m", module], cwd=ROOT, env=e, **quiet)
 
 
 def wait_ready(target: str, timeout: float = 30) -> None:
@@ -239,11 +245,11 @@ def load_worker(args) -> list[float]:
 
 
 def drive(kind: str, target: str, seconds: float, rate: float = 0.0, payload=None, workers: int = WORKERS,
-          warmup_s: float = 0.0) -> dict:
-    """`workers` client processes with CONCURRENCY * WORKERS calls in flight in all; calls sent in the
-    first `warmup_s` are not counted."""
+          warmup_s: float = 0.0, in_flight: int = CONCURRENCY * WORKERS) -> dict:
+    """`workers` client processes with `in_flight` calls in flight in all; calls sent in the first
+    `warmup_s` are not counted."""
     per_worker_rate = rate / workers if rate else 0.0
-    concurrency = CONCURRENCY * WORKERS // workers
+    concurrency = in_flight // workers
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(workers) as pool:
         t0 = time.perf_counter()
@@ -312,6 +318,53 @@ def rpc_figures() -> dict:
             "half_load_warmup_s": HALF_WARMUP_S,
             "client_procs": WORKERS, "concurrency": CONCURRENCY,
             "fsync": os.environ.get("GE_FSYNC", "interval"), "event_loop": os.environ.get("GE_EVENT_LOOP", "uvloop")}
+
+
+INSTRUCTIONS_S = float(os.environ.get("GE_BENCH_INSTRUCTIONS_S", "20"))
+INSTRUCTIONS_IN_FLIGHT = 4
+
+
+def instructions_per_call(module: str, kind: str, payload=None) -> dict:
+    """A server run under callgrind with counting off until it is warm; then counted while one client
+    process keeps INSTRUCTIONS_IN_FLIGHT calls in flight for INSTRUCTIONS_S: every instruction of the
+    serving process (the event loop, gRPC's poller, the journal's threads; not the kernel's) per call."""
+    port = free_port()
+    with tempfile.TemporaryDirectory() as data:
+        out = Path(data) / "callgrind.out"
+        srv = start(module, port, tempfile.mkdtemp(dir=data), under=(
+            "valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}"),
+            PYTHONHASHSEED="0", GE_SNAPSHOT_INTERVAL_S="100000", GE_HIBERNATE_AFTER_S="100000")
+        try:
+            wait_ready(f"127.0.0.1:{port}", timeout=600)
+            drive(kind, f"127.0.0.1:{port}", 3.0, payload=payload, workers=1, in_flight=INSTRUCTIONS_IN_FLIGHT)
+            subprocess.run(["callgrind_control", "--instr=on", str(srv.pid)], check=True, capture_output=True)
+            d = drive(kind, f"127.0.0.1:{port}", INSTRUCTIONS_S, payload=payload, workers=1,
+                      in_flight=INSTRUCTIONS_IN_FLIGHT)
+            subprocess.run(["callgrind_control", "--instr=off", str(srv.pid)], check=True, capture_output=True)
+        finally:
+            srv.terminate()
+            srv.wait()
+        totals = next(int(line.split()[1]) for line in out.read_text().splitlines() if line.startswith("totals:"))
+    return {"per_call": round(totals / d["calls"]), "calls": d["calls"]}
+
+
+def instruction_figures() -> dict:
+    """Instructions per call, echo and MakeMove (`instructions_per_call`): unlike rates and CPU time they
+    do not move with other processes' load or a hypervisor's steal, so two commits compare on any machine
+    with valgrind; what they leave out is how fast the machine runs them (caches, the kernel)."""
+    if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
+        print("instructions: skipped (valgrind not found; Debian's package valgrind)", flush=True)
+        return {"skipped": "valgrind not found"}
+    echo = instructions_per_call("bench.echo_server", "echo")
+    move = instructions_per_call("server.main", "move", payload=scripted_games(16, 5))
+    out = {"echo_per_call": echo["per_call"], "move_per_call": move["per_call"],
+           "echo_to_move": round(echo["per_call"] / move["per_call"], 3),
+           "calls": {"echo": echo["calls"], "move": move["calls"]}, "seconds": INSTRUCTIONS_S,
+           "in_flight": INSTRUCTIONS_IN_FLIGHT,
+           "valgrind": subprocess.run(["valgrind", "--version"], capture_output=True, text=True).stdout.strip()}
+    print(f"instructions per call (callgrind): echo {out['echo_per_call']:,}, MakeMove {out['move_per_call']:,}: "
+          f"{out['echo_to_move']:.2f}", flush=True)
+    return out
 
 
 # ---- memory and snapshots ----------------------------------------------------------
@@ -514,11 +567,11 @@ def main() -> None:
         return scale_build(sys.argv[2], int(sys.argv[3]))
     if sys.argv[1:2] == ["_scale_restore"]:
         return scale_restore(sys.argv[2])
-    parts = sys.argv[1:] or ["engine", "rpc", "memory", "snapshot", "scale"]
+    parts = sys.argv[1:] or ["engine", "rpc", "instructions", "memory", "snapshot", "scale"]
     results = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}, "engines": native.build(),
                "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "command": "make bench"}
-    steps = {"engine": engine_figures, "rpc": rpc_figures, "memory": memory_figures, "snapshot": snapshot_figures,
-             "scale": scale_figures}
+    steps = {"engine": engine_figures, "rpc": rpc_figures, "instructions": instruction_figures,
+             "memory": memory_figures, "snapshot": snapshot_figures, "scale": scale_figures}
     for part in parts:
         results[part] = steps[part]()
     if sys.argv[1:]:
@@ -526,7 +579,7 @@ def main() -> None:
         return
     out = ROOT / "bench" / "results.json"
     out.write_text(json.dumps(results, indent=2))
-    print(json.dumps({k: results[k] for k in ("rpc", "memory", "snapshot", "scale")}, indent=2))
+    print(json.dumps({k: results[k] for k in ("rpc", "instructions", "memory", "snapshot", "scale")}, indent=2))
     print(f"wrote {out}")
 
 
