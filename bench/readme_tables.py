@@ -50,6 +50,10 @@ def service_table(r: dict) -> list[str]:
            "| peak ratio of each round (echo and MakeMove alternate) | "
            + ", ".join(f"{x['ratio']:.2f}" for x in rpc["rounds"]) + " | — |"]
           if "rounds" in rpc else []),
+        *([f"| instructions per call in the serving process (callgrind), echo ÷ MakePompeiiMove | "
+           f"{ins['echo_per_call'] / 1000:.0f}k ÷ {ins['move_per_call'] / 1000:.0f}k = "
+           f"**{ins['echo_to_move']:.2f}** | — |"]
+          if "echo_per_call" in (ins := r.get("instructions", {})) else []),
         f"| move latency at half load ({rpc['half_load_qps']:.0f}/s) | p50 {rpc['p50_ms']:.2f} ms, "
         f"**p99 {rpc['p99_ms']:.2f} ms** | p99 ≤ 5 ms |",
         f"| memory per live Pompeii game ({mem['games']} games, {mem['seats']} seats, "
