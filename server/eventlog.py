@@ -58,6 +58,11 @@ class EventLog:
         to = self._seats[i]
         return to == _PUBLIC_SEAT or to == seat
 
+    def wires_from(self, first: int, seat: int | None) -> list[bytes]:
+        """The encoded events from index `first` on that `seat` may see (a move's answer)."""
+        seats, wires = self._seats, self._wires
+        return [wires[i] for i in range(first, len(wires)) if seats[i] == _PUBLIC_SEAT or seats[i] == seat]
+
     def wires_at(self, version: int, seat: int | None) -> list[bytes]:
         """The encoded events made at `version` that `seat` may see (a replayed move's answer)."""
         return [self._wires[i] for i, v in enumerate(self._versions) if v == version and self.visible_to(i, seat)]

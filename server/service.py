@@ -228,8 +228,7 @@ class GameCore:
                                   expected_version, followups=lambda r: self.after_move(r, seat))
             except IllegalMove as e:
                 raise Illegal(e.message, rule=e.rule) from None
-            events = rec.events
-            return [events.wire(i) for i in range(first, len(events)) if events.visible_to(i, seat)], False
+            return rec.events.wires_from(first, seat), False
 
     def write(self, rec: GameRecord, *writes: Write) -> list[Event]:
         """An unversioned write (the referee's clock, forfeits, adjudication, announcements)."""
