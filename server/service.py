@@ -78,9 +78,7 @@ class GameCore:
     def status(self, rec: GameRecord, caller: int | None) -> dict[str, Any]:
         engine = rec.engine
         over = self.is_over(rec)  # (a finished game's state is not read: it may be asleep, server/records.py)
-        seating = seating_of(rec)
-        # what to_move() decides, once: no seat acts in a game over, waiting for players or closed
-        stopped = over or (seating is not None and seating.waiting) or self.closed(rec) is not None
+        stopped = self._stopped(rec, over)
         turn = None if stopped else engine.to_move(rec.state)
         status = {
             "game_id": rec.game_id,
@@ -93,6 +91,7 @@ class GameCore:
             "over": over,
             "caller_seat": -1 if caller is None else caller,
         }
+        seating = seating_of(rec)
         if seating is not None:
             status.update(lobby.status_fields(self.store.players, seating))
         if over:
@@ -106,9 +105,13 @@ class GameCore:
     def to_move(self, rec: GameRecord) -> int:
         """The seat whose decision the game waits for (the seat clocks charge); -1 when the
         game is over, waits for players (LOBBY-1) or is closed for adjudication."""
-        if self.is_over(rec) or lobby.waiting(rec) or self.closed(rec) is not None:
+        if self._stopped(rec, self.is_over(rec)):
             return -1
         return _seat_or_minus(rec.engine.to_move(rec.state))
+
+    def _stopped(self, rec: GameRecord, over: bool) -> bool:
+        """No seat acts: the game is over, waits for players (LOBBY-1) or is closed for adjudication."""
+        return over or lobby.waiting(rec) or self.closed(rec) is not None
 
     def closed(self, rec: GameRecord) -> Illegal | None:
         """Why an unfinished game takes no more moves: its move cap is reached (the referee
