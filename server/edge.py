@@ -14,6 +14,7 @@ an unexpected one becomes INTERNAL and is logged.
 from __future__ import annotations
 
 import functools
+import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager as AsyncContextManager
@@ -124,32 +125,40 @@ class _Call:
     def turn(self) -> AsyncContextManager[None]:
         return quotas.QUOTAS.turn(self.client)
 
+    def answered(self) -> None:
+        """The call succeeded: its latency and its log line."""
+        self._record("OK", None)
+
+    def _record(self, code: str, failure: ServiceError | None) -> None:
+        latency_s = time.perf_counter() - self.t0
+        latency_series(self.method, code).observe(latency_s)
+        if logs.enabled(logging.INFO) and (code != "RESOURCE_EXHAUSTED"
+                                           or quotas.QUOTAS.should_log_refusal(self.client)):
+            log.info("rpc", method=self.method, code=code, latency_ms=round(latency_s * 1000, 3),
+                     rule=failure.rule if failure else None)
+
     async def exit(self, error: BaseException | None) -> None:
-        failure: ServiceError | None = None
+        """The call ends (`error` None: answered, as `answered`); a failure is refused, paced."""
+        if error is None:
+            return self.answered()
         if isinstance(error, ServiceError):
             failure = error
-        elif error is not None:  # never UNKNOWN: an engine or codec bug is INTERNAL, and logged
+        else:  # never UNKNOWN: an engine or codec bug is INTERNAL, and logged
             log.error("internal_error", method=self.method, exc_info=error)
             failure = ServiceError("internal error; the game was not changed")
-        latency_ms = (time.perf_counter() - self.t0) * 1000
-        code = failure.code_name if failure else "OK"
-        latency_series(self.method, code).observe(latency_ms / 1000)
-        if code != "RESOURCE_EXHAUSTED" or quotas.QUOTAS.should_log_refusal(self.client):
-            log.info("rpc", method=self.method, code=code, latency_ms=round(latency_ms, 3),
-                     rule=failure.rule if failure else None)
-        if failure is not None:
-            if error is not None:  # logged: its traceback's frames (the handler chain) need not live through the hold
-                error.__traceback__ = error.__context__ = error.__cause__ = None
-            q = quotas.QUOTAS
-            hold_s = q.pace_s(self.client, failure, self.context.time_remaining())
-            hold_ms = 0
-            if hold_s and transport.peer_of(self.context)[1] == "web":
-                # the web edge holds it: the held call lives in its process, not in this loop and heap
-                hold_ms = round(hold_s * 1000)
-            else:
-                await q.pace(self.client, hold_s)
-            failure.message = limits.clip(failure.message)
-            await refuse(self.context, failure, hold_ms)
+        self._record(failure.code_name, failure)
+        # logged: its traceback's frames (the handler chain) need not live through the hold
+        error.__traceback__ = error.__context__ = error.__cause__ = None
+        q = quotas.QUOTAS
+        hold_s = q.pace_s(self.client, failure, self.context.time_remaining())
+        hold_ms = 0
+        if hold_s and transport.peer_of(self.context)[1] == "web":
+            # the web edge holds it: the held call lives in its process, not in this loop and heap
+            hold_ms = round(hold_s * 1000)
+        else:
+            await q.pace(self.client, hold_s)
+        failure.message = limits.clip(failure.message)
+        await refuse(self.context, failure, hold_ms)
 
 
 def _method_name(servicer: Any, handler: Callable[..., Any]) -> str:
@@ -169,7 +178,7 @@ def rpc(handler: Callable[[Any, Any, Any], Awaitable[Any]]) -> Callable[[Any, An
         except Exception as e:  # noqa: BLE001 - every failure is answered by _Call.exit
             await c.exit(e)
             raise  # exit raised the refusal; never reached
-        await c.exit(None)
+        c.answered()
         return response
     return call
 
@@ -185,12 +194,12 @@ def rpc_stream(handler: Callable[[Any, Any, Any], AsyncIterator[Any]]) -> Callab
             c.enter()  # no turn (quotas.turn): the first response may wait for the game to move
             first = await responses.__anext__()
         except StopAsyncIteration:
-            await c.exit(None)
+            c.answered()
             return
         except Exception as e:  # noqa: BLE001
             await c.exit(e)
             raise
-        await c.exit(None)
+        c.answered()
         yield first
         async for response in responses:
             yield response
@@ -211,5 +220,5 @@ async def guarded(method: str, context: Any, fn: Callable[[], Awaitable[Any]], f
         await c.exit(e)
         raise
     note(**(fields or {}))
-    await c.exit(None)
+    c.answered()
     return result

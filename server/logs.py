@@ -15,6 +15,14 @@ import structlog
 _FIELDS: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("log_fields", default={})  # noqa: B039
 
 
+_level = logging.NOTSET  # configure()'s: lines below it are not written (before it: every line)
+
+
+def enabled(level: int) -> bool:
+    """Whether a line at `level` is written (a caller may skip building one that is not)."""
+    return level >= _level
+
+
 def bind(**fields: Any) -> None:
     """Fields for every line this call (this asyncio task and what it starts) writes from now on."""
     _FIELDS.set({**_FIELDS.get(), **fields})
@@ -31,6 +39,8 @@ def _merge_fields(logger: Any, method: str, event: MutableMapping[str, Any]) -> 
 
 
 def configure(level: str = "info") -> None:
+    global _level
+    _level = getattr(logging, level.upper(), logging.INFO)
     structlog.configure(
         processors=[
             _merge_fields,  # request_id and peer of the RPC (server/observe.py), game and seat (edge.note)
@@ -39,7 +49,7 @@ def configure(level: str = "info") -> None:
             structlog.processors.format_exc_info,
             structlog.processors.JSONRenderer(),
         ],
-        wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level.upper(), logging.INFO)),
+        wrapper_class=structlog.make_filtering_bound_logger(_level),
         logger_factory=structlog.PrintLoggerFactory(sys.stderr),
         cache_logger_on_first_use=True,
     )

@@ -192,8 +192,7 @@ class Quotas:
 
     def request(self, client: str) -> None:
         rate = self.settings.requests_per_s
-        self._take("request", client, rate, 2 * rate, 1,
-                   f"rate limit of {rate:g} requests/s per client exceeded (GE_RATE_LIMIT_PER_S)")
+        self._take("request", client, rate, 2 * rate, 1, _rate_exceeded(rate))
 
     async def sent(self, client: str, events: int, replayed: int = 0, game_id: str = "") -> None:
         """A stream has sent `events` more events: every EVENTS_PER_REQUEST of them cost one request
@@ -435,6 +434,12 @@ def _dec(counts: dict[str, int], key: str) -> None:
         counts[key] = n
     else:
         counts.pop(key, None)
+
+
+@functools.lru_cache(maxsize=8)
+def _rate_exceeded(rate: float) -> str:
+    """The rate limit's refusal, formatted once (every call is checked against it)."""
+    return f"rate limit of {rate:g} requests/s per client exceeded (GE_RATE_LIMIT_PER_S)"
 
 
 QUOTAS = Quotas()  # unlimited until main.py installs the configured one

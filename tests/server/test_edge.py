@@ -145,3 +145,21 @@ def test_a_logged_value_is_its_bounded_repr_made_when_written():
     assert line(MovePerson((1, 2), (3, 4))) == "MovePerson(origin=(1, 2), target=(3, 4))"
     long = line(["x" * 500])
     assert long == limits.quote(repr(["x" * 500])) and len(long) < 80
+
+
+def test_a_line_below_the_configured_level_is_known_to_be_skipped():
+    """logs.enabled follows GE_LOG_LEVEL as configure() set it, so a call need not build a line that
+    will not be written (before configure, every level is written)."""
+    import logging
+
+    import structlog
+
+    assert logs.enabled(logging.DEBUG)
+    try:
+        logs.configure("warning")
+        assert not logs.enabled(logging.INFO) and logs.enabled(logging.WARNING) and logs.enabled(logging.ERROR)
+        logs.configure("info")
+        assert logs.enabled(logging.INFO) and not logs.enabled(logging.DEBUG)
+    finally:
+        structlog.reset_defaults()
+        logs._level = logging.NOTSET
