@@ -13,7 +13,7 @@ Method (all on this machine, loopback only, bounded in time):
   calls in flight): half load needs only one, and a second would compete with the server for the
   two cores and measure the scheduler rather than the server.
 - instructions: echo and MakeMove each served under valgrind's callgrind, counted only while one client
-  process keeps 4 calls in flight for GE_BENCH_INSTRUCTIONS_S (20): the serving process's instructions per
+  process keeps 1 call in flight for GE_BENCH_INSTRUCTIONS_S (20): the serving process's instructions per
   call and their ratio, which other load and a VM's steal do not change (skipped without valgrind).
 - memory: server RSS growth over 10,000 live Pompeii games (3 seats, 5 moves each), per game.
 - snapshot: in-process Store with those 10,000 games: snapshot() and recover() times.
@@ -321,7 +321,7 @@ def rpc_figures() -> dict:
 
 
 INSTRUCTIONS_S = float(os.environ.get("GE_BENCH_INSTRUCTIONS_S", "20"))
-INSTRUCTIONS_IN_FLIGHT = 4
+INSTRUCTIONS_IN_FLIGHT = 1  # one call at a time: how many calls share a loop wake-up does not vary
 
 
 def instructions_per_call(module: str, kind: str, payload=None) -> dict:
