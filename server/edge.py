@@ -137,10 +137,8 @@ class _Call:
             log.info("rpc", method=self.method, code=code, latency_ms=round(latency_s * 1000, 3),
                      rule=failure.rule if failure else None)
 
-    async def exit(self, error: BaseException | None) -> None:
-        """The call ends (`error` None: answered, as `answered`); a failure is refused, paced."""
-        if error is None:
-            return self.answered()
+    async def exit(self, error: BaseException) -> None:
+        """The call failed: its latency and log line, then the refusal, paced (an answered call: `answered`)."""
         if isinstance(error, ServiceError):
             failure = error
         else:  # never UNKNOWN: an engine or codec bug is INTERNAL, and logged
