@@ -16,10 +16,12 @@ segment stops startup, naming file, offset and game: `python -m server.store ver
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import os
 import secrets
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +42,20 @@ __all__ = ["GameRecord", "LogEntry", "Store", "last_activity"]  # GameRecord, Lo
 log = structlog.get_logger("gameengine.store")
 SLICE = 200  # games framed or looked at between yields to the loop, ~0.6 ms; a pickle counts as 10
 Followup = Callable[[GameRecord], Iterable[Write]]
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic collector off for a stretch that only allocates what stays (recovery): each
+    collection would scan the games loaded so far again, for cycles they do not have (a third of
+    restoring 100k games; bench/notes/service.md)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def last_activity(rec: GameRecord) -> float:
@@ -72,6 +88,10 @@ class Store:
     # ---- recovery -------------------------------------------------------
     def recover(self) -> dict[str, Any]:
         """Load the newest good snapshot, fold the journal after it; returns counts for the log line."""
+        with collector_paused():
+            return self._recover()
+
+    def _recover(self) -> dict[str, Any]:
         counts: dict[str, Any] = {"replayed": 0}
         old_files = legacy.import_if_present(self.data_dir, self._fold_history)
         start = 1 if old_files else self._load_snapshots(counts)
