@@ -168,10 +168,10 @@ def move_request(game_id: bytes, token: bytes, version: int, move: bytes) -> byt
     return b"".join((game_id, token, b"\x18" + wire.varint(version) if version else b"", move))
 
 
-def load_worker(args) -> list[float]:
+def load_worker(args) -> tuple[list[float], float]:
     """One client process: C concurrent loops for `warmup_s + seconds`; returns the latencies (s) of
     the calls sent after the warm-up (a new process's new connection: its first calls wait for the
-    client's own start, not the server)."""
+    client's own start, not the server), and the CPU seconds its loops took."""
     kind, target, seconds, concurrency, rate, payload, warmup_s = args
     import grpc
 
@@ -241,7 +241,9 @@ def load_worker(args) -> list[float]:
         return latencies
 
     import uvloop  # the load generator's own overhead should stay small next to the server's
-    return uvloop.run(main())
+    cpu = time.process_time()
+    latencies = uvloop.run(main())
+    return latencies, time.process_time() - cpu
 
 
 def drive(kind: str, target: str, seconds: float, rate: float = 0.0, payload=None, workers: int = WORKERS,
@@ -256,9 +258,11 @@ def drive(kind: str, target: str, seconds: float, rate: float = 0.0, payload=Non
         job = (kind, target, seconds, concurrency, per_worker_rate, payload, warmup_s)
         parts = pool.map(load_worker, [job] * workers)
         dt = time.perf_counter() - t0
-    lat = sorted(x for p in parts for x in p)
+    lat = sorted(x for p, _ in parts for x in p)
+    client_cpu_s = sum(cpu for _, cpu in parts)  # over the warm-up too: a share, not a count
     return {"qps": len(lat) / seconds, "p50_ms": 1000 * lat[len(lat) // 2],
-            "p99_ms": 1000 * lat[int(len(lat) * 0.99)], "calls": len(lat), "wall_s": dt}
+            "p99_ms": 1000 * lat[int(len(lat) * 0.99)], "calls": len(lat), "wall_s": dt,
+            "client_cpu_us_per_call": 1e6 * client_cpu_s / max(1, len(lat))}
 
 
 def cpu_s(pid: int) -> float:
@@ -307,12 +311,19 @@ def rpc_figures() -> dict:
                 proc.wait()
     echo_cpu = statistics.median(e["server_cpu_us_per_call"] for e, _ in rounds)
     move_cpu = statistics.median(m["server_cpu_us_per_call"] for _, m in rounds)
+    echo_client = statistics.median(e["client_cpu_us_per_call"] for e, _ in rounds)
+    move_client = statistics.median(m["client_cpu_us_per_call"] for _, m in rounds)
     return {"echo_qps": round(echo_qps, 1), "move_qps": round(move_qps, 1),
             "move_to_echo_ratio": round(move_qps / echo_qps, 3),
             "rounds": [{"echo_qps": round(e["qps"], 1), "move_qps": round(m["qps"], 1),
                         "ratio": round(m["qps"] / e["qps"], 3)} for e, m in rounds],
             "server_cpu_us_per_call": {"echo": round(echo_cpu, 1), "move": round(move_cpu, 1),
                                        "echo_to_move": round(echo_cpu / move_cpu, 3)},
+            # The load generator shares the two cores: a call's rate is bounded by client + server CPU
+            # per call, so this is what the ratio would be if the server's move cost no more than echo.
+            "client_cpu_us_per_call": {"echo": round(echo_client, 1), "move": round(move_client, 1),
+                                       "ratio_if_move_cost_echo": round((echo_client + echo_cpu)
+                                                                        / (move_client + echo_cpu), 3)},
             "p50_ms": round(half["p50_ms"], 3),
             "p99_ms": round(half["p99_ms"], 3), "half_load_qps": round(half["qps"], 1), "half_load_client_procs": 1,
             "half_load_warmup_s": HALF_WARMUP_S,
