@@ -304,6 +304,16 @@ class Store:
             raise RuntimeError("the store is written to before recover() opened its journal")
         return self.journal
 
+    def _append(self, frames: bytes, refused: str = "nothing was changed", **where: str) -> None:
+        """Journal `frames` in one write, or log where it failed and raise Unavailable saying what
+        the caller refused (`refused`): the one acknowledgement rule of every kind of record."""
+        try:
+            self._journal().append(frames)
+        except journal.JournalUnavailable as e:
+            log.error("journal_write_failed", reason=str(e), **where)
+            raise Unavailable(f"the server cannot write its journal ({e.strerror}); {refused}: retry later",
+                              retry_after_ms=1000) from None
+
     def commit(self, rec: GameRecord, writes: Iterable[Write], expected_version: int | None = None,
                followups: Followup | None = None) -> list[Event]:
         """The one write path. Checks `expected_version` (None: not a versioned write), applies
@@ -324,15 +334,10 @@ class Store:
                 moved = moved or isinstance(w, MoveMade)
             for w in followups(rec) if followups else ():
                 events += self._apply(rec, w, at, frames)
-            self._journal().append(b"".join(frames))
-        except IllegalMove:
+            self._append(b"".join(frames), game_id=rec.game_id)
+        except (IllegalMove, Unavailable):
             rec.rollback(sp, state_touched=moved)
             raise
-        except journal.JournalUnavailable as e:
-            rec.rollback(sp, state_touched=moved)
-            log.error("journal_write_failed", game_id=rec.game_id, reason=str(e))
-            raise Unavailable(f"the server cannot write its journal ({e.strerror}); nothing was changed: "
-                              "retry later", retry_after_ms=1000) from None
         except BaseException:
             rec.rollback(sp, state_touched=True)
             raise
@@ -366,25 +371,14 @@ class Store:
         frames = [journal.frame(payload)]
         for w in followups(rec) if followups else ():
             self._apply(rec, w, created.created, frames)
-        try:
-            self._journal().append(b"".join(frames))
-        except journal.JournalUnavailable as e:
-            log.error("journal_write_failed", game_id=game_id, reason=str(e))
-            raise Unavailable(f"the server cannot write its journal ({e.strerror}); no game was created: "
-                              "retry later", retry_after_ms=1000) from None
+        self._append(b"".join(frames), "no game was created", game_id=game_id)
         self.games[game_id] = rec
         return rec, [t for t, _ in pairs]
 
     def write_player(self, record: participation.PlayerRegistered | participation.PlayerNotified) -> None:
         """Journal then apply a record of the players subject (participation.PlayerRegistered /
         PlayerNotified): the same journal and acknowledgement rule, no game, no version."""
-        at = time.time()
-        try:
-            self._journal().append(journal.frame(records.encode("", 0, at, record, "")))
-        except journal.JournalUnavailable as e:
-            log.error("journal_write_failed", subject="players", reason=str(e))
-            raise Unavailable(f"the server cannot write its journal ({e.strerror}); nothing was changed: "
-                              "retry later", retry_after_ms=1000) from None
+        self._append(journal.frame(records.encode("", 0, time.time(), record, "")), subject="players")
         self.players.redo(record)
 
     def _redo_tournament(self, pb: spb.JournalRecord) -> int:
@@ -397,12 +391,7 @@ class Store:
         """Journal then apply a tournament record (server/tournament_records.py): the same journal
         and acknowledgement rule as a move; a record out of its tournament's sequence is a bug."""
         pb = tournament_records.to_journal(record, time.time())
-        try:
-            self._journal().append(journal.frame(pb.SerializeToString()))
-        except journal.JournalUnavailable as e:
-            log.error("journal_write_failed", subject="tournaments", reason=str(e))
-            raise Unavailable(f"the server cannot write its journal ({e.strerror}); nothing was changed: "
-                              "retry later", retry_after_ms=1000) from None
+        self._append(journal.frame(pb.SerializeToString()), subject="tournaments")
         if not self.tournaments.redo(record):
             raise ValueError(f"tournament record {type(record).__name__} out of sequence")
         self.tournaments.history.append(pb)
