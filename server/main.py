@@ -41,7 +41,7 @@ from .players import PlayerServicer
 from .referee import Referee
 from .service import GameCore
 from .servicer import GameServicer, GameServiceServicer, add_service
-from .store import Store
+from .store import Store, collector_paused
 
 log = structlog.get_logger("gameengine")
 if TYPE_CHECKING:
@@ -51,18 +51,20 @@ if TYPE_CHECKING:
 async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     store = Store(cfg.data_dir, cfg.fsync, cfg.fsync_interval_ms / 1000, shard=cfg.shard)
     t0 = time.perf_counter()
-    counts = store.recover()
-    journal = store.journal
-    assert journal is not None  # recover() opened it
-    metrics.RESTORE_SECONDS.set(time.perf_counter() - t0)
-    log.info("recovered", data_dir=cfg.data_dir, restore_s=round(time.perf_counter() - t0, 3), **counts)
     # Small young generations keep each collection short: with (50000, 20, 100) a
     # middle-generation pass every ~1.4 s at 1900 moves/s stalled the loop ~10 ms.
     # Full collections stay short because a live game is a few dozen tracked objects
     # (events and log stored compactly: server/eventlog.py); what start-up and recovery
-    # loaded (modules, descriptors, the restored games) is frozen out of their sight once.
-    gc.freeze()
-    gc.set_threshold(5_000, 10, 10)
+    # loaded (modules, descriptors, the restored games) is frozen out of their sight before
+    # the collector is on again, so no collection ever scans it.
+    with collector_paused():
+        counts = store.recover()
+        gc.freeze()
+        gc.set_threshold(5_000, 10, 10)
+    journal = store.journal
+    assert journal is not None  # recover() opened it
+    metrics.RESTORE_SECONDS.set(time.perf_counter() - t0)
+    log.info("recovered", data_dir=cfg.data_dir, restore_s=round(time.perf_counter() - t0, 3), **counts)
     quotas.QUOTAS = quotas.Quotas(quotas.Settings.of(cfg))
     core = GameCore(store)
     for rec in store.games.values():
