@@ -10,7 +10,7 @@ export GE_PORT ?= 50051
 export GE_DATA_DIR ?= ./var
 export PYTHONPATH := $(CURDIR):$(CURDIR)/protos
 
-.PHONY: run test lint proto-baseline bench stubs venv clean soak crashloop fuzz compiled pure
+.PHONY: run test lint proto-baseline bench stubs venv clean soak crashloop compiled pure strength
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)

@@ -156,6 +156,11 @@ class Journal:
             self.failed = None
             self._dirty = self.fsync != "always"
 
+    @property
+    def empty(self) -> bool:
+        """No record in the current segment yet."""
+        return self._size == FILE_HEADER.size
+
     def _cut_back(self) -> None:
         os.ftruncate(self._fd, self._size)
         self._torn = False

@@ -272,8 +272,7 @@ def restart_clocks(core: GameCore, referee: Referee) -> None:
 
 def forget_expired(store: Store) -> None:
     for game_id in [g for g, rec in store.games.items() if (s := seating_of(rec)) is not None and s.expired]:
-        del store.games[game_id]
-        store.locks.pop(game_id, None)
+        store.forget(game_id)
         store.players.forget_game(game_id)
 
 

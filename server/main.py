@@ -185,7 +185,8 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     referee.close()
     snap: dict[str, float | str]
     try:
-        snap = dict(await store.snapshot())
+        saved = await store.snapshot()
+        snap = dict(saved) if saved is not None else {"snapshot": "nothing new since the last"}
     except Exception as e:  # e.g. a full disk: the journal holds every acknowledged write
         snap = {"snapshot_failed": str(e)}
     store.close()
@@ -219,8 +220,9 @@ async def _snapshots(store: Store, interval_s: float) -> None:
         await asyncio.sleep(interval_s)
         try:
             snap = await store.snapshot()
-            metrics.SNAPSHOT_SECONDS.observe(snap["save_s"])
-            log.info("snapshot", **snap)
+            if snap is not None:  # None: nothing new to save
+                metrics.SNAPSHOT_SECONDS.observe(snap["save_s"])
+                log.info("snapshot", **snap)
         except Exception:
             log.exception("snapshot_failed")
 

@@ -83,6 +83,10 @@ class Store:
         self.tournaments = tournament_records.Tournaments()  # tournament subjects (records.TOURNAMENT_KINDS)
         self.listeners: list[Callable[[str], None]] = []  # fn(game_id) after every change to a game (player streams)
         self.last_snapshot = {"save_s": 0.0, "games": 0, "at": 0.0}
+        # The journal segment the last snapshot began (it holds what came after it), and whether games
+        # left memory since: with that segment still empty and none evicted, a snapshot would be a copy.
+        self._saved_segment: int | None = None
+        self._evicted = False
         self._snapshotting: asyncio.Future[dict[str, float]] | None = None
 
     # ---- recovery -------------------------------------------------------
@@ -402,10 +406,15 @@ class Store:
         cutoff = time.time() - older_than_s
         gone = [gid for gid, rec in self.games.items() if last_activity(rec) < cutoff and is_over(rec)]
         for gid in gone:
-            del self.games[gid]
-            self.locks.pop(gid, None)
+            self.forget(gid)
             self._notify(gid)
         return len(gone)
+
+    def forget(self, game_id: str) -> None:
+        """The game leaves memory, and so the next snapshot (its records stay in older files)."""
+        del self.games[game_id]
+        self.locks.pop(game_id, None)
+        self._evicted = True
 
     async def hibernate_idle(self, idle_s: float, now: float | None = None) -> int:
         """Pickle the engine state of every game with no write for `idle_s` (GameRecord.hibernate),
@@ -424,13 +433,22 @@ class Store:
         return slept
 
     # ---- snapshots --------------------------------------------------------
-    async def snapshot(self) -> dict[str, float]:
+    async def snapshot(self) -> dict[str, float] | None:
         """One snapshot at a time, and a cancelled caller does not cut one short: its threads would
-        go on writing files the next one also writes (the shutdown's follows the periodic one's)."""
+        go on writing files the next one also writes (the shutdown's follows the periodic one's).
+        None, and nothing written, when nothing changed since the last one: an idle replica does not
+        rewrite all its games every interval."""
         while self._snapshotting is not None and not self._snapshotting.done():
             await asyncio.wait([self._snapshotting])
+        if self._unchanged():
+            return None
         self._snapshotting = asyncio.ensure_future(self._snapshot())
         return await asyncio.shield(self._snapshotting)
+
+    def _unchanged(self) -> bool:
+        """The last snapshot and its empty segment hold exactly what is in memory."""
+        j = self._journal()
+        return self._saved_segment == j.segment and j.empty and not self._evicted
 
     async def _snapshot(self) -> dict[str, float]:
         """A snapshot without stopping play. The journal moves to a new segment (its syncs off the
@@ -440,6 +458,7 @@ class Store:
         (snapshots.write). Then only this snapshot and the one before it are kept, with the segments
         the older one needs."""
         t0 = time.perf_counter()
+        self._evicted = False  # an eviction from here on may come after its game is framed
         segment = await self._journal().rotate_off_loop()  # everything after this point is in `segment`
         frames = []
         for i, rec in enumerate(list(self.games.values())):
@@ -450,6 +469,7 @@ class Store:
         await asyncio.to_thread(snapshots.write, self.data_dir, segment, frames, players,
                                 list(self.tournaments.history))
         await asyncio.to_thread(self._prune, segment)
+        self._saved_segment = segment
         self.last_snapshot = {"save_s": time.perf_counter() - t0, "games": len(frames), "at": time.time()}
         return self.last_snapshot
 

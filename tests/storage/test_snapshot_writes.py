@@ -1,5 +1,6 @@
 """Snapshots written beside play: a damaged write never gets a snapshot's name, a failed sync of
-the segment it closes fails the journal, and a cancelled snapshot does not collide with the next.
+the segment it closes fails the journal, a cancelled snapshot does not collide with the next, and a
+snapshot with nothing new to save writes nothing.
 Faults are injected into the real Store; what was acknowledged is counted after recovery."""
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ def test_a_snapshot_that_reads_back_wrong_is_refused_and_the_previous_one_stays(
         bad[len(bad) // 2] ^= 0x04
         return real_write(fd, bytes(bad))
 
+    play(core, next(iter(store.games.values())), random.Random(4), 1)  # something new to save
     monkeypatch.setattr(journal, "write", flipping_write)
     with pytest.raises(snapshots.SnapshotDamaged, match="differ"):
         asyncio.run(store.snapshot())
@@ -72,7 +74,13 @@ def test_a_cancelled_snapshot_finishes_before_the_next_one_starts(tmp_path):
         first = asyncio.create_task(store.snapshot())
         await asyncio.sleep(0)  # it is under way: rotating the journal in a thread
         first.cancel()
-        return await store.snapshot()
+        second = asyncio.create_task(store.snapshot())  # waits for the first to finish
+        while store.journal.segment == 1:
+            await asyncio.sleep(0.001)
+        rec = next(iter(store.games.values()))  # a move now is news for the second
+        seat = rec.engine.seats_to_act(rec.state)[0]
+        await core.make_move(rec, seat, rec.version, "news", rec.engine.legal_moves(rec.state, seat)[0])
+        return await second
 
     snap = asyncio.run(cancel_then_snapshot())
     assert snap["games"] == len(GAMES)
@@ -81,4 +89,27 @@ def test_a_cancelled_snapshot_finishes_before_the_next_one_starts(tmp_path):
     store.close()
     again, _ = open_store(tmp_path)
     assert acknowledged(again) == acked
+    again.close()
+
+
+def test_a_snapshot_with_nothing_new_since_the_last_writes_nothing(tmp_path):
+    """An idle replica does not rewrite every game each interval; a move or an eviction is news."""
+    store, core = stocked(tmp_path)
+    assert asyncio.run(store.snapshot())["games"] == len(GAMES)
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert asyncio.run(store.snapshot()) is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == files, "no snapshot, no new journal segment"
+
+    rec = next(iter(store.games.values()))
+    assert play(core, rec, random.Random(4), 1)
+    assert asyncio.run(store.snapshot())["games"] == len(GAMES)
+    assert asyncio.run(store.snapshot()) is None
+
+    assert store.evict_finished(-1, lambda r: r.game_id == rec.game_id) == 1
+    assert asyncio.run(store.snapshot())["games"] == len(GAMES) - 1
+    assert asyncio.run(store.snapshot()) is None
+    acked = acknowledged(store)
+    store.close()
+    again, _ = open_store(tmp_path)
+    assert rec.game_id not in again.games and acknowledged(again) == acked
     again.close()
