@@ -458,8 +458,8 @@ class Store:
         (snapshots.write). Then only this snapshot and the one before it are kept, with the segments
         the older one needs."""
         t0 = time.perf_counter()
-        self._evicted = False  # an eviction from here on may come after its game is framed
         segment = await self._journal().rotate_off_loop()  # everything after this point is in `segment`
+        self._evicted = False  # the games framed below are those left now; a later eviction sets it again
         frames = []
         for i, rec in enumerate(list(self.games.values())):
             frames.append(journal.frame(records.saved_game(rec)))

@@ -113,3 +113,23 @@ def test_a_snapshot_with_nothing_new_since_the_last_writes_nothing(tmp_path):
     again, _ = open_store(tmp_path)
     assert rec.game_id not in again.games and acknowledged(again) == acked
     again.close()
+
+
+def test_an_eviction_stays_news_when_the_snapshot_after_it_fails(tmp_path, monkeypatch):
+    store, core = stocked(tmp_path)
+    asyncio.run(store.snapshot())
+    gone = next(iter(store.games))
+    assert store.evict_finished(-1, lambda r: r.game_id == gone) == 1
+
+    def full_disk(self, segment):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(journal.Journal, "_open", full_disk)  # the rotation's new segment
+    with pytest.raises(OSError):
+        asyncio.run(store.snapshot())
+    monkeypatch.undo()
+    assert asyncio.run(store.snapshot())["games"] == len(GAMES) - 1
+    store.close()
+    again, _ = open_store(tmp_path)
+    assert gone not in again.games
+    again.close()
