@@ -75,8 +75,11 @@ def test_a_cancelled_snapshot_finishes_before_the_next_one_starts(tmp_path):
         await asyncio.sleep(0)  # it is under way: rotating the journal in a thread
         first.cancel()
         second = asyncio.create_task(store.snapshot())  # waits for the first to finish
-        while store.journal.segment == 1:
+        for _ in range(10_000):  # until the first has switched segments (bounded: a bug must not hang)
+            if store.journal.segment != 1:
+                break
             await asyncio.sleep(0.001)
+        assert store.journal.segment == 2
         rec = next(iter(store.games.values()))  # a move now is news for the second
         seat = rec.engine.seats_to_act(rec.state)[0]
         await core.make_move(rec, seat, rec.version, "news", rec.engine.legal_moves(rec.state, seat)[0])
