@@ -11,6 +11,7 @@ import random
 import pytest
 
 from server import journal, snapshots
+from server import store as store_module
 
 from .support import GAMES, acknowledged, open_store, play
 
@@ -136,3 +137,30 @@ def test_an_eviction_stays_news_when_the_snapshot_after_it_fails(tmp_path, monke
     again, _ = open_store(tmp_path)
     assert gone not in again.games
     again.close()
+
+
+def test_a_snapshot_frees_its_frames_a_slice_at_a_time(tmp_path, monkeypatch):
+    """100,000 games' frames freed in one go held the event loop ~6 ms (bench/notes/service.md)."""
+    monkeypatch.setattr(store_module, "SLICE", 1)  # ten frames a slice
+    store, core = open_store(tmp_path)
+    for seed in range(35):
+        core.create("pompeii", 3, {}, seed, {})
+    written: list[list[bytes]] = []
+    real_write = snapshots.write
+
+    def write(data_dir, segment, frames, *rest):
+        written.append(frames)
+        return real_write(data_dir, segment, frames, *rest)
+    monkeypatch.setattr(snapshots, "write", write)
+    lengths = []
+
+    async def snapshot_watched():
+        task = asyncio.ensure_future(store.snapshot())
+        while not task.done():  # what the frames list holds between the loop's steps
+            if written:
+                lengths.append(len(written[0]))
+            await asyncio.sleep(0)
+        return task.result()
+    assert asyncio.run(snapshot_watched())["games"] == 35
+    assert written[0] == [] and {35, 25, 15, 5} <= set(lengths)
+    store.close()
