@@ -51,8 +51,7 @@ def service_table(r: dict) -> list[str]:
            + ", ".join(f"{x['ratio']:.2f}" for x in rpc["rounds"]) + " | — |"]
           if "rounds" in rpc else []),
         *([f"| load generator CPU per call, echo and MakePompeiiMove (it shares the two cores) | "
-           f"{cl['echo']:.0f} and {cl['move']:.0f} µs: a move costing the server what echo does would give "
-           f"**{cl['ratio_if_move_cost_echo']:.2f} × echo** | — |"]
+           f"{cl['echo']:.0f} and {cl['move']:.0f} µs | — |"]
           if (cl := rpc.get("client_cpu_us_per_call")) else []),
         *([f"| instructions per call in the serving process (callgrind), echo ÷ MakePompeiiMove | "
            f"{ins['echo_per_call'] / 1000:.0f}k ÷ {ins['move_per_call'] / 1000:.0f}k = "

@@ -8,10 +8,10 @@ Method (all on this machine, loopback only, bounded in time):
   bare gRPC echo server and MakeMove on the real server, alternately, GE_BENCH_RPC_ROUNDS times (moves
   precomputed from seeded random games, so the client does no game work); ratio = median move_qps /
   median echo_qps; and each server's CPU per call, which does not depend on how the load generator
-  and the server happened to share the two cores. Latency: open-loop at half
-  the measured peak move rate, p50/p99 over every call, from one client process (the same number of
-  calls in flight): half load needs only one, and a second would compete with the server for the
-  two cores and measure the scheduler rather than the server.
+  and the server happened to share the two cores, and the load generator's (its share of them).
+  Latency: open-loop at half the measured peak move rate, p50/p99 over every call, from one client
+  process (the same number of calls in flight): half load needs only one, and a second would compete
+  with the server for the two cores and measure the scheduler rather than the server.
 - instructions: echo and MakeMove each served under valgrind's callgrind, counted only while one client
   process keeps 1 call in flight for GE_BENCH_INSTRUCTIONS_S (20): the serving process's instructions per
   call and their ratio, which other load and a VM's steal do not change (skipped without valgrind).
@@ -319,11 +319,8 @@ def rpc_figures() -> dict:
                         "ratio": round(m["qps"] / e["qps"], 3)} for e, m in rounds],
             "server_cpu_us_per_call": {"echo": round(echo_cpu, 1), "move": round(move_cpu, 1),
                                        "echo_to_move": round(echo_cpu / move_cpu, 3)},
-            # The load generator shares the two cores: a call's rate is bounded by client + server CPU
-            # per call, so this is what the ratio would be if the server's move cost no more than echo.
-            "client_cpu_us_per_call": {"echo": round(echo_client, 1), "move": round(move_client, 1),
-                                       "ratio_if_move_cost_echo": round((echo_client + echo_cpu)
-                                                                        / (move_client + echo_cpu), 3)},
+            # The load generator shares the two cores: a call's rate is bounded by client + server CPU.
+            "client_cpu_us_per_call": {"echo": round(echo_client, 1), "move": round(move_client, 1)},
             "p50_ms": round(half["p50_ms"], 3),
             "p99_ms": round(half["p99_ms"], 3), "half_load_qps": round(half["qps"], 1), "half_load_client_procs": 1,
             "half_load_warmup_s": HALF_WARMUP_S,
