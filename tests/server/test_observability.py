@@ -29,6 +29,16 @@ def scrape(s: ServerProcess) -> dict[tuple[str, tuple], float]:
     return out
 
 
+def scrape_until(s: ServerProcess, ready, timeout_s: float = 5.0) -> dict[tuple[str, tuple], float]:
+    """The first scrape `ready` accepts, else the last one within `timeout_s`. A refused call is
+    counted after the client has its status (grpc.aio's abort sends it, then raises through the
+    observation), so a scrape right after a refusal may come before its count."""
+    deadline = time.monotonic() + timeout_s
+    while not ready(m := scrape(s)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return m
+
+
 def value(samples, name: str, **labels) -> float:
     """Sum of the samples of `name` whose labels include `labels`."""
     return sum(v for (n, ls), v in samples.items() if n == name and set(labels.items()) <= set(ls))
@@ -63,7 +73,7 @@ def test_item5_standard_grpc_families_on_both_transports(observed):
     assert status == 200 and body["gameTypes"]
     status, _ = connect_call(observed.web_base, "GameService", "GetGameStatus", {"gameId": "nope"})
     assert status == 404
-    m = scrape(observed)
+    m = scrape_until(observed, lambda m: value(m, "grpc_server_handled_total", grpc_code="NOT_FOUND") >= 2)
     create = dict(grpc_type="unary", grpc_service="gameengine.v1.PompeiiService", grpc_method="CreatePompeiiGame",
                   transport="grpc")
     assert value(m, "grpc_server_started_total", **create) == 1
@@ -167,7 +177,7 @@ def test_item5_rate_limit_refusals_are_counted(fresh_server):
                 assert e.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
                 refused += 1
     assert refused >= 5
-    m = scrape(s)
+    m = scrape_until(s, lambda m: value(m, "grpc_server_handled_total", grpc_code="RESOURCE_EXHAUSTED") >= refused)
     assert value(m, "ge_limit_refusals_total", limit="quota") == refused
     assert value(m, "grpc_server_handled_total", grpc_code="RESOURCE_EXHAUSTED") == refused
 
