@@ -11,7 +11,9 @@ Method (all on this machine, loopback only, bounded in time):
   and the server happened to share the two cores, and the load generator's (its share of them).
   Latency: open-loop at half the measured peak move rate, p50/p99 over every call, from one client
   process (the same number of calls in flight): half load needs only one, and a second would compete
-  with the server for the two cores and measure the scheduler rather than the server.
+  with the server for the two cores and measure the scheduler rather than the server. Each drive also
+  records the machine's steal (/proc/stat): the share of CPU time a hypervisor gave to other guests,
+  which slows both servers and the load generator unevenly (a run with much of it says little).
 - instructions: echo and MakeMove each served under valgrind's callgrind, counted only while one client
   process keeps 1 call in flight for GE_BENCH_INSTRUCTIONS_S (20): the serving process's instructions per
   call and their ratio, which other load and a VM's steal do not change (skipped without valgrind).
@@ -271,11 +273,26 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def machine_ticks(stat: str | None = None) -> tuple[int, int]:
+    """(steal, all) CPU ticks of the whole machine so far, from /proc/stat's first line."""
+    line = (stat if stat is not None else Path("/proc/stat").read_text()).splitlines()[0].split()
+    ticks = [int(x) for x in line[1:9]]  # user nice system idle iowait irq softirq steal (guest is in user)
+    return ticks[7], sum(ticks)
+
+
+def steal_pct(before: tuple[int, int], after: tuple[int, int]) -> float:
+    """The share of the machine's CPU time the hypervisor gave to others between two machine_ticks():
+    a run with much of it measured the host, not the code."""
+    steal, total = after[0] - before[0], after[1] - before[1]
+    return round(100 * steal / total, 1) if total > 0 else 0.0
+
+
 def timed_drive(pid: int, kind: str, target: str, payload=None) -> dict:
-    """A peak drive, with the server's CPU seconds per call over it."""
-    c0 = cpu_s(pid)
+    """A peak drive, with the server's CPU seconds per call and the machine's steal over it."""
+    c0, m0 = cpu_s(pid), machine_ticks()
     d = drive(kind, target, RPC_S, payload=payload)
     d["server_cpu_us_per_call"] = 1e6 * (cpu_s(pid) - c0) / max(1, d["calls"])
+    d["steal_pct"] = steal_pct(m0, machine_ticks())
     return d
 
 
@@ -300,11 +317,15 @@ def rpc_figures() -> dict:
                 e = timed_drive(echo.pid, "echo", echo_target)
                 m = timed_drive(srv.pid, "move", target, payload=games)
                 rounds.append((e, m))
-                print(f"echo {e['qps']:.0f} qps, move {m['qps']:.0f} qps: {m['qps'] / e['qps']:.2f}", flush=True)
+                print(f"echo {e['qps']:.0f} qps, move {m['qps']:.0f} qps: {m['qps'] / e['qps']:.2f} "
+                      f"(steal {e['steal_pct']} / {m['steal_pct']} %)", flush=True)
             echo_qps = statistics.median(e["qps"] for e, _ in rounds)
             move_qps = statistics.median(m["qps"] for _, m in rounds)
+            m0 = machine_ticks()
             half = drive("move", target, RPC_S, rate=move_qps / 2, payload=games, workers=1, warmup_s=HALF_WARMUP_S)
-            print(f"move at half load ({half['qps']:.0f} qps): p50 {half['p50_ms']:.2f} ms p99 {half['p99_ms']:.2f} ms")
+            half["steal_pct"] = steal_pct(m0, machine_ticks())
+            print(f"move at half load ({half['qps']:.0f} qps): p50 {half['p50_ms']:.2f} ms p99 {half['p99_ms']:.2f} ms "
+                  f"(steal {half['steal_pct']} %)")
         finally:
             for proc in (echo, srv):
                 proc.terminate()
@@ -316,14 +337,15 @@ def rpc_figures() -> dict:
     return {"echo_qps": round(echo_qps, 1), "move_qps": round(move_qps, 1),
             "move_to_echo_ratio": round(move_qps / echo_qps, 3),
             "rounds": [{"echo_qps": round(e["qps"], 1), "move_qps": round(m["qps"], 1),
-                        "ratio": round(m["qps"] / e["qps"], 3)} for e, m in rounds],
+                        "ratio": round(m["qps"] / e["qps"], 3),
+                        "steal_pct": {"echo": e["steal_pct"], "move": m["steal_pct"]}} for e, m in rounds],
             "server_cpu_us_per_call": {"echo": round(echo_cpu, 1), "move": round(move_cpu, 1),
                                        "echo_to_move": round(echo_cpu / move_cpu, 3)},
             # The load generator shares the two cores: a call's rate is bounded by client + server CPU.
             "client_cpu_us_per_call": {"echo": round(echo_client, 1), "move": round(move_client, 1)},
             "p50_ms": round(half["p50_ms"], 3),
             "p99_ms": round(half["p99_ms"], 3), "half_load_qps": round(half["qps"], 1), "half_load_client_procs": 1,
-            "half_load_warmup_s": HALF_WARMUP_S,
+            "half_load_warmup_s": HALF_WARMUP_S, "half_load_steal_pct": half["steal_pct"],
             "client_procs": WORKERS, "concurrency": CONCURRENCY,
             "fsync": os.environ.get("GE_FSYNC", "interval"), "event_loop": os.environ.get("GE_EVENT_LOOP", "uvloop")}
 

@@ -213,3 +213,17 @@ def test_item2_the_bench_load_generator_sends_the_move_request_message():
                                                           move=m).SerializeToString()
             assert move_request(wire.length_delimited(b"\x0a", b"0123abcd"), wire.length_delimited(b"\x12", b"t" * 43),
                                 version, wire.length_delimited(b"\x2a", m.SerializeToString())) == expected
+
+
+def test_item1_the_bench_records_the_machines_steal_over_a_drive():
+    """bench.run's steal share: the steal ticks' part of all ticks between two /proc/stat readings (guest
+    time is inside user time there, so it is not added again)."""
+    from bench.run import machine_ticks, steal_pct
+
+    before = machine_ticks("cpu  100 5 50 800 10 1 4 30 20 0\ncpu0 1 2 3\n")
+    after = machine_ticks("cpu  160 5 80 860 10 1 4 80 40 0\ncpu0 1 2 3\n")
+    assert before == (30, 1000) and after == (80, 1200)
+    assert steal_pct(before, after) == 25.0  # 50 of 200 ticks
+    assert steal_pct(after, after) == 0.0
+    steal, total = machine_ticks()  # this machine's own
+    assert 0 <= steal <= total
