@@ -132,7 +132,11 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     except RuntimeError as e:
         raise StartupError(f"cannot bind {cfg.host}:{cfg.port} ({e}): another process has the port") from None
     if cfg.metrics_port:
-        start_http_server(cfg.metrics_port, addr=cfg.host)
+        try:
+            start_http_server(cfg.metrics_port, addr=cfg.host)
+        except OSError as e:
+            raise StartupError(f"cannot bind the metrics port {cfg.host}:{cfg.metrics_port} ({e.strerror}): "
+                               "another process has the port (GE_METRICS_PORT; 0 turns metrics off)") from None
     await server.start()
     if internal is not None:
         await internal.start()

@@ -24,10 +24,17 @@ def free_port() -> int:
 class ServerProcess:
     """`python -m server.main` as a child process; restartable on the same data dir."""
 
+    # The ports a server binds, by setting and attribute. A port picked by free_port() is free only
+    # until another process (any test's outgoing connection included) takes it before the server
+    # binds it; start() then picks again those this harness picked, never one a test set.
+    PORTS = {"GE_PORT": "port", "GE_METRICS_PORT": "metrics_port", "GE_WEB_PORT": "web_port"}
+    BIND_ATTEMPTS = 3
+
     def __init__(self, data_dir: Path, **env: str):
         self.data_dir = data_dir
         self.port = free_port()
         self.metrics_port = free_port()
+        self.picked = {"GE_PORT", "GE_METRICS_PORT"} - env.keys()
         self.env = dict(os.environ, GE_PORT=str(self.port), GE_METRICS_PORT=str(self.metrics_port),
                         GE_DATA_DIR=str(data_dir), GE_WEB_PORT="0",
                         GE_LOG_LEVEL=os.environ.get("GE_TEST_LOG_LEVEL", "warning"),
@@ -45,6 +52,20 @@ class ServerProcess:
         return f"127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 30) -> ServerProcess:
+        for attempt in range(self.BIND_ATTEMPTS):
+            written = self.log.stat().st_size if self.log.exists() else 0
+            if self._start(timeout, written):
+                return self
+            taken = self._log_since(written)
+            if attempt + 1 == self.BIND_ATTEMPTS or not self._pick_again(taken):
+                raise RuntimeError(f"server exited: {taken[-2000:]}")
+        raise AssertionError("unreachable")
+
+    def _log_since(self, offset: int) -> str:
+        return self.log.read_bytes()[offset:].decode(errors="replace")
+
+    def _start(self, timeout: float, written: int) -> bool:
+        """True once healthy (with every port it was given bound); False if it exited or left a port."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.proc = subprocess.Popen([sys.executable, "-m", "server.main"], cwd=ROOT, env=self.env,
                                      stdout=subprocess.DEVNULL, stderr=open(self.log, "ab"))
@@ -54,13 +75,28 @@ class ServerProcess:
             stub = health_pb2_grpc.HealthStub(ch)
             while time.time() < deadline:
                 if self.proc.poll() is not None:
-                    raise RuntimeError(f"server exited: {self.log.read_text()[-2000:]}")
+                    return False
                 try:
                     if stub.Check(health_pb2.HealthCheckRequest(), timeout=1).status == 1:
-                        return self
+                        break
                 except grpc.RpcError:
                     time.sleep(0.1)
-        raise RuntimeError("server did not become healthy")
+            else:
+                raise RuntimeError("server did not become healthy")
+        if "GE_WEB_PORT" in self.picked and "web_listener_failed" in self._log_since(written):
+            self.stop()  # up without its web port (gateway.WebEdge.bind logs and skips it)
+            return False
+        return True
+
+    def _pick_again(self, log: str) -> bool:
+        """New ports for those this harness picked when the server's log says one was taken."""
+        if "another process has the port" not in log and "web_listener_failed" not in log:
+            return False
+        for name in self.picked:
+            port = free_port()
+            setattr(self, self.PORTS[name], port)
+            self.env[name] = str(port)
+        return bool(self.picked)
 
     def channel(self) -> grpc.Channel:
         """A channel to this server (a TLS server's test overrides it)."""

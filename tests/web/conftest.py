@@ -19,6 +19,7 @@ class WebServer(ServerProcess):
     def __init__(self, data_dir, **env):
         self.web_port = free_port()
         super().__init__(data_dir, GE_WEB_PORT=str(self.web_port), **env)
+        self.picked.add("GE_WEB_PORT")
 
     @property
     def base(self) -> str:
