@@ -51,6 +51,13 @@ class ServerProcess:
     def target(self) -> str:
         return f"127.0.0.1:{self.port}"
 
+    def with_web(self) -> ServerProcess:
+        """Serve the web port too, on a port this harness picks (`web_port`)."""
+        self.web_port = free_port()
+        self.env["GE_WEB_PORT"] = str(self.web_port)
+        self.picked.add("GE_WEB_PORT")
+        return self
+
     def start(self, timeout: float = 30) -> ServerProcess:
         for attempt in range(self.BIND_ATTEMPTS):
             written = self.log.stat().st_size if self.log.exists() else 0

@@ -16,7 +16,7 @@ import urllib.request
 import pytest
 
 from clients.sdk import Client, PlayerClient
-from tests.conftest import ROOT, free_port
+from tests.conftest import ROOT
 
 NODE_BOT = ROOT / "clients" / "examples" / "node"
 
@@ -57,8 +57,8 @@ def play_seat_over_connect(web_port: int, game_id: str, token: str, deadline: fl
 
 
 def test_python_bot_and_node_bot_join_from_the_lobby_and_play_to_the_end(fresh_server, node_bot):
-    web_port = free_port()
-    server = fresh_server(GE_WEB_PORT=str(web_port)).start()
+    server = fresh_server().with_web().start()
+    web_port = server.web_port
     alice = PlayerClient.register(server.target, "alice")
     game_id, tokens = Client(server.target, "pompeii").create(3, seed=11, open_seats=[1, 2],
                                                               player_token=alice.token)

@@ -51,12 +51,9 @@ def test_a_cancelled_waiter_leaves_the_line_and_the_place_is_not_lost():
 
 
 def test_a_light_clients_hint_does_not_wait_behind_a_heavy_clients_queue(fresh_server):
-    server = fresh_server(GE_WEB_PORT="0", GE_HINT_QUEUE="6", GE_HINTS_PER_CLIENT="3", GE_HINTS_PER_GAME="3",
-                          GE_HINT_MS_PER_CLIENT_MIN="60000")
-    from tests.conftest import free_port
-    web_port = free_port()
-    server.env["GE_WEB_PORT"] = str(web_port)
-    server.start()
+    server = fresh_server(GE_HINT_QUEUE="6", GE_HINTS_PER_CLIENT="3", GE_HINTS_PER_GAME="3",
+                          GE_HINT_MS_PER_CLIENT_MIN="60000").with_web().start()
+    web_port = server.web_port
     light = Client(server.target, GAME)
     game_id, tokens = light.create(2, seed=8)
     seat = light.status(game_id).to_move
@@ -147,9 +144,8 @@ def test_GE_WORKERS_PER_CLIENT_zero_lets_one_client_hold_every_place():
 def test_a_light_clients_hint_starts_while_a_heavy_clients_search_runs(fresh_server):
     """Default settings (GE_HINT_WORKERS=2, GE_WORKERS_PER_CLIENT=1): a client flooding 2 s hints holds
     one worker, so another client's 100 ms hint does not wait for a 2 s search to end."""
-    from tests.conftest import free_port
-    web_port = free_port()
-    server = fresh_server(GE_WEB_PORT=str(web_port)).start()
+    server = fresh_server().with_web().start()
+    web_port = server.web_port
     light = Client(server.target, GAME)
     game_id, tokens = light.create(2, seed=8)
     seat = light.status(game_id).to_move

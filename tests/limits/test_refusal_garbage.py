@@ -13,7 +13,6 @@ import grpc
 from server import observe
 from server.edge import rpc
 from server.errors import InvalidArgument
-from tests.conftest import free_port
 
 
 class Service:
@@ -34,8 +33,7 @@ async def garbage_per_call(calls: int) -> dict[str, float]:
                                                           response_serializer=bytes)
                 for name in ("answer", "refuse")}
     observe.Observing(server).add_generic_rpc_handlers((grpc.method_handlers_generic_handler("test.T", handlers),))
-    port = free_port()
-    server.add_insecure_port(f"127.0.0.1:{port}")
+    port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     found = {}
     try:

@@ -12,7 +12,6 @@ import grpc
 from server import observe, quotas
 from server.edge import rpc
 from server.errors import Exhausted
-from tests.conftest import free_port
 
 HELD = 60
 
@@ -43,8 +42,7 @@ async def objects_per_held_refusal(name: str) -> float:
                                                   response_serializer=bytes)
     observe.Observing(server).add_generic_rpc_handlers(
         (grpc.method_handlers_generic_handler("test.T", {name: handler}),))
-    port = free_port()
-    server.add_insecure_port(f"127.0.0.1:{port}")
+    port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     quotas.QUOTAS = quotas.Quotas(quotas.Settings())
     try:

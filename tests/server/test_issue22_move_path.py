@@ -12,7 +12,6 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from server import logs, metrics, observe
 from server.servicer import add_service
-from tests.conftest import free_port
 
 HEALTH = ("unary", "grpc.health.v1.Health", "Check", "grpc")
 ECHO = ("unary", "test.Echo", "Echo", "grpc")
@@ -32,8 +31,7 @@ async def serve_and_call(seen: list[dict]) -> None:
     handler = grpc.unary_unary_rpc_method_handler(echo, request_deserializer=bytes, response_serializer=bytes)
     observe.Observing(server).add_generic_rpc_handlers(
         (grpc.method_handlers_generic_handler("test.Echo", {"Echo": handler}),))
-    port = free_port()
-    server.add_insecure_port(f"127.0.0.1:{port}")
+    port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:

@@ -14,7 +14,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from clients.sdk import Client, Refused
 from gameengine.v1 import common_pb2, common_pb2_grpc
 from server import journal, metrics
-from tests.conftest import ServerProcess, free_port
+from tests.conftest import ServerProcess
 from tests.web.conftest import connect_call
 
 
@@ -46,9 +46,8 @@ def value(samples, name: str, **labels) -> float:
 
 @pytest.fixture
 def observed(tmp_path):
-    web_port = free_port()
-    s = ServerProcess(tmp_path / "data", GE_WEB_PORT=str(web_port), GE_LOG_LEVEL="info").start()
-    s.web_base = f"http://127.0.0.1:{web_port}"
+    s = ServerProcess(tmp_path / "data", GE_LOG_LEVEL="info").with_web().start()
+    s.web_base = f"http://127.0.0.1:{s.web_port}"
     yield s
     s.stop()
 

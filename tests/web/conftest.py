@@ -12,14 +12,13 @@ import pytest
 
 from clients.bot import Bot
 from clients.sdk import Client
-from tests.conftest import ServerProcess, free_port
+from tests.conftest import ServerProcess
 
 
 class WebServer(ServerProcess):
     def __init__(self, data_dir, **env):
-        self.web_port = free_port()
-        super().__init__(data_dir, GE_WEB_PORT=str(self.web_port), **env)
-        self.picked.add("GE_WEB_PORT")
+        super().__init__(data_dir, **env)
+        self.with_web()
 
     @property
     def base(self) -> str:
