@@ -22,13 +22,17 @@ from grpc_status import rpc_status
 
 from clients.sdk import Client, Refused
 from gameengine.v1 import common_pb2, common_pb2_grpc
-from tests.conftest import ROOT, free_port
+from tests.conftest import ROOT, ServerProcess, free_port
 from tests.web.conftest import WebServer
 
 from .support import nginx_binary, nginx_check, nginx_conf, render
 
 ROUTER_CONF = ROOT / "k8s" / "base" / "router" / "router.conf.template"
 SHARDS = ["gameengine-0", "gameengine-1", "gameengine-2"]
+
+
+class PortTaken(RuntimeError):
+    """nginx could not bind a port it was given: another process took it after free_port() picked it."""
 
 
 class Router:
@@ -64,15 +68,29 @@ class Router:
         return nginx_conf(d, [d / "router.conf", d / "upstreams.conf"], extra_http=log)
 
     def start(self, timeout: float = 15) -> Router:
+        for attempt in range(ServerProcess.BIND_ATTEMPTS):  # ports picked again if another process took one
+            try:
+                return self._start(timeout)
+            except PortTaken:
+                if attempt + 1 == ServerProcess.BIND_ATTEMPTS:
+                    raise
+                self.port, self.web_port = free_port(), free_port()
+        raise AssertionError("unreachable")
+
+    def _start(self, timeout: float) -> Router:
         nginx = nginx_binary()
         conf = self.write_config()
         nginx_check(conf)
+        logged = self.error_log.stat().st_size if self.error_log.exists() else 0
         self.proc = subprocess.Popen([nginx, "-p", str(self.dir), "-c", str(conf), "-e", str(self.error_log)],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"nginx exited: {self.error_log.read_text()[-2000:]}")
+                errors = self.error_log.read_bytes()[logged:].decode(errors="replace")
+                if "Address already in use" in errors:
+                    raise PortTaken(errors[-2000:])
+                raise RuntimeError(f"nginx exited: {errors[-2000:]}")
             try:
                 socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
                 socket.create_connection(("127.0.0.1", self.web_port), timeout=0.5).close()
@@ -278,3 +296,18 @@ def test_tournament_job_runs_through_the_router(cluster, tmp_path):
     assert all(r["outcome"] for r in report["results"]) and out.exists() and out.with_suffix(".png").exists()
     t = TournamentClient(router.target).get(report["tournament_id"])  # routed by its id
     assert t.games_finished == 3 and len(t.entrants) == 3
+
+
+def test_the_router_picks_again_a_port_another_process_took(tmp_path):
+    """nginx refuses a port taken between free_port() and its bind; the router then picks new ones."""
+    nginx_binary()  # skips (fails in CI) without nginx
+    router = Router(tmp_path / "router", {"a": WebServer(tmp_path / "a")})  # the replica need not run
+    taken = router.port
+    with socket.socket() as holder:  # bound, not listening: as an outgoing connection's port
+        holder.bind(("127.0.0.1", taken))
+        router.start()  # nginx tries to bind for ~2.5 s, then exits
+    try:
+        assert router.port != taken
+        socket.create_connection(("127.0.0.1", router.port), timeout=2).close()
+    finally:
+        router.stop()
