@@ -7,8 +7,9 @@ import subprocess
 import sys
 import urllib.request
 
+import pytest
+
 from tests.conftest import ROOT, ServerProcess
-from tests.web.conftest import WebServer
 
 
 def held(port: int) -> socket.socket:
@@ -31,27 +32,18 @@ def test_a_busy_metrics_port_stops_the_server_with_a_sentence_not_a_traceback(tm
     assert "Traceback" not in proc.stderr
 
 
-def test_the_harness_picks_again_a_port_it_picked_that_was_taken(tmp_path):
-    server = ServerProcess(tmp_path / "data")
-    taken = server.metrics_port
+@pytest.mark.parametrize("port, answers", [
+    ("metrics_port", lambda s: urllib.request.urlopen(f"http://127.0.0.1:{s.metrics_port}/metrics", timeout=5)),
+    ("web_port", lambda s: urllib.request.urlopen(f"http://127.0.0.1:{s.web_port}/api/games", timeout=5)),
+])
+def test_the_harness_picks_again_a_port_it_picked_that_was_taken(tmp_path, port, answers):
+    server = ServerProcess(tmp_path / "data").with_web()
+    taken = getattr(server, port)
     with held(taken):
         server.start()
     try:
-        assert server.metrics_port != taken
-        with urllib.request.urlopen(f"http://127.0.0.1:{server.metrics_port}/metrics", timeout=5) as r:
-            assert b"ge_live_games" in r.read()
-    finally:
-        server.stop()
-
-
-def test_the_harness_picks_again_a_web_port_it_picked_that_was_taken(tmp_path):
-    server = WebServer(tmp_path / "data")
-    taken = server.web_port
-    with held(taken):
-        server.start()
-    try:
-        assert server.web_port != taken
-        with urllib.request.urlopen(f"{server.base}/api/games", timeout=5) as r:
+        assert getattr(server, port) != taken
+        with answers(server) as r:
             assert r.status == 200
     finally:
         server.stop()
