@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import gc
 import signal
 import time
@@ -135,8 +136,9 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
         try:
             start_http_server(cfg.metrics_port, addr=cfg.host)
         except OSError as e:
-            raise StartupError(f"cannot bind the metrics port {cfg.host}:{cfg.metrics_port} ({e.strerror}): "
-                               "another process has the port (GE_METRICS_PORT; 0 turns metrics off)") from None
+            why = ": another process has the port" if e.errno == errno.EADDRINUSE else ""
+            raise StartupError(f"cannot bind the metrics port {cfg.host}:{cfg.metrics_port} ({e.strerror}){why} "
+                               "(GE_METRICS_PORT; 0 turns metrics off)") from None
     await server.start()
     if internal is not None:
         await internal.start()
