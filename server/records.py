@@ -29,7 +29,6 @@ clash), start with their own creation kind, and keep their own `seq`; the one ex
 """
 from __future__ import annotations
 
-import functools
 import pickle
 import struct
 from collections.abc import Iterable, Iterator
@@ -143,9 +142,15 @@ class GameRecord:
     # A game nobody touched for GE_HIBERNATE_AFTER_S keeps its engine state pickled (`hibernate`): bytes
     # the cyclic collector never visits, instead of the state's lists; `state` thaws it when first read.
     hibernated: bytes | None = field(default=None, repr=False)
+    engine: Game = field(init=False, repr=False, compare=False)  # read ~10 times a move
 
+    # None of these methods reads `__dict__`: CPython 3.11 keeps an instance's attributes without a dict
+    # until something asks for it, and then makes one. After a restore of 100,000 games (frozen out of
+    # the collector's reach), one sweep that asked made 100,000 dicts, and every full collection took
+    # ~55 ms to visit them (tests/storage/test_sweeps.py).
     def __post_init__(self) -> None:
         self.events = EventLog(self.game)
+        self.engine = engine_of(self.game)
 
     @classmethod
     def restored(cls, created: Created, game_id: str, over_when_saved: bool) -> GameRecord:
@@ -159,23 +164,31 @@ class GameRecord:
         return rec
 
     def __getattr__(self, name: str) -> Any:  # only for attributes not set: a restored or hibernated game's
-        if name in ("state", "events") and self.__dict__.get("pending") is not None:
+        if name in ("state", "events") and self.pending is not None:
             self.settle()
-            return self.__dict__[name]
-        slept = self.__dict__.get("hibernated")
-        if name == "state" and slept is not None:
-            self.state = pickle.loads(slept)
-            self.hibernated = self.over_when_saved = None
-            return self.state
+            return object.__getattribute__(self, name)
+        if name == "state" and self.hibernated is not None:
+            return self.wake(pickle.loads(self.hibernated))
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def asleep(self) -> bool:
+        """The engine state is not in memory: the game is restored and not settled, or hibernated.
+        `over_when_saved` is kept exactly then (`wake` clears it)."""
+        return self.over_when_saved is not None
+
+    def wake(self, state: Any) -> Any:
+        """`state` as the game's engine state in memory: neither hibernated nor answered from the snapshot."""
+        self.state = state
+        self.hibernated = self.over_when_saved = None
+        return state
 
     def hibernate(self) -> bool:
         """Keep the engine state pickled until it is read again; False if it is not in memory (restored
         and not settled, or hibernated already). Full collections visit every live object: an idle
         game's state lists are most of what a game costs them."""
-        state = self.__dict__.get("state")
-        if state is None:
+        if self.asleep():
             return False
+        state = self.state
         self.over_when_saved = self.engine.is_over(state)
         self.hibernated = pickle.dumps(state, pickle.HIGHEST_PROTOCOL)
         del self.state
@@ -198,13 +211,14 @@ class GameRecord:
             except IllegalMove as e:
                 raise Unsettled(f"game {self.game_id}: the engine refuses its move at version {version} "
                                 f"({e}); was the data dir written by another engine version?") from None
-        self.state, self.events = state, events
-        self.pending = self.over_when_saved = None
+        self.events = events
+        self.wake(state)
+        self.pending = None
 
     def engine_over(self) -> bool:
         """The engine's is_over, from the snapshot while a restored game is not settled (or from its
         hibernation while it sleeps)."""
-        if self.over_when_saved is not None and "state" not in self.__dict__:
+        if self.over_when_saved is not None:  # asleep
             return self.over_when_saved
         return self.engine.is_over(self.state)
 
@@ -224,10 +238,6 @@ class GameRecord:
         if entry.key:
             self.idem[entry.key] = self.version
 
-    @functools.cached_property
-    def engine(self) -> Game:  # kept on the record: read ~10 times a move
-        return engine_of(self.game)
-
     def savepoint(self) -> Savepoint:
         """What `rollback` restores: every field a record's `apply` may change."""
         return (self.version, self.seq, len(self.log), len(self.events), len(self.history),
@@ -242,7 +252,7 @@ class GameRecord:
         del self.log[n_log:], self.history[n_history:]
         self.events.truncate(n_events)
         if state_touched:  # the engine state is rebuilt from the moves that stay
-            self.state = rebuild_state(self)
+            self.wake(rebuild_state(self))
 
 
 class Unsettled(RuntimeError):

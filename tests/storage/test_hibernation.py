@@ -56,7 +56,7 @@ def test_a_hibernated_game_is_a_few_references_for_the_collector(tmp_path):
     shared = {id(rec.engine), id(rec.options)}
     _, awake = tracked_reachable(rec.state, shared)
     assert rec.hibernate()
-    assert not gc.is_tracked(rec.hibernated) and "state" not in rec.__dict__
+    assert not gc.is_tracked(rec.hibernated) and rec.asleep()
     assert awake > 300, "what hibernation takes out of every full collection"
     store.close()
 
