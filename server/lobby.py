@@ -248,16 +248,18 @@ def list_open(core: GameCore, game: str, page_size: int,
     return [(rec, seating) for _, rec, seating in page], token
 
 
-def expire(core: GameCore, now: float) -> int:
+async def expire(core: GameCore, now: float) -> int:
     """Expire waiting games past their time (LOBBY-9): journaled, seated players told, then forgotten."""
     store = core.store
-    due = [(rec, s) for rec in store.games.values()
-           if (s := seating_of(rec)) is not None and s.waiting and s.expires_at <= now]
-    for rec, seating in due:
-        store.commit(rec, [SeatingChanged(dataclasses.replace(seating, expired=True))])
-        log.info("waiting_game_expired", game_id=rec.game_id, game=rec.game, rule="LOBBY-9")
-    forget_expired(store)  # after the write: its listener told the seated players
-    return len(due)
+    gone = 0
+    async for rec in store.sweep():
+        seating = seating_of(rec)
+        if seating is not None and seating.waiting and seating.expires_at <= now:
+            store.commit(rec, [SeatingChanged(dataclasses.replace(seating, expired=True))])
+            log.info("waiting_game_expired", game_id=rec.game_id, game=rec.game, rule="LOBBY-9")
+            forget(store, rec.game_id)  # after the write: its listener told the seated players
+            gone += 1
+    return gone
 
 
 def restart_clocks(core: GameCore, referee: Referee) -> None:
@@ -271,16 +273,21 @@ def restart_clocks(core: GameCore, referee: Referee) -> None:
 
 
 def forget_expired(store: Store) -> None:
+    """At start-up: the expired games a crash left in memory (journaled as expired, not yet forgotten)."""
     for game_id in [g for g, rec in store.games.items() if (s := seating_of(rec)) is not None and s.expired]:
-        store.forget(game_id)
-        store.players.forget_game(game_id)
+        forget(store, game_id)
+
+
+def forget(store: Store, game_id: str) -> None:
+    store.forget(game_id)
+    store.players.forget_game(game_id)
 
 
 async def expiry_loop(core: GameCore, ttl_s: float) -> None:
     while True:
         await asyncio.sleep(min(30.0, max(ttl_s / 4, 0.2)))
         try:
-            expire(core, time.time())
+            await expire(core, time.time())
         except Exception:
             log.exception("expiry_failed")
 

@@ -278,7 +278,7 @@ def _repair_snapshots(data_dir: Path, damaged_dir: Path, stamp: str, r: Report) 
                 lost += 1
         lost += len(s.damage)
         os.replace(file, damaged_dir / f"{file.name}.{stamp}.orig")
-        snapshots.write(data_dir, seg, [journal.frame(h) for h in kept], players, tournament_records)
+        snapshots.write(data_dir, seg, snapshots.Frames(journal.frame(h) for h in kept), players, tournament_records)
         r.say(f"{file.name}: damaged and no older snapshot: rewritten with its {len(kept)} intact games, "
               f"{len(players)} players and {len(tournament_records)} tournament records; {lost} damaged "
               f"stretch(es) lost (original in {damaged_dir})", problem=bool(lost))

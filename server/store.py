@@ -21,7 +21,7 @@ import gc
 import os
 import secrets
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,7 @@ from .tournament_records import TournamentRecord
 __all__ = ["GameRecord", "LogEntry", "Store", "last_activity"]  # GameRecord, LogEntry: imported from here too
 
 log = structlog.get_logger("gameengine.store")
-SLICE = 200  # games framed or looked at between yields to the loop, ~0.6 ms; a pickle counts as 10
+LOOP_SHARE_S = 0.001  # how long a sweep over the games (`Store.sweep`) holds the event loop at a time
 Followup = Callable[[GameRecord], Iterable[Write]]
 
 
@@ -88,6 +88,7 @@ class Store:
         self._saved_segment: int | None = None
         self._evicted = False
         self._snapshotting: asyncio.Future[dict[str, float]] | None = None
+        self._share_until = self._rest_until = 0.0  # the sweeps' work and rest (`sweep`), shared by all of them
 
     # ---- recovery -------------------------------------------------------
     def recover(self) -> dict[str, Any]:
@@ -109,7 +110,7 @@ class Store:
         next_segment = max(segs, default=start - 1) + 1
         if old_files:  # a verified snapshot in this format holds what they held: then move them aside
             snapshots.write(self.data_dir, next_segment,
-                            [journal.frame(records.saved_game(r)) for r in self.games.values()],
+                            snapshots.Frames(journal.frame(records.saved_game(r)) for r in self.games.values()),
                             records.players_state(self.players), list(self.tournaments.history))
             counts["imported_legacy"] = legacy.archive(self.data_dir, old_files)
         self.journal = journal.Journal(self.data_dir, next_segment, self._fsync, self._fsync_interval_s)
@@ -400,36 +401,54 @@ class Store:
             raise ValueError(f"tournament record {type(record).__name__} out of sequence")
         self.tournaments.history.append(pb)
 
-    def evict_finished(self, older_than_s: float, is_over: Callable[[GameRecord], bool]) -> int:
-        """Drop games that ended more than `older_than_s` ago from memory (and from the
-        next snapshot): live memory is bounded by live games, not by history."""
-        cutoff = time.time() - older_than_s
-        gone = [gid for gid, rec in self.games.items() if last_activity(rec) < cutoff and is_over(rec)]
-        for gid in gone:
-            self.forget(gid)
-            self._notify(gid)
-        return len(gone)
-
     def forget(self, game_id: str) -> None:
         """The game leaves memory, and so the next snapshot (its records stay in older files)."""
         del self.games[game_id]
         self.locks.pop(game_id, None)
         self._evicted = True
 
+    async def sweep(self) -> AsyncIterator[GameRecord]:
+        """Every game in memory, for a periodic task on the event loop (snapshots, hibernation, eviction,
+        expiry). The sweeps work in shares of LOOP_SHARE_S, each followed by as long a rest in which no
+        sweep works, so together they take at most about half the loop however many games there are
+        (at 100,000 games a pass is 50-500 ms of work). A rest, not a single turn of the loop: an RPC
+        takes several turns, and each would have waited for another share. A game that left memory
+        while the sweep rested is skipped; the others are seen as they are when their turn comes."""
+        await self._share()
+        for rec in list(self.games.values()):  # values, not items: no tuple per game for the collector
+            if self.games.get(rec.game_id) is rec:
+                yield rec
+            if time.perf_counter() >= self._share_until:
+                self._rest_until = time.perf_counter() + LOOP_SHARE_S
+                await self._share()
+
+    async def _share(self) -> None:
+        """Wait for the sweeps' rest to end, then start a share of work."""
+        while (rest := self._rest_until - time.perf_counter()) > 0:
+            await asyncio.sleep(rest)
+        self._share_until = time.perf_counter() + LOOP_SHARE_S
+
+    async def evict_finished(self, older_than_s: float, is_over: Callable[[GameRecord], bool]) -> int:
+        """Drop games that ended more than `older_than_s` ago from memory (and from the
+        next snapshot): live memory is bounded by live games, not by history."""
+        cutoff = time.time() - older_than_s
+        gone = 0
+        async for rec in self.sweep():
+            if last_activity(rec) < cutoff and is_over(rec):
+                self.forget(rec.game_id)
+                self._notify(rec.game_id)
+                gone += 1
+        return gone
+
     async def hibernate_idle(self, idle_s: float, now: float | None = None) -> int:
-        """Pickle the engine state of every game with no write for `idle_s` (GameRecord.hibernate),
-        yielding to the loop between slices; a game whose lock is held is in use and left awake."""
+        """Pickle the engine state of every game with no write for `idle_s` (GameRecord.hibernate);
+        a game whose lock is held is in use and left awake."""
         cutoff = (time.time() if now is None else now) - idle_s
-        slept = work = 0
-        for gid, rec in list(self.games.items()):
-            lock = self.locks.get(gid)
-            work += 1
+        slept = 0
+        async for rec in self.sweep():
+            lock = self.locks.get(rec.game_id)
             if last_activity(rec) < cutoff and not (lock is not None and lock.locked()) and rec.hibernate():
                 slept += 1
-                work += 9
-            if work >= SLICE:
-                work = 0
-                await asyncio.sleep(0)
         return slept
 
     # ---- snapshots --------------------------------------------------------
@@ -452,7 +471,7 @@ class Store:
 
     async def _snapshot(self) -> dict[str, float]:
         """A snapshot without stopping play. The journal moves to a new segment (its syncs off the
-        loop); each game's frame is made on the event loop in slices, so a game's history may also hold
+        loop); each game's frame is made on the event loop (`sweep`), so a game's history may also hold
         records of the new segment (recovery folds those once: `_redo`). The file is written,
         checked and older files pruned in a thread that holds the GIL only in short C calls
         (snapshots.write). Then only this snapshot and the one before it are kept, with the segments
@@ -460,18 +479,13 @@ class Store:
         t0 = time.perf_counter()
         segment = await self._journal().rotate_off_loop()  # everything after this point is in `segment`
         self._evicted = False  # the games framed below are those left now; a later eviction sets it again
-        frames = []
-        for i, rec in enumerate(list(self.games.values())):
-            frames.append(journal.frame(records.saved_game(rec)))
-            if i % SLICE == SLICE - 1:
-                await asyncio.sleep(0)
+        frames = snapshots.Frames()
+        async for rec in self.sweep():
+            frames.add(journal.frame(records.saved_game(rec)))
         players = records.players_state(self.players)
         await asyncio.to_thread(snapshots.write, self.data_dir, segment, frames, players,
                                 list(self.tournaments.history))
-        games = len(frames)
-        while frames:  # freed in slices: 100,000 games' frames freed at once held the loop ~6 ms
-            del frames[-10 * SLICE:]
-            await asyncio.sleep(0)
+        games = frames.games
         await asyncio.to_thread(self._prune, segment)
         self._saved_segment = segment
         self.last_snapshot = {"save_s": time.perf_counter() - t0, "games": games, "at": time.time()}
