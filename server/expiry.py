@@ -35,6 +35,10 @@ async def run(store: Store, core: GameCore, referee: Referee, ttl_s: float) -> N
         return
     while True:
         await asyncio.sleep(min(60.0, max(ttl_s / 4, 0.5)))
-        gone = await expire_games(store, core, referee, ttl_s)
+        try:
+            gone = await expire_games(store, core, referee, ttl_s)
+        except Exception:  # e.g. the journal cannot be written now: the next pass tries again
+            log.exception("idle_game_expiry_failed")
+            continue
         if gone:
             log.info("abandoned_idle_games", games=gone, ttl_s=ttl_s)

@@ -236,7 +236,11 @@ async def _snapshots(store: Store, interval_s: float) -> None:
 async def _evictions(store: Store, core: GameCore, ttl_s: float) -> None:
     while True:
         await asyncio.sleep(min(60.0, max(ttl_s / 4, 0.5)))
-        gone = await store.evict_finished(ttl_s, core.is_over)
+        try:
+            gone = await store.evict_finished(ttl_s, core.is_over)
+        except Exception:  # a game whose engine refuses its records (Unsettled): the next pass tries again
+            log.exception("eviction_failed")
+            continue
         if gone:
             log.info("evicted_finished_games", games=gone, ttl_s=ttl_s)
 

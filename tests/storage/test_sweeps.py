@@ -1,7 +1,7 @@
 """The periodic sweeps over every game in memory (snapshot, hibernation, eviction, idle-game expiry,
 lobby expiry) at 100,000 games: each goes over the games through `Store.sweep`, which yields to the
-event loop whenever its share (LOOP_SHARE_S) is spent, and none of them leaves an object per game for
-the cyclic collector."""
+event loop whenever its share (LOOP_SHARE_S) is spent, none of them leaves an object per game for
+the cyclic collector, and a pass that fails is logged and the next one runs."""
 from __future__ import annotations
 
 import asyncio
@@ -128,4 +128,57 @@ def test_sweeps_leave_no_object_per_game_for_the_collector(tmp_path):
         assert len(gc.get_objects()) - before < n // 4  # the loops' and the referee's own: ~100
     finally:
         gc.unfreeze()
+    store.close()
+
+
+def test_idle_game_expiry_goes_on_after_a_pass_the_journal_refused(tmp_path):
+    """A pass that cannot write (a full disk for a moment) is logged, and the next pass expires the game:
+    the task used to end with the exception, and no idle game expired until a restart."""
+    from server.errors import Unavailable
+
+    store, core = open_store(tmp_path)
+    referee = Referee(core, Config())
+    rec, _ = core.create("pompeii", 3, {}, 1, {})
+    real_append = store._append
+    refused = []
+
+    def append_once_refused(frames, *a, **kw):
+        if not refused:
+            refused.append(frames)
+            raise Unavailable("the server cannot write its journal (No space left on device)")
+        return real_append(frames, *a, **kw)
+    store._append = append_once_refused
+
+    async def two_passes():
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(expiry.run(store, core, referee, 0.001), 1.3)  # a pass every 0.5 s
+    asyncio.run(two_passes())
+    assert refused and core.is_over(rec)
+    referee.close()
+    store.close()
+
+
+def test_eviction_goes_on_after_a_pass_that_failed(tmp_path):
+    from server import main
+
+    store, core = open_store(tmp_path)
+    referee = Referee(core, Config())
+    rec, _ = core.create("pompeii", 3, {}, 1, {})
+    referee.abandon(rec, "test: over")
+    real_is_over = core.is_over
+    failed = []
+
+    def is_over_once_failing(r):
+        if not failed:
+            failed.append(r.game_id)
+            raise RuntimeError("test: the engine refuses this game's records")
+        return real_is_over(r)
+    core.is_over = is_over_once_failing
+
+    async def two_passes():
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(main._evictions(store, core, 0.001), 1.3)  # a pass every 0.5 s
+    asyncio.run(two_passes())
+    assert failed and rec.game_id not in store.games
+    referee.close()
     store.close()
