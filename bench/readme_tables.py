@@ -76,7 +76,9 @@ def service_table(r: dict) -> list[str]:
                     f"| RSS **{g['rss_bytes'] / 2**20:.0f} MiB** "
                     f"({g['bytes_per_game'] / 1024:.1f} KiB each), **restore {g['restore_s']:.2f} s** "
                     f"({g['restore_cpu_s']:.2f} s CPU); every game read once: +{g['settle_all_cpu_s']:.1f} s CPU, "
-                    f"{g['rss_all_settled_bytes'] / 2**20:.0f} MiB" + target)
+                    f"{g['rss_all_settled_bytes'] / 2**20:.0f} MiB"
+                    + (f"; the periodic sweeps over them: longest loop stall {g['sweeps_worst_stall_ms']:.1f} ms"
+                       if "sweeps_worst_stall_ms" in g else "") + target)
     return rows
 
 

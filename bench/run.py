@@ -533,6 +533,7 @@ def scale_restore(data: str) -> None:
     gc.collect()
     full_gc_ms = (time.process_time() - cpu) * 1000
     rss, tracked = rss_bytes(os.getpid()), len(gc.get_objects())
+    sweeps = sweep_figures(store)
     # A snapshot's games are folded through their engine when first read (GameRecord.settle):
     # what reading every game once costs, and the memory of games that all have been read.
     cpu = time.process_time()
@@ -545,7 +546,34 @@ def scale_restore(data: str) -> None:
                       "rss_bytes": rss, "bytes_per_game": round(grown / counts["games"]), "tracked_objects": tracked,
                       "full_gc_cpu_ms": round(full_gc_ms, 1), "settle_all_cpu_s": round(settle_cpu, 3),
                       "rss_all_settled_bytes": rss_bytes(os.getpid()),
-                      "bytes_per_settled_game": round(settled / counts["games"])}))
+                      "bytes_per_settled_game": round(settled / counts["games"]), **sweeps}))
+
+
+def sweep_figures(store) -> dict:
+    """A running server's periodic passes over the games (`Store.sweep`: a snapshot, hibernation, eviction
+    and lobby expiry, side by side) once over every restored game, after start-up's freeze: how long they
+    took, the event loop's longest stall meanwhile (what a call arriving then waited), and a full collection
+    after them (an object a pass left per game is one more for every full collection to visit)."""
+    import gc
+
+    from server import lobby
+    from server.service import GameCore
+    core = GameCore(store)
+    gc.freeze()
+
+    async def passes():
+        await asyncio.gather(store.snapshot(), store.hibernate_idle(3600), store.evict_finished(86400, core.is_over),
+                             lobby.expire(core, time.time()))
+    stalls = LoopStalls()
+    t0 = time.perf_counter()
+    asyncio.run(stalls.during(passes()))
+    took = time.perf_counter() - t0
+    cpu = time.process_time()
+    gc.collect()
+    full_gc_ms = (time.process_time() - cpu) * 1000
+    gc.unfreeze()
+    return {"sweeps_s": round(took, 3), "sweeps_worst_stall_ms": round(stalls.worst * 1000, 2),
+            "full_gc_after_sweeps_cpu_ms": round(full_gc_ms, 1)}
 
 
 def scale_figures() -> dict:
@@ -565,7 +593,9 @@ def scale_figures() -> dict:
               f"{fig['bytes_per_game'] / 1024:.1f} KiB per game, "
               f"RSS {fig['rss_bytes'] / 2**20:.0f} MiB, full collection {fig['full_gc_cpu_ms']} ms CPU; every game "
               f"read once: {fig['settle_all_cpu_s']} s CPU, {fig['bytes_per_settled_game'] / 1024:.1f} KiB per game, "
-              f"RSS {fig['rss_all_settled_bytes'] / 2**20:.0f} MiB", flush=True)
+              f"RSS {fig['rss_all_settled_bytes'] / 2**20:.0f} MiB; the periodic sweeps once over every game: "
+              f"{fig['sweeps_s']} s, the loop's longest stall {fig['sweeps_worst_stall_ms']} ms, a full collection "
+              f"after them {fig['full_gc_after_sweeps_cpu_ms']} ms CPU", flush=True)
     sizes = sorted(out["by_games"], key=int)
     if len(sizes) > 1:
         small, large = out["by_games"][sizes[0]], out["by_games"][sizes[-1]]
