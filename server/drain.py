@@ -16,7 +16,7 @@ import asyncio
 import sys
 import time
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import structlog
@@ -49,15 +49,15 @@ class Drain:
             raise Unavailable("this replica is draining and takes no new games; retry, another replica will",
                               rule="DRAINING", retry_after_ms=RETRY_ELSEWHERE_MS)
 
-    async def watch(self, unfinished: Callable[[], int], interval_s: float = 1.0) -> None:
+    async def watch(self, unfinished: Callable[[], Awaitable[int]], interval_s: float = 1.0) -> None:
         """Follow the drain file; log when draining starts, stops, and when the last game ended."""
         told_empty = False
         while True:
             if self.refresh():
                 log.info("draining" if self.draining else "draining_stopped", drain_file=str(self.path),
-                         unfinished_games=unfinished())
+                         unfinished_games=await unfinished())
                 told_empty = False
-            if self.draining and not told_empty and unfinished() == 0:
+            if self.draining and not told_empty and await unfinished() == 0:
                 log.info("drained", note="no unfinished games: this replica may be removed")
                 told_empty = True
             await asyncio.sleep(interval_s)

@@ -79,7 +79,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     player_stream.sync_all(core)  # what a crash kept from the player streams (idempotent)
     lobby.forget_expired(store)
     lobby.restart_clocks(core, referee)
-    counts_games = observe.game_counts(core)
+    game_counts = observe.GameCounts(core, asyncio.get_running_loop())
     observe.data_volume(cfg.data_dir)
     drain.STATE = drain.Drain(drain.drain_file(cfg.data_dir, cfg.drain_file))
     drain.STATE.refresh()
@@ -172,7 +172,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
              asyncio.create_task(referee.run()),
              asyncio.create_task(lobby.expiry_loop(core, cfg.lobby_waiting_ttl_s)),
              asyncio.create_task(_watch_storage(journal, health_servicer, names + [""], lambda: referee.healthy)),
-             asyncio.create_task(drain.STATE.watch(lambda: counts_games()[0]))]
+             asyncio.create_task(drain.STATE.watch(game_counts.unfinished))]
     if ready is not None:
         ready.set()
     await stop.wait()

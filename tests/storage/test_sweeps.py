@@ -188,3 +188,32 @@ def test_eviction_goes_on_after_a_pass_that_failed(tmp_path):
     assert failed and rec.game_id not in store.games
     referee.close()
     store.close()
+
+
+def test_a_scrape_counts_the_games_on_the_event_loop(tmp_path):
+    """The live-games gauges count when scraped, from the metrics server's thread. Counted there, 100,000
+    games held the GIL ~65 ms per scrape; now the thread asks the loop, which counts through the sweep."""
+    import threading
+
+    from server import observe
+
+    store, core = open_store(tmp_path)
+    referee = Referee(core, Config())
+    games = [core.create("pompeii", 3, {}, seed, {})[0] for seed in range(3)]
+    referee.abandon(games[0], "test: over")
+    counted_on: set[int] = set()
+    real_is_over = core.is_over
+
+    def is_over(rec):
+        counted_on.add(threading.get_ident())
+        return real_is_over(rec)
+    core.is_over = is_over
+
+    async def main():
+        counts = observe.GameCounts(core, asyncio.get_running_loop())
+        scraped = await asyncio.to_thread(counts.scraped)  # as the metrics server's thread asks
+        return threading.get_ident(), scraped
+    loop_thread, scraped = asyncio.run(main())
+    assert scraped == (2, 1) and counted_on == {loop_thread}
+    referee.close()
+    store.close()
