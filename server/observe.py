@@ -245,8 +245,8 @@ class GameCounts:
     """(running, finished) games in memory, wired to ge_live_games{state} and ge_unfinished_games.
     Counted, not kept, so no write path can forget to update them. The count runs on the event loop
     through Store.sweep, and a scrape asks the loop for it and waits. When the metrics server's thread
-    counted 100,000 games itself, it held the GIL for ~65 ms per scrape and calls waited up to ~30 ms.
-    A count younger than `max_age_s` is reused."""
+    counted 100,000 games itself, a scrape held the GIL for 50-260 ms, and calls made meanwhile waited
+    9 ms at the median (bench/notes/service.md). A count younger than `max_age_s` is reused."""
 
     SCRAPE_WAIT_S = 5.0  # a loop too busy to count by then: the scrape gets the last count
 
