@@ -264,7 +264,7 @@ def drive(kind: str, target: str, seconds: float, rate: float = 0.0, payload=Non
     client_cpu_s = sum(cpu for _, cpu in parts)  # over the warm-up too: a share, not a count
     return {"qps": len(lat) / seconds, "p50_ms": 1000 * lat[len(lat) // 2],
             "p99_ms": 1000 * lat[int(len(lat) * 0.99)], "calls": len(lat), "wall_s": dt,
-            "client_cpu_us_per_call": 1e6 * client_cpu_s / max(1, len(lat))}
+            "client_cpu_us_per_call": 1e6 * client_cpu_s / max(1, len(lat)), "client_cpu_s": client_cpu_s}
 
 
 def cpu_s(pid: int) -> float:
@@ -273,26 +273,43 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def machine_ticks(stat: str | None = None) -> tuple[int, int]:
-    """(steal, all) CPU ticks of the whole machine so far, from /proc/stat's first line."""
+Ticks = tuple[int, int, int]  # (steal, busy, all) CPU ticks of the whole machine
+
+
+def machine_ticks(stat: str | None = None) -> Ticks:
+    """(steal, busy, all) CPU ticks of the whole machine so far, from /proc/stat's first line; busy is
+    user, nice, system, irq and softirq (not idle, iowait or steal)."""
     line = (stat if stat is not None else Path("/proc/stat").read_text()).splitlines()[0].split()
     ticks = [int(x) for x in line[1:9]]  # user nice system idle iowait irq softirq steal (guest is in user)
-    return ticks[7], sum(ticks)
+    return ticks[7], sum(ticks[:3]) + ticks[5] + ticks[6], sum(ticks)
 
 
-def steal_pct(before: tuple[int, int], after: tuple[int, int]) -> float:
+def steal_pct(before: Ticks, after: Ticks) -> float:
     """The share of the machine's CPU time the hypervisor gave to others between two machine_ticks():
     a run with much of it measured the host, not the code."""
-    steal, total = after[0] - before[0], after[1] - before[1]
+    steal, total = after[0] - before[0], after[2] - before[2]
     return round(100 * steal / total, 1) if total > 0 else 0.0
 
 
-def timed_drive(pid: int, kind: str, target: str, payload=None) -> dict:
-    """A peak drive, with the server's CPU seconds per call and the machine's steal over it."""
+def others_pct(before: Ticks, after: Ticks, own_s: float) -> float:
+    """The share of the machine's CPU time that processes other than the measured ones (`own_s` CPU
+    seconds: the server and its load generator) used between two machine_ticks(): a stray process on
+    one of the two cores shows as ~40-50 %. It includes the load processes' own start-up (a few %)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    busy, total = (after[1] - before[1]) / tick, (after[2] - before[2]) / tick
+    return round(max(0.0, 100 * (busy - own_s) / total), 1) if total > 0 else 0.0
+
+
+def timed_drive(pid: int, kind: str, target: str, payload=None, seconds: float = 0.0, **kw) -> dict:
+    """A drive (a peak one unless `kw` sets a rate), with the server's CPU seconds per call and the
+    machine's steal and other processes' share over it."""
     c0, m0 = cpu_s(pid), machine_ticks()
-    d = drive(kind, target, RPC_S, payload=payload)
-    d["server_cpu_us_per_call"] = 1e6 * (cpu_s(pid) - c0) / max(1, d["calls"])
-    d["steal_pct"] = steal_pct(m0, machine_ticks())
+    d = drive(kind, target, seconds or RPC_S, payload=payload, **kw)
+    server_s = cpu_s(pid) - c0
+    m1 = machine_ticks()
+    d["server_cpu_us_per_call"] = 1e6 * server_s / max(1, d["calls"])
+    d["steal_pct"] = steal_pct(m0, m1)
+    d["others_pct"] = others_pct(m0, m1, server_s + d["client_cpu_s"])
     return d
 
 
@@ -318,14 +335,14 @@ def rpc_figures() -> dict:
                 m = timed_drive(srv.pid, "move", target, payload=games)
                 rounds.append((e, m))
                 print(f"echo {e['qps']:.0f} qps, move {m['qps']:.0f} qps: {m['qps'] / e['qps']:.2f} "
-                      f"(steal {e['steal_pct']} / {m['steal_pct']} %)", flush=True)
+                      f"(steal {e['steal_pct']} / {m['steal_pct']} %, other processes {e['others_pct']} / "
+                      f"{m['others_pct']} %)", flush=True)
             echo_qps = statistics.median(e["qps"] for e, _ in rounds)
             move_qps = statistics.median(m["qps"] for _, m in rounds)
-            m0 = machine_ticks()
-            half = drive("move", target, RPC_S, rate=move_qps / 2, payload=games, workers=1, warmup_s=HALF_WARMUP_S)
-            half["steal_pct"] = steal_pct(m0, machine_ticks())
+            half = timed_drive(srv.pid, "move", target, payload=games, rate=move_qps / 2, workers=1,
+                               warmup_s=HALF_WARMUP_S)
             print(f"move at half load ({half['qps']:.0f} qps): p50 {half['p50_ms']:.2f} ms p99 {half['p99_ms']:.2f} ms "
-                  f"(steal {half['steal_pct']} %)")
+                  f"(steal {half['steal_pct']} %, other processes {half['others_pct']} %)")
         finally:
             for proc in (echo, srv):
                 proc.terminate()
@@ -338,7 +355,8 @@ def rpc_figures() -> dict:
             "move_to_echo_ratio": round(move_qps / echo_qps, 3),
             "rounds": [{"echo_qps": round(e["qps"], 1), "move_qps": round(m["qps"], 1),
                         "ratio": round(m["qps"] / e["qps"], 3),
-                        "steal_pct": {"echo": e["steal_pct"], "move": m["steal_pct"]}} for e, m in rounds],
+                        "steal_pct": {"echo": e["steal_pct"], "move": m["steal_pct"]},
+                        "others_pct": {"echo": e["others_pct"], "move": m["others_pct"]}} for e, m in rounds],
             "server_cpu_us_per_call": {"echo": round(echo_cpu, 1), "move": round(move_cpu, 1),
                                        "echo_to_move": round(echo_cpu / move_cpu, 3)},
             # The load generator shares the two cores: a call's rate is bounded by client + server CPU.
@@ -346,6 +364,7 @@ def rpc_figures() -> dict:
             "p50_ms": round(half["p50_ms"], 3),
             "p99_ms": round(half["p99_ms"], 3), "half_load_qps": round(half["qps"], 1), "half_load_client_procs": 1,
             "half_load_warmup_s": HALF_WARMUP_S, "half_load_steal_pct": half["steal_pct"],
+            "half_load_others_pct": half["others_pct"],
             "client_procs": WORKERS, "concurrency": CONCURRENCY,
             "fsync": os.environ.get("GE_FSYNC", "interval"), "event_loop": os.environ.get("GE_EVENT_LOOP", "uvloop")}
 
