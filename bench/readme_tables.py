@@ -36,11 +36,12 @@ def engine_table(r: dict) -> list[str]:
     return rows
 
 
-def _machine(rnd: dict) -> str:
-    """The hypervisor's and other processes' shares of the CPU during a round's echo and MakeMove
-    drives, as far as recorded."""
-    parts = [f"{name} {pct['echo']:.0f} / {pct['move']:.0f} %"
-             for name, pct in (("steal", rnd.get("steal_pct")), ("other processes", rnd.get("others_pct"))) if pct]
+def _machine(steal: dict | float | None, others: dict | float | None) -> str:
+    """The hypervisor's and other processes' shares of the CPU over a drive, or over a round's echo and
+    MakeMove drives ({"echo": .., "move": ..}), as far as recorded."""
+    def shown(pct: dict | float) -> str:
+        return f"{pct['echo']:.0f} / {pct['move']:.0f} %" if isinstance(pct, dict) else f"{pct:.0f} %"
+    parts = [f"{name} {shown(pct)}" for name, pct in (("steal", steal), ("other processes", others)) if pct is not None]
     return f" ({', '.join(parts)})" if parts else ""
 
 
@@ -56,7 +57,8 @@ def service_table(r: dict) -> list[str]:
            f"{rpc['server_cpu_us_per_call']['echo']:.0f} ÷ {rpc['server_cpu_us_per_call']['move']:.0f} µs = "
            f"**{rpc['server_cpu_us_per_call']['echo_to_move']:.2f}** | — |",
            "| peak ratio of each round (echo and MakeMove alternate) | "
-           + ", ".join(f"{x['ratio']:.2f}" + _machine(x) for x in rpc["rounds"]) + " | — |"]
+           + ", ".join(f"{x['ratio']:.2f}" + _machine(x.get("steal_pct"), x.get("others_pct"))
+                       for x in rpc["rounds"]) + " | — |"]
           if "rounds" in rpc else []),
         *([f"| load generator CPU per call, echo and MakePompeiiMove (it shares the two cores) | "
            f"{cl['echo']:.0f} and {cl['move']:.0f} µs | — |"]
@@ -67,9 +69,7 @@ def service_table(r: dict) -> list[str]:
           if "echo_per_call" in (ins := r.get("instructions", {})) else []),
         f"| move latency at half load ({rpc['half_load_qps']:.0f}/s) | p50 {rpc['p50_ms']:.2f} ms, "
         f"**p99 {rpc['p99_ms']:.2f} ms**"
-        + (f" (steal {rpc['half_load_steal_pct']:.0f} %" if "half_load_steal_pct" in rpc else "")
-        + (f", other processes {rpc['half_load_others_pct']:.0f} %" if "half_load_others_pct" in rpc else "")
-        + (")" if "half_load_steal_pct" in rpc else "") + " | p99 ≤ 5 ms |",
+        + _machine(rpc.get("half_load_steal_pct"), rpc.get("half_load_others_pct")) + " | p99 ≤ 5 ms |",
         f"| memory per live Pompeii game ({mem['games']} games, {mem['seats']} seats, "
         f"{mem['moves_per_game']} moves each) | **{mem['bytes_per_live_game'] / 1024:.1f} KiB** | ≤ 50 KB |",
         f"| snapshot of {snap['games']} games | save {snap['save_s']:.2f} s, **restore {snap['restore_s']:.2f} s** "

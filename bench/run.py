@@ -300,11 +300,11 @@ def others_pct(before: Ticks, after: Ticks, own_s: float) -> float:
     return round(max(0.0, 100 * (busy - own_s) / total), 1) if total > 0 else 0.0
 
 
-def timed_drive(pid: int, kind: str, target: str, payload=None, seconds: float = 0.0, **kw) -> dict:
-    """A drive (a peak one unless `kw` sets a rate), with the server's CPU seconds per call and the
-    machine's steal and other processes' share over it."""
+def timed_drive(pid: int, kind: str, target: str, payload=None, **kw) -> dict:
+    """A drive of RPC_S (a peak one unless `kw` sets a rate), with the server's CPU seconds per call and
+    the machine's steal and other processes' share over it."""
     c0, m0 = cpu_s(pid), machine_ticks()
-    d = drive(kind, target, seconds or RPC_S, payload=payload, **kw)
+    d = drive(kind, target, RPC_S, payload=payload, **kw)
     server_s = cpu_s(pid) - c0
     m1 = machine_ticks()
     d["server_cpu_us_per_call"] = 1e6 * server_s / max(1, d["calls"])

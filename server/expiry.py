@@ -4,12 +4,12 @@ saying why) and then leaves memory like a finished game (GE_FINISHED_TTL_S after
 """
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import TYPE_CHECKING
 
 import structlog
 
+from . import periodic
 from .store import Store, last_activity
 
 if TYPE_CHECKING:
@@ -33,12 +33,9 @@ async def expire_games(store: Store, core: GameCore, referee: Referee, ttl_s: fl
 async def run(store: Store, core: GameCore, referee: Referee, ttl_s: float) -> None:
     if ttl_s <= 0:
         return
-    while True:
-        await asyncio.sleep(min(60.0, max(ttl_s / 4, 0.5)))
-        try:
-            gone = await expire_games(store, core, referee, ttl_s)
-        except Exception:  # e.g. the journal cannot be written now: the next pass tries again
-            log.exception("idle_game_expiry_failed")
-            continue
+
+    async def one_pass() -> None:  # may fail when the journal cannot be written now
+        gone = await expire_games(store, core, referee, ttl_s)
         if gone:
             log.info("abandoned_idle_games", games=gone, ttl_s=ttl_s)
+    await periodic.every(min(60.0, max(ttl_s / 4, 0.5)), "idle_game_expiry_failed", one_pass)

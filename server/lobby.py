@@ -7,7 +7,6 @@ refusal changes nothing. The rules of this layer, in one place:
 """
 from __future__ import annotations
 
-import asyncio
 import base64
 import dataclasses
 import hmac
@@ -20,7 +19,7 @@ import structlog
 from engines.core import Event
 from gameengine.v1 import common_pb2, lobby_pb2, lobby_pb2_grpc
 
-from . import auth, limits, player_stream
+from . import auth, limits, periodic, player_stream
 from .config import Config
 from .edge import note, rpc
 from .errors import Exhausted, Illegal, InvalidArgument, PermissionDenied, Unauthenticated
@@ -284,12 +283,7 @@ def forget(store: Store, game_id: str) -> None:
 
 
 async def expiry_loop(core: GameCore, ttl_s: float) -> None:
-    while True:
-        await asyncio.sleep(min(30.0, max(ttl_s / 4, 0.2)))
-        try:
-            await expire(core, time.time())
-        except Exception:
-            log.exception("expiry_failed")
+    await periodic.every(min(30.0, max(ttl_s / 4, 0.2)), "expiry_failed", lambda: expire(core, time.time()))
 
 
 # ---- the service -------------------------------------------------------------------

@@ -28,6 +28,7 @@ from . import (
     logs,
     metrics,
     observe,
+    periodic,
     player_stream,
     quotas,
     reflection,
@@ -222,40 +223,29 @@ async def _set(health_servicer: Health, name: str, status: int) -> None:
 
 
 async def _snapshots(store: Store, interval_s: float) -> None:
-    while True:
-        await asyncio.sleep(interval_s)
-        try:
-            snap = await store.snapshot()
-            if snap is not None:  # None: nothing new to save
-                metrics.SNAPSHOT_SECONDS.observe(snap["save_s"])
-                log.info("snapshot", **snap)
-        except Exception:
-            log.exception("snapshot_failed")
+    async def one_pass() -> None:
+        snap = await store.snapshot()
+        if snap is not None:  # None: nothing new to save
+            metrics.SNAPSHOT_SECONDS.observe(snap["save_s"])
+            log.info("snapshot", **snap)
+    await periodic.every(interval_s, "snapshot_failed", one_pass)
 
 
 async def _evictions(store: Store, core: GameCore, ttl_s: float) -> None:
-    while True:
-        await asyncio.sleep(min(60.0, max(ttl_s / 4, 0.5)))
-        try:
-            gone = await store.evict_finished(ttl_s, core.is_over)
-        except Exception:  # a game whose engine refuses its records (Unsettled): the next pass tries again
-            log.exception("eviction_failed")
-            continue
+    async def one_pass() -> None:  # may fail on a game whose engine refuses its records (Unsettled)
+        gone = await store.evict_finished(ttl_s, core.is_over)
         if gone:
             log.info("evicted_finished_games", games=gone, ttl_s=ttl_s)
+    await periodic.every(min(60.0, max(ttl_s / 4, 0.5)), "eviction_failed", one_pass)
 
 
 async def _hibernation(store: Store, idle_s: float) -> None:
     if idle_s <= 0:
         return
     period = max(idle_s / 2, 0.5)
-    await asyncio.sleep(period / 2)  # out of step with the snapshot's and the sweeps' whole seconds
-    while True:
-        await asyncio.sleep(period)
-        try:
-            await store.hibernate_idle(idle_s)
-        except Exception:  # a state that cannot be pickled stays awake; the others still sleep next time
-            log.exception("hibernation_failed")
+    # A state that cannot be pickled fails the pass and stays awake; the others still sleep next time.
+    # Out of step with the snapshot's and the sweeps' whole seconds.
+    await periodic.every(period, "hibernation_failed", lambda: store.hibernate_idle(idle_s), offset_s=period / 2)
 
 
 def main() -> None:

@@ -36,9 +36,8 @@ def spin(seconds: float) -> None:
         pass
 
 
-def sweeps(store, core):
+def sweeps(store, core, referee):
     """Each periodic task's pass, with settings under which it keeps every game."""
-    referee = Referee(core, Config())
     return {
         "snapshot": lambda: store._snapshot(),
         "hibernation": lambda: store.hibernate_idle(3600),
@@ -59,8 +58,10 @@ def test_every_periodic_task_goes_over_the_games_through_the_sweep(tmp_path, mon
             seen.append(rec.game_id)
             yield rec
     monkeypatch.setattr(store_module.Store, "sweep", watched)
-    asyncio.run(sweeps(store, core)[task]())
+    referee = Referee(core, Config())
+    asyncio.run(sweeps(store, core, referee)[task]())
     assert sorted(seen) == sorted(store.games) and len(seen) == 30
+    referee.close()
     store.close()
 
 
