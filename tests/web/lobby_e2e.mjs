@@ -21,6 +21,11 @@ try {
   const page = ctx.pages()[0] ?? await ctx.newPage();
   page.on("console", (m) => { if (m.type() === "error") result.console.push(m.text()); });
   page.on("pageerror", (e) => result.console.push(String(e)));
+  // Slow game list: the Player pane must take a registration before the page's first fetch returns.
+  await page.route(/\/api\/games$/, async (route) => {
+    await new Promise((r) => setTimeout(r, 2000));
+    await route.continue();
+  });
   await page.goto(`${plan.base}/`);
   await page.fill("#player-name", plan.name);
   await page.click("#player-register");

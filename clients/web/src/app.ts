@@ -206,6 +206,7 @@ async function createGame() {
 }
 
 async function main() {
+  initLobby(); // the Player and Open games panes need no game types: ready before the first fetch
   ({ types } = await listGames());
   const sel = $("game") as HTMLSelectElement;
   sel.innerHTML = types.map((t) => `<option value="${t.game}">${t.game}</option>`).join("");
@@ -216,7 +217,6 @@ async function main() {
     location.hash = p.toString();
   };
   $("create").onclick = () => void createGame();
-  initLobby();
   window.addEventListener("hashchange", () => void open());
   await refreshList();
   setInterval(() => void refreshList(), 5000);
