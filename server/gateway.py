@@ -11,6 +11,8 @@ interpreter and event loop, and the gRPC players keep their latency whatever bro
   only place where `transport.WEB_PEER` (the browser's address) is believed.
 - The edge exits when the server does (a parent-death signal, and a check of its parent).
 - If the edge dies, the server starts another one a second later; the gRPC port never stops.
+- A server killed without its shutdown leaves its socket's directory behind; the next server to start
+  removes those (`clear_stale`).
 - The edge runs at a lower CPU priority (EDGE_NICENESS): when browsers, or an attacker on the web
   port, want more CPU than there is, the web port slows down first and the gRPC players keep theirs.
 """
@@ -26,8 +28,10 @@ import os
 import shutil
 import signal
 import socket
+import stat
 import sys
 import tempfile
+import time
 from typing import Any
 
 import grpc
@@ -79,13 +83,49 @@ def add_internal(server: grpc.aio.Server, core: Any, wanted: list[str]) -> None:
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, {method: handler}),))
 
 
+DIR_PREFIX, SOCKET_NAME = "ge-web-", "edge.sock"
+STALE_AFTER_S = 60.0  # a starting server binds its socket within moments of making its directory
+
+
+def clear_stale(root: str | None = None) -> list[str]:
+    """Remove the socket directories of servers that ended without their shutdown (kill -9): this
+    user's, older than STALE_AFTER_S, with no server listening on the socket. Returns those removed."""
+    root = root or tempfile.gettempdir()
+    removed = []
+    with os.scandir(root) as entries:
+        for entry in entries:
+            if entry.name.startswith(DIR_PREFIX) and _stale(entry.path):
+                shutil.rmtree(entry.path, ignore_errors=True)
+                removed.append(entry.path)
+    return removed
+
+
+def _stale(path: str) -> bool:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or time.time() - st.st_mtime < STALE_AFTER_S:
+        return False
+    probe = socket.socket(socket.AF_UNIX)
+    try:
+        probe.connect(os.path.join(path, SOCKET_NAME))
+    except OSError:
+        return True
+    finally:
+        probe.close()
+    return False
+
+
 class WebEdge:
     """The web port: its listening socket (bound here) and the edge process serving it."""
 
     def __init__(self, cfg: Config):
         self.cfg = cfg
-        self.dir = tempfile.mkdtemp(prefix="ge-web-")  # 0700: only this server's user reaches the socket
-        self.socket = os.path.join(self.dir, "edge.sock")
+        for path in clear_stale():
+            log.info("web_stale_socket_dir_removed", path=path)
+        self.dir = tempfile.mkdtemp(prefix=DIR_PREFIX)  # 0700: only this server's user reaches the socket
+        self.socket = os.path.join(self.dir, SOCKET_NAME)
         self.listener: socket.socket | None = None
         self.proc: asyncio.subprocess.Process | None = None
         self.stopping = False

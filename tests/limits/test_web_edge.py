@@ -151,3 +151,54 @@ def test_item4_the_edge_runs_at_a_lower_cpu_priority_than_the_server(server):
     def nice(pid: int) -> int:
         return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
     assert nice(edge_of(server)) == nice(server.proc.pid) + gateway.EDGE_NICENESS
+
+
+def test_a_server_killed_9_leaves_its_socket_dir_and_the_next_server_removes_it(tmp_path):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    killed = WebServer(tmp_path / "killed", TMPDIR=str(tmp)).start()
+    live = WebServer(tmp_path / "live", TMPDIR=str(tmp)).start()
+    try:
+        dirs = set(tmp.glob(f"{gateway.DIR_PREFIX}*"))
+        assert len(dirs) == 2
+        killed.kill9()
+        long_ago = time.time() - 2 * gateway.STALE_AFTER_S
+        for d in dirs:
+            os.utime(d, (long_ago, long_ago))
+        killed_dir = next(d for d in dirs if not _listened(d))
+        live_dir = next(d for d in dirs if d != killed_dir)
+        third = WebServer(tmp_path / "third", TMPDIR=str(tmp)).start()
+        try:
+            now = set(tmp.glob(f"{gateway.DIR_PREFIX}*"))
+            assert killed_dir not in now and live_dir in now and len(now) == 2
+            assert page_ok(live) and page_ok(third)
+        finally:
+            third.stop()
+    finally:
+        live.stop()
+    assert not list(tmp.glob(f"{gateway.DIR_PREFIX}*"))  # a server that stops removes its own
+
+
+def _listened(d: Path) -> bool:
+    import socket
+    probe = socket.socket(socket.AF_UNIX)
+    try:
+        probe.connect(str(d / gateway.SOCKET_NAME))
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
+
+
+def test_clear_stale_keeps_young_dirs_and_what_is_not_a_socket_dir(tmp_path):
+    long_ago = time.time() - 2 * gateway.STALE_AFTER_S
+    old, young, other = tmp_path / "ge-web-old", tmp_path / "ge-web-young", tmp_path / "other-old"
+    for d in (old, young, other):
+        d.mkdir()
+    plain = tmp_path / "ge-web-file"
+    plain.write_text("")
+    for p in (old, other, plain):
+        os.utime(p, (long_ago, long_ago))
+    assert gateway.clear_stale(str(tmp_path)) == [str(old)]
+    assert young.exists() and other.exists() and plain.exists() and not old.exists()
