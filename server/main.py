@@ -168,7 +168,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
         loop.add_signal_handler(sig, stop.set)
     tasks = [asyncio.create_task(_snapshots(store, cfg.snapshot_interval_s)),
              asyncio.create_task(_evictions(store, core, cfg.finished_ttl_s)),
-             asyncio.create_task(_hibernation(store, cfg.hibernate_after_s)),
+             asyncio.create_task(_hibernation(store, core, cfg.hibernate_after_s)),
              asyncio.create_task(expiry.run(store, core, referee, cfg.idle_game_ttl_s)),
              asyncio.create_task(referee.run()),
              asyncio.create_task(lobby.expiry_loop(core, cfg.lobby_waiting_ttl_s)),
@@ -239,13 +239,14 @@ async def _evictions(store: Store, core: GameCore, ttl_s: float) -> None:
     await periodic.every(min(60.0, max(ttl_s / 4, 0.5)), "eviction_failed", one_pass)
 
 
-async def _hibernation(store: Store, idle_s: float) -> None:
+async def _hibernation(store: Store, core: GameCore, idle_s: float) -> None:
     if idle_s <= 0:
         return
     period = max(idle_s / 2, 0.5)
     # A state that cannot be pickled fails the pass and stays awake; the others still sleep next time.
     # Out of step with the snapshot's and the sweeps' whole seconds.
-    await periodic.every(period, "hibernation_failed", lambda: store.hibernate_idle(idle_s), offset_s=period / 2)
+    await periodic.every(period, "hibernation_failed", lambda: store.hibernate_idle(idle_s, core.is_over),
+                         offset_s=period / 2)
 
 
 def main() -> None:

@@ -440,14 +440,20 @@ class Store:
                 gone += 1
         return gone
 
-    async def hibernate_idle(self, idle_s: float, now: float | None = None) -> int:
-        """Pickle the engine state of every game with no write for `idle_s` (GameRecord.hibernate);
-        a game whose lock is held is in use and left awake."""
+    async def hibernate_idle(self, idle_s: float, is_over: Callable[[GameRecord], bool] = lambda rec: False,
+                             now: float | None = None) -> int:
+        """Pickle the engine state (GameRecord.hibernate) of every game with no write for `idle_s`, and
+        of every finished one at once: a finished game's state is only read again for views, while bots
+        and tournaments finish games by the hundred between two passes. A game whose lock is held is in
+        use and left awake."""
         cutoff = (time.time() if now is None else now) - idle_s
         slept = 0
         async for rec in self.sweep():
+            if rec.asleep():
+                continue
             lock = self.locks.get(rec.game_id)
-            if last_activity(rec) < cutoff and not (lock is not None and lock.locked()) and rec.hibernate():
+            if ((last_activity(rec) < cutoff or is_over(rec)) and not (lock is not None and lock.locked())
+                    and rec.hibernate()):
                 slept += 1
         return slept
 

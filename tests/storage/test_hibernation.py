@@ -77,6 +77,19 @@ def test_the_sweep_leaves_recent_and_locked_games_awake(tmp_path):
     store.close()
 
 
+def test_a_finished_game_sleeps_at_the_next_pass_however_recent(tmp_path):
+    store, core = open_store(tmp_path)
+    finished, playing = (core.create("pompeii", 3, {}, s, {})[0] for s in (1, 2))
+    play(core, finished, random.Random(1), 2000)
+    play(core, playing, random.Random(2), 10)
+    assert core.is_over(finished) and not core.is_over(playing)
+    now = max(last_activity(finished), last_activity(playing)) + 1  # both wrote a second ago
+    assert asyncio.run(store.hibernate_idle(30, core.is_over, now=now)) == 1
+    assert finished.asleep() and not playing.asleep()
+    assert core.is_over(finished) and finished.asleep(), "is_over is answered without waking it"
+    store.close()
+
+
 def test_a_snapshot_of_hibernated_games_restores_them(tmp_path):
     store, core = open_store(tmp_path)
     rng = random.Random(9)
