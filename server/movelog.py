@@ -2,12 +2,12 @@
 action and time in one container per field.
 
 A list of `LogEntry` named tuples was one object per move that the cyclic collector tracks for
-good (it untracks exact tuples of untracked items, never a named tuple), so every full and middle
-collection scanned every move of every game in memory. Here a game's log is five containers
-whatever its length: the seats and times as machine numbers, the keys and referee actions packed
-(server/packed.py), none of them tracked, and the moves in a list (shared instances:
-server/moveprotos.py). Entries are made as
-`LogEntry`s when read, so readers see the same tuples as before.
+good (it untracks exact tuples of untracked items, never a named tuple), and a list of the moves
+was still one reference per move: every full collection followed each of them for every game in
+memory. Here a game's log is a few containers whatever its length, none of them tracked: the seats
+and times as machine numbers, and the moves (in their wire form, server/moveprotos.py), keys and
+referee actions packed (server/packed.py). Entries are made as `LogEntry`s when read, so readers see
+the same tuples as before.
 """
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ from collections.abc import Iterator
 from typing import NamedTuple, overload
 
 from engines.core import Move
+from gameengine import codecs
 
+from .moveprotos import move_from_wire, move_wire
 from .packed import PackedBytes
 
 
@@ -32,18 +34,19 @@ class LogEntry(NamedTuple):
 class MoveLog:
     """The accepted moves of one game, in order: index -> LogEntry (version = index + 1)."""
 
-    __slots__ = ("_seats", "_moves", "_keys", "_by_referee", "_at")
+    __slots__ = ("_codec", "_seats", "_moves", "_keys", "_by_referee", "_at")
 
-    def __init__(self) -> None:
+    def __init__(self, game: str) -> None:
+        self._codec = codecs.codec(game)
         self._seats = array("h")
-        self._moves: list[Move] = []
+        self._moves = PackedBytes()
         self._keys = PackedBytes()
         self._by_referee = PackedBytes()
         self._at = array("d")
 
     def append(self, entry: LogEntry) -> None:
         self._seats.append(entry.seat)
-        self._moves.append(entry.move)
+        self._moves.append(move_wire(self._codec, entry.move))
         self._keys.append(entry.key.encode())
         self._by_referee.append(entry.by_referee.encode())
         self._at.append(entry.at)
@@ -56,8 +59,11 @@ class MoveLog:
         return self._at[-1]
 
     def _entry(self, i: int) -> LogEntry:
-        return LogEntry(self._seats[i], self._moves[i], self._keys[i].decode(), self._by_referee[i].decode(),
+        return LogEntry(self._seats[i], self._move(i), self._keys[i].decode(), self._by_referee[i].decode(),
                         self._at[i])
+
+    def _move(self, i: int) -> Move:
+        return move_from_wire(self._codec, self._moves[i])
 
     @overload
     def __getitem__(self, i: int) -> LogEntry: ...
@@ -79,7 +85,8 @@ class MoveLog:
         if i.stop is not None or i.step is not None:
             raise ValueError("a move log is cut only at its end: del log[n:]")
         n = i.indices(len(self._moves))[0]
-        del self._seats[n:], self._moves[n:], self._at[n:]
+        del self._seats[n:], self._at[n:]
+        self._moves.truncate(n)
         self._keys.truncate(n)
         self._by_referee.truncate(n)
 

@@ -125,7 +125,7 @@ class GameRecord:
     state: Any  # engine state: derived from the records, never stored
     version: int = 0  # accepted moves
     seq: int = 0  # journaled records after `Created` (the redo guard)
-    log: MoveLog = field(default_factory=MoveLog)  # compactly: server/movelog.py
+    log: MoveLog = field(init=False)  # compactly: server/movelog.py
     events: EventLog = field(init=False)  # (version, to, encoded event) per event, compactly
     idem: dict[str, int] = field(default_factory=dict)  # scoped idempotency key -> version it produced
     referee_state: RefereeState = field(default_factory=RefereeState)
@@ -149,6 +149,7 @@ class GameRecord:
     # the collector's reach), one sweep that asked made 100,000 dicts, and every full collection took
     # ~55 ms to visit them (tests/storage/test_sweeps.py).
     def __post_init__(self) -> None:
+        self.log = MoveLog(self.game)
         self.events = EventLog(self.game)
         self.engine = engine_of(self.game)
 

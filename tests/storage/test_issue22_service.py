@@ -13,7 +13,7 @@ import pytest
 from engines.core import PUBLIC
 from gameengine import codecs
 from gameengine.codecs import MalformedMove
-from server import journal, moveprotos
+from server import journal, moveprotos, records
 
 from .support import open_store, play
 
@@ -55,23 +55,27 @@ def test_item3_a_games_move_log_is_a_few_tracked_objects_whatever_its_length(tmp
     """A named tuple per move stayed tracked for good (only exact tuples are untracked), so every
     full collection scanned every move in memory; the log is now a few containers."""
     store, _, rec = finished_pompeii(tmp_path)
-    moves = {id(e.move) for e in rec.log}
     gc.collect()
     assert len(rec.log) > 100
-    objects, refs = tracked_reachable(rec.log, moves)
-    assert objects <= 8  # the log, its arrays, the moves' list, the packed keys and referee actions
-    assert refs <= len(rec.log) + 16  # one per move (the shared move instances), not three
+    objects, refs = tracked_reachable(rec.log, {id(codecs.codec(rec.game))})
+    assert objects <= 9  # the log, its two arrays, the packed moves, keys and referee actions (an array each)
+    assert refs <= 24  # none per move (the containers and their types)
+    engine = rec.engine  # the moves read back are those played: they rebuild the same game
+    assert repr(engine.view(records.rebuild_state(rec), None)) == repr(engine.view(rec.state, None))
     store.close()
 
 
 def test_item3_the_move_log_reads_like_the_list_of_entries_it_replaces(tmp_path):
+    from engines import registry
     from server.movelog import LogEntry, MoveLog
-    entries = [LogEntry(s % 3, ("move", s), f"{s % 3}:k{s}" if s % 2 else "", "autoplay" if s == 4 else "", 10.0 + s)
+    engine = registry.game("pompeii")
+    moves = engine.legal_moves(engine.new_state(3, {}, 1), 0)
+    entries = [LogEntry(s % 3, moves[s], f"{s % 3}:k{s}" if s % 2 else "", "autoplay" if s == 4 else "", 10.0 + s)
                for s in range(7)]
-    log = MoveLog()
+    log = MoveLog("pompeii")
     for e in entries:
         log.append(e)
-    assert list(log) == entries and len(log) == 7 and bool(log) and not MoveLog()
+    assert list(log) == entries and len(log) == 7 and bool(log) and not MoveLog("pompeii")
     assert log[0] == entries[0] and log[-1] == entries[-1] and log[2:5] == entries[2:5]
     with pytest.raises(IndexError):
         log[7]
