@@ -27,8 +27,9 @@ class Config:
     fsync: str = setting("GE_FSYNC", "interval")
     fsync_interval_ms: int = setting("GE_FSYNC_INTERVAL_MS", 100)
     finished_ttl_s: float = setting("GE_FINISHED_TTL_S", 86400.0)
-    hibernate_after_s: float = setting("GE_HIBERNATE_AFTER_S", 10.0)  # idle and finished games' states pickled; 0 = never
+    hibernate_after_s: float = setting("GE_HIBERNATE_AFTER_S", 10.0)  # idle and finished games pickled; 0 = never
     snapshot_interval_s: float = setting("GE_SNAPSHOT_INTERVAL_S", 60.0)
+    snapshot_pace_ms: float = setting("GE_SNAPSHOT_PACE_MS", 10.0)  # the writer's rest per MiB; 0 = at once
     max_message_bytes: int = setting("GE_MAX_MESSAGE_BYTES", 64 << 10)  # a request; no legitimate one nears it
     log_level: str = setting("GE_LOG_LEVEL", "info")
     hint_workers: int = setting("GE_HINT_WORKERS", 2)

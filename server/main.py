@@ -51,7 +51,8 @@ if TYPE_CHECKING:
 
 
 async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
-    store = Store(cfg.data_dir, cfg.fsync, cfg.fsync_interval_ms / 1000, shard=cfg.shard)
+    store = Store(cfg.data_dir, cfg.fsync, cfg.fsync_interval_ms / 1000, shard=cfg.shard,
+                  snapshot_pace_s=cfg.snapshot_pace_ms / 1000)
     t0 = time.perf_counter()
     # Small young generations keep each collection short: with (50000, 20, 100) a
     # middle-generation pass every ~1.4 s at 1900 moves/s stalled the loop ~10 ms.

@@ -65,7 +65,7 @@ def last_activity(rec: GameRecord) -> float:
 
 class Store:
     def __init__(self, data_dir: str | Path, fsync: str = "interval", fsync_interval_s: float = 0.1,
-                 shard: str = ""):
+                 shard: str = "", snapshot_pace_s: float = snapshots.PACE_S):
         if fsync not in journal.FSYNC_POLICIES:
             raise ValueError(f"GE_FSYNC must be one of {journal.FSYNC_POLICIES}, not {fsync!r}")
         self.shard = shard  # game ids start with it, so a proxy can route by id (k8s/)
@@ -77,6 +77,7 @@ class Store:
         self.changed: dict[str, asyncio.Event] = {}
         self._fsync = fsync
         self._fsync_interval_s = fsync_interval_s
+        self._snapshot_pace_s = snapshot_pace_s
         self.journal: journal.Journal | None = None
         self.orphans = 0  # records of games no snapshot holds (recovery)
         self.players = participation.Players()  # the players subject (records.PLAYER_KINDS)
@@ -490,7 +491,7 @@ class Store:
             frames.add(journal.frame(records.saved_game(rec)))
         players = records.players_state(self.players)
         await asyncio.to_thread(snapshots.write, self.data_dir, segment, frames, players,
-                                list(self.tournaments.history))
+                                list(self.tournaments.history), self._snapshot_pace_s)
         games = frames.games
         await asyncio.to_thread(self._prune, segment)
         self._saved_segment = segment
