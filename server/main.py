@@ -193,7 +193,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     referee.close()
     snap: dict[str, float | str]
     try:
-        saved = await store.snapshot()
+        saved = await store.snapshot(paced=False)  # nothing is served any more
         snap = dict(saved) if saved is not None else {"snapshot": "nothing new since the last"}
     except Exception as e:  # e.g. a full disk: the journal holds every acknowledged write
         snap = {"snapshot_failed": str(e)}

@@ -459,16 +459,17 @@ class Store:
         return slept
 
     # ---- snapshots --------------------------------------------------------
-    async def snapshot(self) -> dict[str, float] | None:
+    async def snapshot(self, paced: bool = True) -> dict[str, float] | None:
         """One snapshot at a time, and a cancelled caller does not cut one short: its threads would
         go on writing files the next one also writes (the shutdown's follows the periodic one's).
         None, and nothing written, when nothing changed since the last one: an idle replica does not
-        rewrite all its games every interval."""
+        rewrite all its games every interval. `paced`: the writer rests between pieces (snapshots.PACE_S),
+        so that calls served beside it keep their latency; a shutdown serves none."""
         while self._snapshotting is not None and not self._snapshotting.done():
             await asyncio.wait([self._snapshotting])
         if self._unchanged():
             return None
-        self._snapshotting = asyncio.ensure_future(self._snapshot())
+        self._snapshotting = asyncio.ensure_future(self._snapshot(self._snapshot_pace_s if paced else 0.0))
         return await asyncio.shield(self._snapshotting)
 
     def _unchanged(self) -> bool:
@@ -476,7 +477,7 @@ class Store:
         j = self._journal()
         return self._saved_segment == j.segment and j.empty and not self._evicted
 
-    async def _snapshot(self) -> dict[str, float]:
+    async def _snapshot(self, pace_s: float) -> dict[str, float]:
         """A snapshot without stopping play. The journal moves to a new segment (its syncs off the
         loop); each game's frame is made on the event loop (`sweep`), so a game's history may also hold
         records of the new segment (recovery folds those once: `_redo`). The file is written,
@@ -491,7 +492,7 @@ class Store:
             frames.add(journal.frame(records.saved_game(rec)))
         players = records.players_state(self.players)
         await asyncio.to_thread(snapshots.write, self.data_dir, segment, frames, players,
-                                list(self.tournaments.history), self._snapshot_pace_s)
+                                list(self.tournaments.history), pace_s)
         games = frames.games
         await asyncio.to_thread(self._prune, segment)
         self._saved_segment = segment

@@ -193,3 +193,17 @@ def test_a_snapshot_is_synced_a_piece_at_a_time_with_a_rest_after_each(tmp_path,
     again, _ = open_store(tmp_path)
     assert acknowledged(again) == acked
     again.close()
+
+
+def test_an_unpaced_snapshot_writes_at_once(tmp_path, monkeypatch):
+    """The shutdown's snapshot serves no calls beside it, so it does not rest (main.serve)."""
+    monkeypatch.setattr(snapshots, "BATCH_BYTES", 2000)
+    store, core = open_store(tmp_path)
+    for seed in range(35):
+        core.create("pompeii", 3, {}, seed, {})
+    rests: list[float] = []
+    monkeypatch.setattr(snapshots.time, "sleep", rests.append)
+    assert asyncio.run(store.snapshot(paced=False))["games"] == 35
+    monkeypatch.undo()
+    assert rests == []
+    store.close()
