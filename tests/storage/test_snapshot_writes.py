@@ -25,6 +25,24 @@ def stocked(data_dir, moves: int = 8):
     return store, core
 
 
+def closes_and_restores(store, data_dir) -> None:
+    """Close `store`; a store reopened on `data_dir` holds what was acknowledged."""
+    acked = acknowledged(store)
+    store.close()
+    again, _ = open_store(data_dir)
+    assert acknowledged(again) == acked
+    again.close()
+
+
+def in_small_pieces(data_dir, monkeypatch):
+    """A store of 35 new games whose snapshot is written in pieces of ~2,000 bytes."""
+    monkeypatch.setattr(snapshots, "BATCH_BYTES", 2000)
+    store, core = open_store(data_dir)
+    for seed in range(35):
+        core.create("pompeii", 3, {}, seed, {})
+    return store
+
+
 def test_a_snapshot_that_reads_back_wrong_is_refused_and_the_previous_one_stays(tmp_path, monkeypatch):
     store, core = stocked(tmp_path)
     asyncio.run(store.snapshot())
@@ -45,11 +63,7 @@ def test_a_snapshot_that_reads_back_wrong_is_refused_and_the_previous_one_stays(
     monkeypatch.undo()
     assert snapshots.listed(tmp_path) == first, "the damaged file never takes a snapshot's name"
     assert not list(tmp_path.glob("*.tmp"))
-    acked = acknowledged(store)
-    store.close()
-    again, _ = open_store(tmp_path)
-    assert acknowledged(again) == acked
-    again.close()
+    closes_and_restores(store, tmp_path)
 
 
 def test_a_failed_sync_of_the_closed_segment_fails_the_journal(tmp_path, monkeypatch):
@@ -89,11 +103,7 @@ def test_a_cancelled_snapshot_finishes_before_the_next_one_starts(tmp_path):
     snap = asyncio.run(cancel_then_snapshot())
     assert snap["games"] == len(GAMES)
     assert snapshots.listed(tmp_path) == [2, 3] and journal.segments(tmp_path)[-1] == 3
-    acked = acknowledged(store)
-    store.close()
-    again, _ = open_store(tmp_path)
-    assert acknowledged(again) == acked
-    again.close()
+    closes_and_restores(store, tmp_path)
 
 
 def test_a_snapshot_with_nothing_new_since_the_last_writes_nothing(tmp_path):
@@ -142,10 +152,7 @@ def test_an_eviction_stays_news_when_the_snapshot_after_it_fails(tmp_path, monke
 def test_a_snapshot_hands_its_writer_the_frames_joined_in_pieces(tmp_path, monkeypatch):
     """The writing thread gets ~BATCH_BYTES pieces joined on the loop, not one frame per game: its own
     Python pass over 100,000 frames held the event loop off the GIL ~5 ms at a time."""
-    monkeypatch.setattr(snapshots, "BATCH_BYTES", 2000)
-    store, core = open_store(tmp_path)
-    for seed in range(35):
-        core.create("pompeii", 3, {}, seed, {})
+    store = in_small_pieces(tmp_path, monkeypatch)
     handed: list[snapshots.Frames] = []
     real_write = snapshots.write
 
@@ -157,21 +164,14 @@ def test_a_snapshot_hands_its_writer_the_frames_joined_in_pieces(tmp_path, monke
     pieces = handed[0].joined()
     assert handed[0].games == 35 and 1 < len(pieces) < 35
     assert all(len(p) >= 2000 for p in pieces[:-1])
-    acked = acknowledged(store)
-    store.close()
-    again, _ = open_store(tmp_path)
-    assert acknowledged(again) == acked
-    again.close()
+    closes_and_restores(store, tmp_path)
 
 
 def test_a_snapshot_is_synced_a_piece_at_a_time_with_a_rest_after_each(tmp_path, monkeypatch):
     """Written at once and synced at the end, a 12 MB snapshot took the two cores' CPU and the disk in
     one burst that held a half-loaded server's calls at 10-30 ms: the writer syncs each piece as it
     writes it and rests PACE_S after each piece written and each read back."""
-    monkeypatch.setattr(snapshots, "BATCH_BYTES", 2000)
-    store, core = open_store(tmp_path)
-    for seed in range(35):
-        core.create("pompeii", 3, {}, seed, {})
+    store = in_small_pieces(tmp_path, monkeypatch)
     synced: list[int] = []
     rests: list[float] = []
     real_sync = os.fdatasync
@@ -188,19 +188,12 @@ def test_a_snapshot_is_synced_a_piece_at_a_time_with_a_rest_after_each(tmp_path,
     assert len(synced) > 5 and synced == sorted(set(synced)) and synced[-1] == size
     pieces_read = -(-size // 2000)
     assert rests == [snapshots.PACE_S] * (len(synced) + pieces_read)
-    acked = acknowledged(store)
-    store.close()
-    again, _ = open_store(tmp_path)
-    assert acknowledged(again) == acked
-    again.close()
+    closes_and_restores(store, tmp_path)
 
 
 def test_an_unpaced_snapshot_writes_at_once(tmp_path, monkeypatch):
     """The shutdown's snapshot serves no calls beside it, so it does not rest (main.serve)."""
-    monkeypatch.setattr(snapshots, "BATCH_BYTES", 2000)
-    store, core = open_store(tmp_path)
-    for seed in range(35):
-        core.create("pompeii", 3, {}, seed, {})
+    store = in_small_pieces(tmp_path, monkeypatch)
     rests: list[float] = []
     monkeypatch.setattr(snapshots.time, "sleep", rests.append)
     assert asyncio.run(store.snapshot(paced=False))["games"] == 35
