@@ -581,8 +581,8 @@ def sweep_figures(store) -> dict:
     gc.freeze()
 
     async def passes():
-        await asyncio.gather(store.snapshot(), store.hibernate_idle(3600), store.evict_finished(86400, core.is_over),
-                             lobby.expire(core, time.time()))
+        await asyncio.gather(store.snapshot(), store.hibernate_idle(3600, core.is_over),
+                             store.evict_finished(86400, core.is_over), lobby.expire(core, time.time()))
     stalls = LoopStalls()
     t0 = time.perf_counter()
     asyncio.run(stalls.during(passes()))

@@ -441,7 +441,7 @@ class Store:
                 gone += 1
         return gone
 
-    async def hibernate_idle(self, idle_s: float, is_over: Callable[[GameRecord], bool] = lambda rec: False,
+    async def hibernate_idle(self, idle_s: float, is_over: Callable[[GameRecord], bool],
                              now: float | None = None) -> int:
         """Pickle the engine state (GameRecord.hibernate) of every game with no write for `idle_s`, and
         of every finished one at once: a finished game's state is only read again for views, while bots
@@ -450,8 +450,6 @@ class Store:
         cutoff = (time.time() if now is None else now) - idle_s
         slept = 0
         async for rec in self.sweep():
-            if rec.asleep():
-                continue
             lock = self.locks.get(rec.game_id)
             if ((last_activity(rec) < cutoff or is_over(rec)) and not (lock is not None and lock.locked())
                     and rec.hibernate()):

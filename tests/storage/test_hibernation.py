@@ -69,11 +69,12 @@ def test_the_sweep_leaves_recent_and_locked_games_awake(tmp_path):
     async def sweep():
         recent.created = now - 1  # touched a second ago
         async with store.locks.setdefault(busy.game_id, asyncio.Lock()):
-            return await store.hibernate_idle(30, now=now)
+            return await store.hibernate_idle(30, core.is_over, now=now)
 
     assert asyncio.run(sweep()) == 1
     assert "state" not in old.__dict__ and "state" in recent.__dict__ and "state" in busy.__dict__
-    assert asyncio.run(store.hibernate_idle(30, now=now)) == 1  # busy's lock is free now; old sleeps already
+    # busy's lock is free now; old sleeps already
+    assert asyncio.run(store.hibernate_idle(30, core.is_over, now=now)) == 1
     store.close()
 
 
@@ -97,7 +98,7 @@ def test_a_snapshot_of_hibernated_games_restores_them(tmp_path):
         rec, _ = core.create(game, seats, {}, rng.randrange(99), {})
         play(core, rec, rng, 12)
     acked = acknowledged(store)
-    assert asyncio.run(store.hibernate_idle(0, now=float("inf"))) == len(GAMES)
+    assert asyncio.run(store.hibernate_idle(0, core.is_over, now=float("inf"))) == len(GAMES)
     asyncio.run(store.snapshot())
     assert all("state" not in r.__dict__ for r in store.games.values()), "a snapshot does not wake them"
     store.close()

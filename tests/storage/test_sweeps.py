@@ -40,7 +40,7 @@ def sweeps(store, core, referee):
     """Each periodic task's pass, with settings under which it keeps every game."""
     return {
         "snapshot": lambda: store._snapshot(0.0),
-        "hibernation": lambda: store.hibernate_idle(3600),
+        "hibernation": lambda: store.hibernate_idle(3600, core.is_over),
         "eviction": lambda: store.evict_finished(3600, core.is_over),
         "idle-game expiry": lambda: expiry.expire_games(store, core, referee, 3600),
         "lobby expiry": lambda: lobby.expire(core, time.time()),
