@@ -87,6 +87,18 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def write_file(path: Path, data: bytes) -> None:
+    """A whole file, durably: written beside, fsynced, renamed over `path`."""
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    try:
+        write_all(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
 def write_all(fd: int, data: bytes) -> None:
     """One write of `data`, or OSError: a short write is an error, never a partial success."""
     n = write(fd, data)
@@ -278,7 +290,7 @@ class Damage:
     offset: int
     end: int  # first byte after the damaged stretch (the next intact frame, or the file's end)
     reason: str
-    tail: bool = False  # nothing intact follows: a torn last write
+    tail: bool = False  # nothing intact follows: a torn last write, or a whole last record damaged since
 
     def __str__(self) -> str:
         where = "torn tail" if self.tail else "damaged"
@@ -362,7 +374,7 @@ def mend(data: bytes, d: Damage) -> Frame | None:
     32 bits, so such a fix is unique in practice). A damaged CRC field is not guessed here:
     `salvage` accepts that payload only if it parses and fits its game's sequence."""
     start, end = d.offset, d.end
-    if end - start < FRAME.size or d.tail:
+    if end - start < FRAME.size:
         return None
     length, crc = FRAME.unpack_from(data, start)
     payload = data[start + FRAME.size:end]
@@ -393,7 +405,7 @@ def mend(data: bytes, d: Damage) -> Frame | None:
 def crc_suspect(data: bytes, d: Damage) -> Frame | None:
     """The payload of a damaged stretch whose length holds but whose CRC does not: a candidate
     for a hit on the CRC field itself, to be accepted only if it parses and fits."""
-    if d.tail or d.end - d.offset < FRAME.size:
+    if d.end - d.offset < FRAME.size:
         return None
     length, _ = FRAME.unpack_from(data, d.offset)
     if d.offset + FRAME.size + length != d.end:

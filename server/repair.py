@@ -220,7 +220,7 @@ def repair(data_dir: Path) -> Report:
             for d, fix in mended[seg]:
                 if fix is None or not any(i.frame is fix and i.keep for i in seg_items):
                     out = damaged_dir / f"{path.name}.{d.offset}.{stamp}.bin"
-                    _write(out, data[d.offset:d.end])
+                    journal.write_file(out, data[d.offset:d.end])
                     r.say(f"{path.name} offset {d.offset}: {d}: not mended; bytes saved to {out}", problem=True)
                 else:
                     r.say(f"{path.name} offset {d.offset}: mended ({fix.repaired})")
@@ -228,12 +228,12 @@ def repair(data_dir: Path) -> Report:
                 r.say(f"{path.name}: header rewritten ({s.header_error})")
             body = b"".join(journal.frame(i.frame.payload) for i in seg_items if i.keep)
             os.replace(path, damaged_dir / f"{path.name}.{stamp}.orig")
-            _write(path, journal.file_header(JOURNAL_MAGIC) + body)
+            journal.write_file(path, journal.file_header(JOURNAL_MAGIC) + body)
             r.say(f"{path.name}: rewritten with {sum(i.keep for i in seg_items)} records; original in {damaged_dir}")
         if quarantine:
             out = damaged_dir / f"quarantine-{stamp}.gej"
             frames = b"".join(journal.frame(i.frame.payload) for i in quarantine)
-            _write(out, journal.file_header(JOURNAL_MAGIC) + frames)
+            journal.write_file(out, journal.file_header(JOURNAL_MAGIC) + frames)
             for gid, (last, nxt) in gaps.items():
                 n = sum(1 for i in quarantine if i.pb is not None and i.pb.game_id == gid)
                 lost = "its creation record is lost, so it is not restored" if last < 0 else \
@@ -298,17 +298,6 @@ def _header_records(s: journal.Scan) -> tuple[list[spb.PlayerState], list[spb.Jo
     except Exception:  # noqa: BLE001 - a damaged header parses as anything or nothing
         return [], [], True
     return list(header.players), list(header.tournament_records), False
-
-
-def _write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, journal.FILE_MODE)
-    try:
-        journal.write_all(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
 
 
 def main(argv: list[str] | None = None) -> None:

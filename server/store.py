@@ -102,25 +102,35 @@ class Store:
         old_files = legacy.import_if_present(self.data_dir, self._fold_history)
         start = 1 if old_files else self._load_snapshots(counts)
         segs = [s for s in journal.segments(self.data_dir) if s >= start]
-        if segs and segs != list(range(segs[0], segs[-1] + 1)):
-            missing = sorted(set(range(segs[0], segs[-1] + 1)) - set(segs))
-            raise StartupError(f"journal segments {missing} are missing from {self.data_dir}; "
-                               f"run `python -m server.store verify {self.data_dir}`")
+        self._refuse_missing_segments(start, segs)
         for seg in segs:
             counts["replayed"] += self._replay_segment(seg, newest=seg == segs[-1], counts=counts)
         next_segment = max(segs, default=start - 1) + 1
+        # The segment first, then the snapshot that begins it, as every snapshot is made (`_snapshot`)
+        self.journal = journal.Journal(self.data_dir, next_segment, self._fsync, self._fsync_interval_s)
         if old_files:  # a verified snapshot in this format holds what they held: then move them aside
             snapshots.write(self.data_dir, next_segment,
                             snapshots.Frames(journal.frame(records.saved_game(r)) for r in self.games.values()),
                             records.players_state(self.players), list(self.tournaments.history))
             counts["imported_legacy"] = legacy.archive(self.data_dir, old_files)
-        self.journal = journal.Journal(self.data_dir, next_segment, self._fsync, self._fsync_interval_s)
         counts["games"] = len(self.games)
         if self.orphans:
             counts["records_of_evicted_games"] = self.orphans
         if self.tightened:
             counts["modes_tightened"] = self.tightened
         return counts
+
+    def _refuse_missing_segments(self, start: int, segs: list[int]) -> None:
+        """Every segment from the snapshot used to the newest one must be there, and at least up to
+        the newest snapshot's own (a segment is created before the snapshot that begins it)."""
+        newest = max([*segs, *snapshots.listed(self.data_dir)], default=start - 1)
+        missing = sorted(set(range(start, newest + 1)) - set(segs))
+        if missing:
+            names = ", ".join(journal.segment_path(self.data_dir, m).name for m in missing)
+            raise StartupError(f"journal segment(s) {names} are missing from {self.data_dir}: the moves "
+                               f"journaled in them would be lost. Nothing was changed. Put them back (or restore "
+                               f"the data dir from a backup); `python -m server.store verify {self.data_dir}` "
+                               f"lists what is there")
 
     def _load_snapshots(self, counts: dict[str, Any]) -> int:
         """Fold the newest snapshot that verifies; returns the first segment it does not cover."""
@@ -215,29 +225,16 @@ class Store:
 
     def _replay_segment(self, seg: int, newest: bool, counts: dict[str, Any]) -> int:
         path = journal.segment_path(self.data_dir, seg)
-        s = journal.scan(path, journal.JOURNAL_MAGIC)
+        data = path.read_bytes()
+        s = journal.scan(path, journal.JOURNAL_MAGIC, data)
         if s.header_error:
             raise StartupError(f"{path} offset 0: {s.header_error}. Nothing was changed. "
                                f"Run `python -m server.store verify {self.data_dir}`, then "
                                f"`python -m server.store repair {self.data_dir}`")
         damage = list(s.damage)
-        if damage and damage[-1].tail and newest:
-            torn = damage.pop()
-            os.truncate(path, torn.offset)  # only a torn last write of the newest segment is dropped
-            log.warning("journal_torn_tail_dropped", file=path.name, offset=torn.offset,
-                        bytes=torn.end - torn.offset)
-            counts["torn_tail_bytes"] = torn.end - torn.offset
+        torn = damage.pop() if damage and damage[-1].tail and newest else None
         if damage:
-            from .repair import damaged_games
-            d = damage[0]
-            games = damaged_games(self.data_dir, path, d) or "unknown (the damaged bytes do not name one)"
-            raise StartupError(f"{path} offset {d.offset}: record damaged ({d.end - d.offset} bytes: {d.reason}); "
-                               f"game {games}. "
-                               f"{len(damage)} damaged stretch(es) in this file"
-                               f"{' (not its newest segment, so this is no torn last write)' if d.tail else ''}. "
-                               f"Nothing was changed. Run `python -m server.store verify {self.data_dir}` to "
-                               f"see every record, then `python -m server.store repair {self.data_dir}` to "
-                               f"salvage the intact ones")
+            self._refuse_damage(path, damage)
         n = 0
         for f in s.frames:
             try:
@@ -245,7 +242,57 @@ class Store:
             except records.FormatError as e:
                 raise StartupError(f"{path} offset {f.offset}: {e}. Nothing was changed. "
                                    f"Run `python -m server.store verify {self.data_dir}`") from None
+        if torn is not None:
+            if self._written_whole(data, torn):
+                self._refuse_damage(path, [torn], "a whole record changed after it was written, not a torn "
+                                                  "last write")
+            self._cut_torn_tail(path, data, torn)
+            counts["torn_tail_bytes"] = torn.end - torn.offset
         return n
+
+    def _refuse_damage(self, path: Path, damage: list[journal.Damage], why: str = "") -> None:
+        from .repair import damaged_games
+        d = damage[0]
+        games = damaged_games(self.data_dir, path, d) or "unknown (the damaged bytes do not name one)"
+        why = why or ("not its newest segment, so this is no torn last write" if d.tail else "")
+        raise StartupError(f"{path} offset {d.offset}: record damaged ({d.end - d.offset} bytes: {d.reason}); "
+                           f"game {games}. "
+                           f"{len(damage)} damaged stretch(es) in this file{f' ({why})' if why else ''}. "
+                           f"Nothing was changed. Run `python -m server.store verify {self.data_dir}` to "
+                           f"see every record, then `python -m server.store repair {self.data_dir}` to "
+                           f"salvage the intact ones")
+
+    def _written_whole(self, data: bytes, torn: journal.Damage) -> bool:
+        """Whether a damaged last stretch is a record written whole (so acknowledged) and hit since:
+        one changed byte mends it, or its CRC field alone is wrong and it is the next record of its
+        game. A write cut short by a crash is neither."""
+        fix = journal.mend(data, torn)
+        if fix is not None:
+            return True
+        suspect = journal.crc_suspect(data, torn)
+        if suspect is None:
+            return False
+        try:
+            pb = records.parse(suspect.payload)
+        except records.FormatError:
+            return False
+        kind = pb.WhichOneof("write")
+        if kind == "created":
+            return pb.game_id not in self.games
+        if kind in records.PLAYER_KINDS or kind in records.TOURNAMENT_KINDS:
+            return True
+        rec = self.games.get(pb.game_id)
+        return rec is not None and pb.seq == rec.seq + 1
+
+    def _cut_torn_tail(self, path: Path, data: bytes, torn: journal.Damage) -> None:
+        """Drop a torn last write of the newest segment (never acknowledged), its bytes kept in damaged/."""
+        aside = self.data_dir / "damaged"
+        aside.mkdir(mode=0o700, exist_ok=True)
+        kept = aside / f"{path.name}.{torn.offset}.{time.strftime('%Y%m%dT%H%M%S')}.torn"
+        journal.write_file(kept, data[torn.offset:torn.end])
+        os.truncate(path, torn.offset)
+        log.warning("journal_torn_tail_dropped", file=path.name, offset=torn.offset,
+                    bytes=torn.end - torn.offset, kept=str(kept))
 
     def _redo(self, pb: spb.JournalRecord, payload: bytes, where: str, keep_history: bool = True) -> int:
         """Fold one record during recovery; a record already folded (seq not newer) is skipped.

@@ -272,6 +272,39 @@ def test_item3_only_the_torn_tail_of_the_newest_segment_is_dropped(tmp_path):
     assert os.path.getsize(path) == size + 20, "nothing is cut from an older segment"
 
 
+@pytest.mark.parametrize("region", ["length", "crc", "payload"])
+def test_item3_a_flipped_byte_in_the_newest_segments_last_record_is_damage_not_a_torn_write(tmp_path, region):
+    """A whole last record was written (its bytes reach the file's end) and then changed: it was
+    acknowledged, so recovery must refuse, not drop it as a torn write; repair mends it."""
+    acked = populated(tmp_path, moves=15)
+    path, s = segment_frames(tmp_path)
+    victim = s.frames[-1]
+    assert victim.offset + 8 + len(victim.payload) == os.path.getsize(path)
+    offset = {"length": victim.offset + 1, "crc": victim.offset + 5,
+              "payload": victim.offset + 8 + len(victim.payload) // 2}[region]
+    flip(path, offset)
+    size = os.path.getsize(path)
+    message = recover_refused(tmp_path)
+    assert f"{path.name} offset {victim.offset}" in message and "not a torn" in message and "repair" in message
+    assert os.path.getsize(path) == size, "nothing was cut"
+    fix = store_cli("repair", str(tmp_path))
+    assert fix.returncode == 0 and "mended" in fix.stdout, fix.stdout + fix.stderr
+    assert recovered(tmp_path) == acked
+
+
+def test_item3_a_torn_tail_is_kept_aside_when_it_is_cut(tmp_path):
+    acked = populated(tmp_path, moves=8)
+    path = journal.segment_path(tmp_path, 1)
+    size = os.path.getsize(path)
+    torn = journal.frame(b"x" * 40)[:30]
+    with open(path, "ab") as f:
+        f.write(torn)
+    assert recovered(tmp_path) == acked
+    assert os.path.getsize(path) == size
+    (kept,) = (tmp_path / "damaged").glob(f"{path.name}.{size}.*.torn")
+    assert kept.read_bytes() == torn
+
+
 @pytest.mark.parametrize("damage", ["file-magic", "header-length", "header-crc", "game-payload", "half-deleted"])
 def test_item3_a_damaged_snapshot_falls_back_to_the_previous_one(tmp_path, damage):
     store, core = open_store(tmp_path)
@@ -305,6 +338,25 @@ def test_item3_a_damaged_only_snapshot_falls_back_to_the_whole_journal(tmp_path)
     only = snapshots.path(tmp_path, snapshots.listed(tmp_path)[0])
     os.truncate(only, only.stat().st_size // 2)
     assert recovered(tmp_path) == acked
+
+
+@pytest.mark.parametrize("lost", ["newest", "all"])
+def test_item3_a_missing_newest_segment_stops_startup(tmp_path, lost):
+    """A snapshot's segment is created before the snapshot is written, so journal-N must be there
+    when snapshot-N is: without it the moves made after the snapshot are gone."""
+    store, core = open_store(tmp_path)
+    rec, _ = core.create("citadels", 3, {}, 1, {})
+    play(core, rec, random.Random(1), 3)
+    asyncio.run(store.snapshot())
+    play(core, rec, random.Random(2), 3)
+    store.close()
+    newest = journal.segments(tmp_path)[-1]
+    assert snapshots.listed(tmp_path)[-1] == newest
+    for seg in journal.segments(tmp_path) if lost == "all" else [newest]:
+        os.unlink(journal.segment_path(tmp_path, seg))
+    message = recover_refused(tmp_path)
+    assert journal.segment_path(tmp_path, newest).name in message and "missing" in message
+    assert snapshots.listed(tmp_path)[-1] == newest, "nothing was changed"
 
 
 def test_item3_snapshots_keep_the_segments_the_previous_one_needs(tmp_path):
