@@ -114,9 +114,14 @@ class Journal:
         self.fsync = fsync
         self.fsync_interval_s = fsync_interval_s
         self.segment = segment
-        self._fd, self._size = self._open(segment)
-        self._torn = False  # bytes past _size may be on disk: cut them before the next write
         self.failed: str | None = None  # why the last write or fsync failed; None when healthy
+        try:
+            self._fd, self._size = self._open(segment)
+        except OSError as e:  # e.g. a full disk at startup: serve reads, refuse writes until it opens
+            metrics.JOURNAL_ERRORS.inc()
+            self._fd, self._size = -1, 0
+            self.failed = describe(e)
+        self._torn = False  # bytes past _size may be on disk: cut them before the next write
         self._dirty = False
         self._sync_failed = False  # a background fdatasync failed: the next write retries it first
         self._appended = 0  # appends so far: sync() clears _dirty only if none came during its fdatasync
@@ -144,6 +149,7 @@ class Journal:
         with self._lock:
             t0 = time.perf_counter()
             try:
+                self._ensure_open()
                 if self._torn:
                     self._cut_back()
                 if self._sync_failed:  # nothing more is acknowledged until what was is on disk
@@ -168,13 +174,19 @@ class Journal:
             self.failed = None
             self._dirty = self.fsync != "always"
 
+    def _ensure_open(self) -> None:
+        """Create the segment a failed start-up could not (under the lock)."""
+        if self._fd < 0:
+            self._fd, self._size = self._open(self.segment)
+
     @property
     def empty(self) -> bool:
         """No record in the current segment yet."""
         return self._size == FILE_HEADER.size
 
     def _cut_back(self) -> None:
-        os.ftruncate(self._fd, self._size)
+        if self._fd >= 0:  # -1: no segment yet, nothing to cut
+            os.ftruncate(self._fd, self._size)
         self._torn = False
 
     def probe(self) -> bool:
@@ -184,6 +196,7 @@ class Journal:
                 return True
             path = self.data_dir / ".probe"
             try:
+                self._ensure_open()
                 if self._torn:
                     self._cut_back()
                 if self._dirty:
@@ -226,31 +239,39 @@ class Journal:
 
     def rotate(self) -> int:
         """Start a new segment; returns its number. Older segments stay until a snapshot covers them."""
-        old = self._switch(self._open(self.segment + 1))
+        target = self._next()
+        old = self._switch(target, self._open(target))
         self._retire(*old)
         return self.segment
 
     async def rotate_off_loop(self) -> int:
         """`rotate` with its syncs in threads: only the switch of files runs on the event loop."""
-        opened = await asyncio.to_thread(self._open, self.segment + 1)
-        old = self._switch(opened)
+        target = self._next()
+        opened = await asyncio.to_thread(self._open, target)  # O_EXCL: no one else opened it meanwhile
+        old = self._switch(target, opened)
         await asyncio.to_thread(self._retire, *old)
         return self.segment
 
-    def _switch(self, opened: tuple[int, int]) -> tuple[int, bool]:
-        """Appends go to the opened segment from here on; returns the old fd and whether it has
-        writes not yet synced."""
+    def _next(self) -> int:
+        """The segment a rotation opens: the one start-up could not create is not skipped."""
+        return self.segment + 1 if self._fd >= 0 else self.segment
+
+    def _switch(self, segment: int, opened: tuple[int, int]) -> tuple[int, bool]:
+        """Appends go to the opened segment from here on; returns the old fd (-1: none) and whether
+        it has writes not yet synced."""
         with self._lock:
             if self._torn:
                 self._cut_back()
             old, unsynced = self._fd, self._dirty or self._sync_failed
+            self.segment = segment
             self._fd, self._size = opened
             self._dirty = False
-            self.segment += 1
         return old, unsynced
 
     def _retire(self, fd: int, unsynced: bool) -> None:
         """Sync and close a segment `_switch` left; a failed sync fails the journal as the syncer's does."""
+        if fd < 0:
+            return
         try:
             if unsynced:
                 fdatasync(fd)
@@ -273,7 +294,8 @@ class Journal:
         finally:
             with self._lock:
                 self._closed.set()
-                os.close(self._fd)
+                if self._fd >= 0:
+                    os.close(self._fd)
 
 
 # ---- reading -------------------------------------------------------------------

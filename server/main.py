@@ -46,6 +46,9 @@ from .servicer import GameServicer, GameServiceServicer, add_service
 from .store import Store, collector_paused
 
 log = structlog.get_logger("gameengine")
+# A health service name that is SERVING while the process answers at all (the k8s livenessProbe's):
+# "" and each API's go NOT_SERVING on a full disk, which a restart does not cure.
+LIVENESS = "liveness"
 if TYPE_CHECKING:
     Health = health.HealthServicer | health.aio.HealthServicer
 
@@ -149,8 +152,10 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     elif edge is not None:
         await edge.stop()
         edge = None
-    for name in names + [""]:
-        await _set(health_servicer, name, health_pb2.HealthCheckResponse.SERVING)
+    for name in names + [""]:  # a full disk at start-up (Journal.failed): reads are served, not writes
+        await _set(health_servicer, name, health_pb2.HealthCheckResponse.SERVING if journal.failed is None
+                   else health_pb2.HealthCheckResponse.NOT_SERVING)
+    await _set(health_servicer, LIVENESS, health_pb2.HealthCheckResponse.SERVING)
     # The server's overall status also follows the referee's worker pool (NOT_SERVING only
     # while a dead worker cannot be replaced).
     def on_health(ok: bool) -> None:
@@ -205,7 +210,7 @@ async def _watch_storage(journal: Journal, health_servicer: Health, names: list[
                          referee_ok: Callable[[], bool] = lambda: True, interval_s: float = 0.5) -> None:
     """NOT_SERVING while the journal cannot be written; SERVING again as soon as it can (the
     overall status "" only while the referee's workers are up too)."""
-    serving = True
+    serving = journal.failed is None
     while True:
         await asyncio.sleep(interval_s)
         ok = journal.failed is None or await asyncio.to_thread(journal.probe)

@@ -287,12 +287,16 @@ class Store:
     def _cut_torn_tail(self, path: Path, data: bytes, torn: journal.Damage) -> None:
         """Drop a torn last write of the newest segment (never acknowledged), its bytes kept in damaged/."""
         aside = self.data_dir / "damaged"
-        aside.mkdir(mode=0o700, exist_ok=True)
         kept = aside / f"{path.name}.{torn.offset}.{time.strftime('%Y%m%dT%H%M%S')}.torn"
-        journal.write_file(kept, data[torn.offset:torn.end])
+        try:
+            aside.mkdir(mode=0o700, exist_ok=True)
+            journal.write_file(kept, data[torn.offset:torn.end])
+            where = str(kept)
+        except OSError as e:  # a full disk: the copy is a courtesy, those bytes were never acknowledged
+            where = f"not kept: {journal.describe(e)}"
         os.truncate(path, torn.offset)
         log.warning("journal_torn_tail_dropped", file=path.name, offset=torn.offset,
-                    bytes=torn.end - torn.offset, kept=str(kept))
+                    bytes=torn.end - torn.offset, kept=where)
 
     def _redo(self, pb: spb.JournalRecord, payload: bytes, where: str, keep_history: bool = True) -> int:
         """Fold one record during recovery; a record already folded (seq not newer) is skipped.

@@ -58,10 +58,11 @@ class ServerProcess:
         self.picked.add("GE_WEB_PORT")
         return self
 
-    def start(self, timeout: float = 30) -> ServerProcess:
+    def start(self, timeout: float = 30, service: str = "") -> ServerProcess:
+        """Start and wait until health `service` is SERVING ("": the whole server)."""
         for attempt in range(self.BIND_ATTEMPTS):
             written = self.log.stat().st_size if self.log.exists() else 0
-            if self._start(timeout, written):
+            if self._start(timeout, written, service):
                 return self
             taken = self._log_since(written)
             if attempt + 1 == self.BIND_ATTEMPTS or not self._pick_again(taken):
@@ -71,7 +72,7 @@ class ServerProcess:
     def _log_since(self, offset: int) -> str:
         return self.log.read_bytes()[offset:].decode(errors="replace")
 
-    def _start(self, timeout: float, written: int) -> bool:
+    def _start(self, timeout: float, written: int, service: str = "") -> bool:
         """True once healthy (with every port it was given bound); False if it exited or left a port."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.proc = subprocess.Popen([sys.executable, "-m", "server.main"], cwd=ROOT, env=self.env,
@@ -84,7 +85,7 @@ class ServerProcess:
                 if self.proc.poll() is not None:
                     return False
                 try:
-                    if stub.Check(health_pb2.HealthCheckRequest(), timeout=1).status == 1:
+                    if stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=1).status == 1:
                         break
                 except grpc.RpcError:
                     time.sleep(0.1)

@@ -104,6 +104,9 @@ def test_service_shape(kustomization):
     port = int(env["GE_PORT"]["value"])
     for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
         assert server[probe]["grpc"]["port"] == port, probe
+    # a full disk makes "" NOT_SERVING: out of traffic, but a restart would not cure it (server/main.py LIVENESS)
+    assert server["readinessProbe"]["grpc"].get("service", "") == ""
+    assert server["startupProbe"]["grpc"]["service"] == server["livenessProbe"]["grpc"]["service"] == "liveness"
     assert spec["terminationGracePeriodSeconds"] >= 30
     for kind in ("requests", "limits"):
         assert {"cpu", "memory"} <= server["resources"][kind].keys()

@@ -169,6 +169,13 @@ def test_item4_dashboard_configmap_is_the_committed_json():
     assert cm["metadata"]["labels"]["grafana_dashboard"] == "1"
     assert json.loads(cm["data"]["gameengine-dashboard.json"]) == json.loads(DASHBOARD.read_text())
     monitor = one(docs, "ServiceMonitor", "gameengine")
-    service = one(docs, "Service", "gameengine")
+    service = one(docs, "Service", "gameengine-metrics")
     assert monitor["spec"]["selector"]["matchLabels"].items() <= service["metadata"]["labels"].items()
+    for other in docs:  # only that Service: not one that lists ready replicas only
+        if other["kind"] == "Service" and other is not service:
+            assert not monitor["spec"]["selector"]["matchLabels"].items() <= other["metadata"]["labels"].items()
+    # an unready (full disk) or crash-looping replica keeps its target, so GameEngineReplicaDown can fire
+    assert service["spec"]["publishNotReadyAddresses"] is True
+    replicas = one(docs, "StatefulSet", "gameengine")["spec"]["template"]["metadata"]["labels"]
+    assert service["spec"]["selector"].items() <= replicas.items()
     assert monitor["spec"]["endpoints"][0]["port"] in {p["name"] for p in service["spec"]["ports"]}

@@ -218,6 +218,30 @@ def test_item3_a_failed_write_is_refused_cut_back_and_changes_nothing(tmp_path, 
     assert recovered(tmp_path) == acked
 
 
+def test_item3_a_segment_that_cannot_be_created_at_startup_refuses_writes_until_it_can(tmp_path, monkeypatch):
+    acked = populated(tmp_path, moves=6)
+
+    def full(fd, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(journal, "write", full)
+    store, core = open_store(tmp_path)  # recovery reads; only the new segment's header is a write
+    assert store.journal.failed and acknowledged(store) == acked
+    rec = next(iter(store.games.values()))
+    seat = rec.engine.seats_to_act(rec.state)[0]
+    with pytest.raises(Unavailable):
+        asyncio.run(core.make_move(rec, seat, rec.version, "", rec.engine.legal_moves(rec.state, seat)[0]))
+    assert not store.journal.probe()
+    monkeypatch.undo()
+    assert store.journal.probe() and store.journal.failed is None
+    play(core, rec, random.Random(3), 4)
+    asyncio.run(store.snapshot())  # rotates past the segment start-up could not create, skipping none
+    acked = acknowledged(store)
+    store.close()
+    assert journal.segments(tmp_path) == [1, 2, 3]
+    assert recovered(tmp_path) == acked
+
+
 @pytest.mark.parametrize("region", ["file-magic", "format-version", "length", "crc", "payload"])
 def test_item3_a_flipped_byte_in_a_segment_stops_startup_and_repair_keeps_every_move(tmp_path, region):
     acked = populated(tmp_path, moves=15)

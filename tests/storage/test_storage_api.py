@@ -23,10 +23,11 @@ from tests.conftest import ROOT, ServerProcess
 FIXTURE = Path(__file__).parent / "fixtures" / "legacy-a4e5322"
 
 
-def health(target: str) -> int:
+def health(target: str, service: str = "") -> int:
     with grpc.insecure_channel(target) as ch:
         try:
-            return health_pb2_grpc.HealthStub(ch).Check(health_pb2.HealthCheckRequest(), timeout=2).status
+            return health_pb2_grpc.HealthStub(ch).Check(health_pb2.HealthCheckRequest(service=service),
+                                                        timeout=2).status
         except grpc.RpcError:
             return -1
 
@@ -134,6 +135,33 @@ def test_item3_full_disk_under_play_refuses_then_resumes_and_keeps_every_acknowl
         for g in games:
             assert g.matches(server.target), g.client.game
         assert sum(len(g.acked) for g in games) >= 60
+    finally:
+        server.stop()
+
+
+def test_item3_a_restart_on_a_full_disk_serves_reads_and_resumes_writes_by_itself(tmp_path, small_disk):
+    """What a pod restarted on a full volume does: it starts (liveness SERVING, the rest NOT_SERVING),
+    answers reads, refuses writes UNAVAILABLE, and takes writes once there is room, nothing lost."""
+    server = ServerProcess(small_disk / "data", GE_SNAPSHOT_INTERVAL_S="3600")
+    server.log = tmp_path / "server.log"
+    server.start()
+    try:
+        game = Game(server.target, "pompeii", 3, 7)
+        for _ in range(6):
+            assert game.step() == grpc.StatusCode.OK
+        fill(small_disk / "filler")
+        server.kill9()
+        server.start(service="liveness")
+        assert health(server.target) == health_pb2.HealthCheckResponse.NOT_SERVING
+        assert game.matches(server.target)  # reads are served
+        assert game.step() == grpc.StatusCode.UNAVAILABLE
+        os.unlink(small_disk / "filler")
+        assert wait_for(lambda: health(server.target) == health_pb2.HealthCheckResponse.SERVING)
+        for _ in range(4):
+            assert game.step() == grpc.StatusCode.OK
+        server.kill9()
+        server.start()
+        assert game.matches(server.target) and len(game.acked) == 10
     finally:
         server.stop()
 
