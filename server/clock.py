@@ -14,6 +14,16 @@ from .records import Clock
 # the journal, so banks grown by increments cannot overflow; the bounds keep clocks sane.
 MAX_TIME_BANK_MS = 7 * 24 * 3600 * 1000
 MAX_INCREMENT_MS = 24 * 3600 * 1000
+TIMEOUT_POLICIES = {0: "autoplay", 1: "autoplay", 2: "random", 3: "forfeit"}  # common.proto TimeoutPolicy
+
+
+def timeout_policy(value: int, rule: str = "REF-CLOCK") -> str:
+    """The referee's policy for a TimeoutPolicy value; an unknown one is refused, never read as autoplay."""
+    policy = TIMEOUT_POLICIES.get(value)
+    if policy is None:
+        raise InvalidArgument(f"unknown referee timeout_policy {value}; see TimeoutPolicy in common.proto",
+                              rule=rule)
+    return policy
 
 
 def validate(referee: dict[str, Any]) -> None:

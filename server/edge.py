@@ -114,8 +114,9 @@ class _Call:
     exit the log line, the latency metric, and a refusal (ServiceError, or INTERNAL for anything
     else), paced (quotas.pace) and rendered by the transport."""
 
-    def __init__(self, method: str, context: Any):
+    def __init__(self, method: str, context: Any, request: Any = None):
         self.method, self.context, self.client = method, context, ""
+        self.request = request  # its long strings are quoted, not repeated, in a refusal (limits.unechoed)
         self.t0 = time.perf_counter()
 
     def enter(self) -> None:
@@ -155,7 +156,7 @@ class _Call:
             hold_ms = round(hold_s * 1000)
         else:
             await q.pace(self.client, hold_s)
-        failure.message = limits.clip(failure.message)
+        failure.message = limits.clip(limits.unechoed(failure.message, self.request))
         await refuse(self.context, failure, hold_ms)
 
 
@@ -168,7 +169,7 @@ def rpc(handler: Callable[[Any, Any, Any], Awaitable[Any]]) -> Callable[[Any, An
     """A unary handler `(self, request, context) -> response` with what every RPC shares."""
     @functools.wraps(handler)
     async def call(self: Any, request: Any, context: Any) -> Any:
-        c = _Call(_method_name(self, handler), context)
+        c = _Call(_method_name(self, handler), context, request)
         try:
             c.enter()
             async with c.turn():
@@ -186,7 +187,7 @@ def rpc_stream(handler: Callable[[Any, Any, Any], AsyncIterator[Any]]) -> Callab
     has been set up (its first response) or refused."""
     @functools.wraps(handler)
     async def call(self: Any, request: Any, context: Any) -> AsyncIterator[Any]:
-        c = _Call(_method_name(self, handler), context)
+        c = _Call(_method_name(self, handler), context, request)
         responses = handler(self, request, context)
         try:
             c.enter()  # no turn (quotas.turn): the first response may wait for the game to move

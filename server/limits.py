@@ -7,6 +7,9 @@ flood the log nor push a status trailer past a client's metadata limit (issue 15
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 from .errors import InvalidArgument
 
 MAX_GAME_ID_BYTES = 128
@@ -30,6 +33,32 @@ def quote(text: object, limit: int = QUOTE_CHARS) -> str:
 def clip(message: str) -> str:
     """A refusal sentence bounded in size, for whatever caller text it ended up quoting."""
     return quote(message, MAX_MESSAGE_CHARS)
+
+
+def unechoed(message: str, request: Any) -> str:
+    """`message` with each long string of `request` (a protobuf message) that it repeats shown by its
+    quote: an engine's refusal may name the unknown word it was sent (e.g. a district or an option)."""
+    if request is None or len(message) <= QUOTE_CHARS:
+        return message
+    for text in sorted(_strings(request), key=len, reverse=True):
+        if len(text) > QUOTE_CHARS:
+            short = quote(text)
+            for form, shown in ((repr(text), repr(short)), (repr(text)[1:-1], short), (text, short)):
+                message = message.replace(form, shown)
+    return message
+
+
+def _strings(message: Any) -> Iterator[str]:
+    """Every string field of a protobuf message, its nested messages' too."""
+    if not hasattr(message, "ListFields"):
+        return
+    for field, value in message.ListFields():
+        values = value if field.is_repeated else (value,)
+        for v in values:
+            if isinstance(v, str):
+                yield v
+            else:
+                yield from _strings(v)
 
 
 def bounded(field: str, value: str, limit: int, rule: str = "LIMIT") -> str:

@@ -209,7 +209,6 @@ class GameCore:
                         move: Move, by_referee: str = "", announce: tuple[Write, ...] = ()) -> tuple[list[bytes], bool]:
         """Returns (the encoded events visible to `seat`, replayed). Refusals change nothing.
         `announce`: records written in the same unit just before the move (the referee's reason)."""
-        limits.bounded("idempotency_key", key, limits.MAX_IDEMPOTENCY_KEY_BYTES)
         async with self.store.lock(rec.game_id):
             scoped = f"{seat}:{key}" if key else ""
             if scoped and scoped in rec.idem:  # a retry of an acknowledged move

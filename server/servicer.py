@@ -24,7 +24,7 @@ from engines.core import Move
 from gameengine.codecs import Codec, MalformedMove
 from gameengine.v1 import common_pb2, common_pb2_grpc
 
-from . import access, drain, fanout, limits, lobby, metrics, observe, quotas, wire
+from . import access, clock, drain, fanout, limits, lobby, metrics, observe, quotas, wire
 from .edge import Shown, guarded, note, rpc, rpc_stream
 from .errors import InvalidArgument
 from .moveprotos import move_fields, move_from_wire, move_proto
@@ -32,9 +32,6 @@ from .service import GameCore
 
 if TYPE_CHECKING:
     from .referee import Referee
-
-TIMEOUT_POLICIES = {0: "autoplay", 1: "autoplay", 2: "random", 3: "forfeit"}
-
 
 # ---- every game's service ---------------------------------------------------------------------
 
@@ -44,7 +41,7 @@ def status_proto(d: dict[str, Any]) -> common_pb2.GameStatus:
 
 def referee_options(msg: common_pb2.RefereeOptions) -> dict[str, Any]:
     return {"time_bank_ms": msg.time_bank_ms, "increment_ms": msg.increment_ms,
-            "timeout_policy": TIMEOUT_POLICIES.get(msg.timeout_policy, "autoplay"), "max_moves": msg.max_moves}
+            "timeout_policy": clock.timeout_policy(msg.timeout_policy), "max_moves": msg.max_moves}
 
 
 class GameServicer:
@@ -123,6 +120,7 @@ class GameServicer:
     async def make_move(self, request: Any, context: Any) -> bytes:
         """Make<Game>Move: apply one move at `expected_version`; a retried key is a replay."""
         note(game_id=request.game_id)
+        limits.bounded("idempotency_key", request.idempotency_key, limits.MAX_IDEMPOTENCY_KEY_BYTES)  # before look-ups
         rec = self.core.record(request.game_id, self.game)
         seat = self.core.seat(rec, request.token, required=True)
         if not request.HasField("move"):

@@ -39,7 +39,7 @@ from engines.core import InvalidOptions
 from gameengine import codecs
 from gameengine.v1 import common_pb2, tournament_pb2, tournament_pb2_grpc
 
-from . import auth, lobby, metrics, pairing
+from . import auth, clock, lobby, metrics, pairing
 from .config import Config
 from .edge import note, rpc, rpc_stream
 from .errors import AlreadyExists, Exhausted, Illegal, InvalidArgument, NotFound, PermissionDenied, Unavailable
@@ -100,7 +100,6 @@ PAGE_DEFAULT, PAGE_MAX = 20, 100
 FORMATS = {tournament_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN: ROUND_ROBIN, tournament_pb2.TOURNAMENT_FORMAT_SWISS: SWISS}
 STATES = {REGISTERING: tournament_pb2.TOURNAMENT_STATE_REGISTERING, RUNNING: tournament_pb2.TOURNAMENT_STATE_RUNNING,
           FINISHED: tournament_pb2.TOURNAMENT_STATE_FINISHED, CANCELLED: tournament_pb2.TOURNAMENT_STATE_CANCELLED}
-POLICIES = {0: "autoplay", 1: "autoplay", 2: "random", 3: "forfeit"}
 POLICY_ENUM = {"autoplay": common_pb2.TIMEOUT_POLICY_AUTOPLAY, "random": common_pb2.TIMEOUT_POLICY_RANDOM,
                "forfeit": common_pb2.TIMEOUT_POLICY_FORFEIT}
 
@@ -125,12 +124,10 @@ def clock_of(msg: tournament_pb2.TournamentClock, tick_s: float) -> dict[str, An
                               f"entrant from stalling the event), not {msg.time_bank_ms}", rule="TOUR-3")
     if msg.increment_ms > MAX_INCREMENT_MS:
         raise InvalidArgument(f"increment_ms is at most {MAX_INCREMENT_MS}", rule="TOUR-3")
-    if msg.timeout_policy not in POLICIES:
-        raise InvalidArgument(f"unknown timeout_policy {msg.timeout_policy}", rule="TOUR-3")
     if msg.max_moves > MAX_MOVES:
         raise InvalidArgument(f"max_moves is at most {MAX_MOVES}", rule="TOUR-3")
     return {"time_bank_ms": msg.time_bank_ms, "increment_ms": msg.increment_ms,
-            "timeout_policy": POLICIES[msg.timeout_policy], "max_moves": msg.max_moves}
+            "timeout_policy": clock.timeout_policy(msg.timeout_policy, rule="TOUR-3"), "max_moves": msg.max_moves}
 
 
 def options_of(request: tournament_pb2.CreateTournamentRequest, games: list[str]) -> dict[str, Any]:
@@ -176,7 +173,7 @@ def create(core: GameCore, cfg: Config, games: list[str], request: tournament_pb
     fmt = FORMATS.get(request.format)
     if fmt is None:
         raise InvalidArgument(f"unknown format {request.format}; use ROUND_ROBIN or SWISS", rule="TOUR-2")
-    clock = clock_of(request.clock, cfg.referee_tick_s)
+    game_clock = clock_of(request.clock, cfg.referee_tick_s)
     if fmt == ROUND_ROBIN and request.rounds:
         raise InvalidArgument("a round robin is sized by games (multiples of one cycle), not rounds", rule="TOUR-12")
     if fmt == SWISS and (request.games or request.rounds > MAX_ROUNDS):
@@ -200,7 +197,7 @@ def create(core: GameCore, cfg: Config, games: list[str], request: tournament_pb
     # "<shard>-<16 hex>" like a game id, so the router (k8s/) reaches the owner by the x-game-id header
     tid = f"{shard}-{secrets.token_hex(8)}" if shard else f"t-{secrets.token_hex(8)}"
     t = Tournament(tournament_id=tid, name=name or f"{request.game} {fmt.replace('_', ' ')}", game=request.game,
-                   seats=k, options=options, format=fmt, games=request.games, rounds=request.rounds, clock=clock,
+                   seats=k, options=options, format=fmt, games=request.games, rounds=request.rounds, clock=game_clock,
                    max_parallel=request.max_parallel_games, open_registration=not fixed,
                    max_entrants=len(fixed) if fixed else (request.max_entrants or DEFAULT_ENTRANTS),
                    points_per_rank=points, seed=request.seed if request.HasField("seed") else secrets.randbits(63),

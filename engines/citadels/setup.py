@@ -21,14 +21,18 @@ STARTING_GOLD = CONSTANTS["starting_gold"]
 STARTING_HAND = CONSTANTS["starting_hand"]
 
 
+GOLD_SUPPLY_MAX = 1_000_000  # a view's gold and bank are int32; a bank this big never runs out anyway
+
+
 def _int_or_word(value, word, flag):
+    """`word`, or a plain decimal integer of at most 9 digits ("30"; not " 30", "+30" or "3_0")."""
     if value == word:
         return word
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+    if isinstance(value, str) and 0 < len(value) <= 9 and all("0" <= c <= "9" for c in value):
         value = int(value)
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    raise InvalidOptions(_FLAG_RULES[flag], f"{flag} must be {word!r} or an integer, not {value!r}")
+    raise InvalidOptions(_FLAG_RULES[flag], f"{flag} must be {word!r} or a decimal integer, not {value!r}")
 
 
 def normalize_options(seats: int, options) -> dict:
@@ -52,6 +56,8 @@ def normalize_options(seats: int, options) -> dict:
     supply = _int_or_word(chosen["gold_supply"], "unlimited", "gold_supply")
     if supply != "unlimited" and supply < STARTING_GOLD * seats:
         raise InvalidOptions("CIT-5", f"gold_supply {supply} cannot pay the starting gold of {seats} players")
+    if supply != "unlimited" and supply > GOLD_SUPPLY_MAX:
+        raise InvalidOptions("CIT-5", f"gold_supply is at most {GOLD_SUPPLY_MAX} (or \"unlimited\")")
     chosen["gold_supply"] = supply
     crown = _int_or_word(chosen["initial_crown"], "random", "initial_crown")
     if crown != "random" and not 0 <= crown < seats:

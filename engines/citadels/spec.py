@@ -15,7 +15,7 @@ SPEC = GameSpec(
            "A murdered King's holder takes the crown at round end (false). CIT-33, CIT-49."),
     Option('warlord_timing', str, 'end_of_turn', ('end_of_turn', 'any_time'), 'CIT-53',
            '"end_of_turn" (default) or "any_time": when the Warlord may destroy. CIT-32, CIT-53.'),
-    Option('gold_supply', str, 'unlimited', '"unlimited" or an integer no smaller than the starting gold of every seat', 'CIT-5',
+    Option('gold_supply', str, 'unlimited', '"unlimited" or an integer from the starting gold of every seat to 1000000', 'CIT-5',
            '"unlimited" (default) or a decimal integer such as "30": the bank\'s gold. CIT-5.'),
     Option('tiebreak', str, 'district_points_then_gold', ('district_points_then_gold', 'gold', 'none'), 'CIT-76',
            '"district_points_then_gold" (default), "gold" or "none". CIT-76.'),

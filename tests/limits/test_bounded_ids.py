@@ -2,6 +2,7 @@
 INVALID_ARGUMENT; messages and log lines quote at most a short prefix of it."""
 from __future__ import annotations
 
+import grpc
 import pytest
 
 from clients.sdk import Client
@@ -68,3 +69,63 @@ def test_long_adjudication_reason_is_refused(srv):
     code, message, _ = raw(client.common.AdjudicateGame, common_pb2.AdjudicateGameRequest(
         game_id=game_id, tokens=tokens, reason="r" * 5000))
     assert code == "INVALID_ARGUMENT" and "reason" in message
+
+
+def refusal(fn, request) -> tuple[str, str, bytes]:
+    """(code name, message, the google.rpc.Status details as sent) of a refused call."""
+    try:
+        fn(request, timeout=10)
+    except grpc.RpcError as e:
+        details = dict(e.trailing_metadata() or ()).get("grpc-status-details-bin", b"")
+        return e.code().name, e.details() or "", details
+    raise AssertionError("the call was answered")
+
+
+def test_a_refusal_quotes_a_long_option_value_and_never_repeats_it_whole(srv):
+    client = Client(srv.target, "citadels")
+    long_value = "9" * 5000
+    req = client.request("create_game", seats=3)
+    req.options.gold_supply = long_value
+    code, message, details = refusal(client.rpcs["create_game"], req)
+    assert code == "INVALID_ARGUMENT" and "CIT-5" in message, message
+    assert "9" * (limits.QUOTE_CHARS + 1) not in message and b"9" * (limits.QUOTE_CHARS + 1) not in details
+    assert "5000 bytes" in message or "4960 bytes" in message  # the quote says how long it was
+
+
+def test_a_refusal_quotes_a_long_word_in_a_move(srv):
+    client = Client(srv.target, "smallworld")
+    game_id, tokens = client.create(3, seed=5)
+    status = client.status(game_id)
+    req = client.request("make_move", game_id=game_id, token=tokens[status.to_move], expected_version=status.version)
+    req.move.choose_power.power = "p" * 5000
+    code, message, details = refusal(client.rpcs["make_move"], req)
+    assert code in ("INVALID_ARGUMENT", "FAILED_PRECONDITION"), (code, message)
+    assert "p" * (limits.QUOTE_CHARS + 1) not in message and b"p" * (limits.QUOTE_CHARS + 1) not in details
+    assert client.status(game_id).version == status.version
+
+
+@pytest.mark.parametrize("gold_supply", ["99999999999", "1000001", " 30", "+30", "3_0"])
+def test_CIT_5_a_gold_supply_the_views_cannot_hold_or_not_plain_decimal_is_refused(srv, gold_supply):
+    client = Client(srv.target, "citadels")
+    req = client.request("create_game", seats=3)
+    req.options.gold_supply = gold_supply
+    code, message, _ = refusal(client.rpcs["create_game"], req)
+    assert code == "INVALID_ARGUMENT" and "CIT-5" in message, message
+
+
+def test_an_unknown_timeout_policy_is_refused(srv):
+    client = Client(srv.target, "pompeii")
+    req = client.request("create_game", seats=3, referee=common_pb2.RefereeOptions(time_bank_ms=60_000,
+                                                                                  timeout_policy=77))
+    code, message, _ = refusal(client.rpcs["create_game"], req)
+    assert code == "INVALID_ARGUMENT" and "REF-CLOCK" in message and "77" in message, message
+
+
+def test_a_long_idempotency_key_is_refused_before_any_look_up(srv):
+    client = Client(srv.target, "pompeii")
+    game_id, tokens = client.create(3, seed=6)
+    req = client.request("make_move", game_id="no-such-game", token="t", expected_version=0,
+                         idempotency_key="k" * 200)
+    req.move.CopyFrom(client.codec.move_to_proto(client.seat(game_id, 0, tokens[0]).legal()[0]))
+    code, message, _ = refusal(client.rpcs["make_move"], req)
+    assert code == "INVALID_ARGUMENT" and "idempotency_key" in message and "maximum is 128" in message, message
