@@ -91,7 +91,42 @@ class Config:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Config:
-        """The defaults, overridden by every GE_* variable set in `environ` (default os.environ)."""
+        """The defaults, overridden by every GE_* variable set in `environ` (default os.environ);
+        ConfigError (one line naming the variable) for a value that is not one the server runs with."""
         env = os.environ if environ is None else environ
-        return cls(**{f.name: _PARSE[str(f.type)](env[f.metadata["env"]])
-                      for f in fields(cls) if f.metadata["env"] in env})
+        values = {}
+        for f in fields(cls):
+            name = f.metadata["env"]
+            if name in env:
+                try:
+                    values[f.name] = _PARSE[str(f.type)](env[name])
+                except ValueError:
+                    raise ConfigError(f"{name}={env[name][:40]!r} is not {_WHAT[str(f.type)]}") from None
+        cfg = cls(**values)
+        cfg.check()
+        return cfg
+
+    def check(self) -> None:
+        """Values that parse but that the server cannot run with: a zero interval would spin a core."""
+        for name, value, ok, what in (
+                ("GE_PORT", self.port, 0 < self.port < 65536, "a port 1..65535"),
+                ("GE_METRICS_PORT", self.metrics_port, 0 <= self.metrics_port < 65536, "a port, or 0 (off)"),
+                ("GE_WEB_PORT", self.web_port, 0 <= self.web_port < 65536, "a port, or 0 (off)"),
+                ("GE_FSYNC", self.fsync, self.fsync in ("always", "interval", "never"), "always, interval or never"),
+                ("GE_FSYNC_INTERVAL_MS", self.fsync_interval_ms, self.fsync_interval_ms > 0, "above 0"),
+                ("GE_SNAPSHOT_INTERVAL_S", self.snapshot_interval_s, self.snapshot_interval_s > 0, "above 0"),
+                ("GE_SNAPSHOT_PACE_MS", self.snapshot_pace_ms, self.snapshot_pace_ms >= 0, "0 or more"),
+                ("GE_REFEREE_TICK_S", self.referee_tick_s, self.referee_tick_s > 0, "above 0"),
+                ("GE_HINT_WORKERS", self.hint_workers, self.hint_workers >= 1, "at least 1"),
+                ("GE_LOG_LEVEL", self.log_level, self.log_level.lower() in LOG_LEVELS, ", ".join(LOG_LEVELS)),
+                ("GE_EVENT_LOOP", self.event_loop, self.event_loop in ("uvloop", "asyncio"), "uvloop or asyncio")):
+            if not ok:
+                raise ConfigError(f"{name}={str(value)[:40]!r}: must be {what}")
+
+
+class ConfigError(SystemExit):
+    """A GE_* value the server does not start with; its message is the one line printed."""
+
+
+LOG_LEVELS = ("debug", "info", "warning", "error")
+_WHAT = {"int": "an integer", "float": "a number", "str": "text"}

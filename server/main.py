@@ -54,6 +54,11 @@ if TYPE_CHECKING:
 
 
 async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
+    wanted = [g for g in cfg.games.split(",") if g] or list(codecs.load_all())
+    unknown = [g for g in wanted if g not in codecs.load_all()]
+    if unknown:
+        raise StartupError(f"GE_GAMES names {', '.join(repr(g[:40]) for g in unknown[:5])}: not a game this "
+                           f"server has ({', '.join(codecs.load_all())})")
     store = Store(cfg.data_dir, cfg.fsync, cfg.fsync_interval_ms / 1000, shard=cfg.shard,
                   snapshot_pace_s=cfg.snapshot_pace_ms / 1000)
     t0 = time.perf_counter()
@@ -93,7 +98,6 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     server = grpc.aio.server(interceptors=tracing.interceptors(cfg),  # observation: in add_service (observe.py)
                              options=transport.grpc_options(cfg) + [
         ("grpc.so_reuseport", 0)])  # a second server on the port fails to bind instead of sharing it
-    wanted = [g for g in cfg.games.split(",") if g] or list(codecs.load_all())
     edge = gateway.WebEdge(cfg) if cfg.web_port else None
     # The web edge's calls come over a Unix socket only it can reach, to a server of their own: one
     # HTTP/2 connection carries every browser's calls, so the public port's per-connection limits
@@ -256,10 +260,8 @@ async def _hibernation(store: Store, core: GameCore, idle_s: float) -> None:
 
 
 def main() -> None:
-    cfg = Config.from_env()
+    cfg = Config.from_env()  # ConfigError: one line naming the variable
     logs.configure(cfg.log_level)
-    if cfg.event_loop not in ("uvloop", "asyncio"):
-        raise SystemExit(f"GE_EVENT_LOOP must be uvloop or asyncio, not {cfg.event_loop!r}")
     run = asyncio.run
     if cfg.event_loop == "uvloop":
         import uvloop
@@ -268,7 +270,7 @@ def main() -> None:
         run(serve(cfg))
     except StartupError as e:
         log.error("startup_refused", reason=str(e))
-        raise
+        raise SystemExit(1) from None  # the line above says why; a traceback would add nothing
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import grpc
 
-from . import logs, metrics, quotas, transport
+from . import limits, logs, metrics, quotas, transport
 
 if TYPE_CHECKING:  # annotations only (grpc's classes are not subscriptable at run time)
     from .service import GameCore
@@ -102,7 +102,7 @@ def bind_log_fields(rid: str, peer: str, forwarded_for: str | None = None) -> No
     asyncio task, so the binding ends with the call; nothing to reset (a reset from a stream's
     finaliser could run in another context)."""
     if forwarded_for:
-        logs.bind(request_id=rid, peer=peer[:MAX_PEER], forwarded_for=forwarded_for[:MAX_PEER])
+        logs.bind(request_id=rid, peer=peer[:MAX_PEER], forwarded_for=limits.quote(forwarded_for))  # caller text
     else:
         logs.bind(request_id=rid, peer=peer[:MAX_PEER])
 

@@ -32,6 +32,16 @@ def listed(data_dir: Path) -> list[int]:
     return sorted(int(p.stem.split("-")[1]) for p in data_dir.glob("snapshot-*.ges"))
 
 
+def clear_unfinished(data_dir: Path) -> list[str]:
+    """Remove what a snapshot write cut short (by a crash) left: `write` renames only a checked file,
+    and the journal holds everything such a file did. Names of the files removed."""
+    gone = []
+    for tmp in data_dir.glob("snapshot-*.tmp"):
+        tmp.unlink()
+        gone.append(tmp.name)
+    return gone
+
+
 BATCH_BYTES = 1 << 20
 # The writer's rest after each piece written and synced, and after each piece read back. On two cores
 # shared with the load, a 12 MB snapshot written at once, synced at the end and read back in one

@@ -99,6 +99,9 @@ class Store:
 
     def _recover(self) -> dict[str, Any]:
         counts: dict[str, Any] = {"replayed": 0}
+        unfinished = snapshots.clear_unfinished(self.data_dir)  # we hold the data dir's lock: no writer is left
+        if unfinished:
+            counts["unfinished_snapshots_removed"] = unfinished
         old_files = legacy.import_if_present(self.data_dir, self._fold_history)
         start = 1 if old_files else self._load_snapshots(counts)
         segs = [s for s in journal.segments(self.data_dir) if s >= start]

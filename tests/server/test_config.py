@@ -1,9 +1,17 @@
 """Settings are read from the environment when the server starts, not at import (issue 21 item 6)."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from dataclasses import fields
+from pathlib import Path
 
-from server.config import Config
+import pytest
+
+from server.config import Config, ConfigError
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_item6_config_reads_the_environment_when_asked_not_at_import(monkeypatch):
@@ -20,3 +28,34 @@ def test_item6_every_setting_names_one_GE_variable_and_parses_its_own_type():
     assert len(names) == len(set(names)) and all(n.startswith("GE_") for n in names)
     env = {f.metadata["env"]: str(getattr(Config(), f.name)) for f in fields(Config)}
     assert Config.from_env(env) == Config()
+
+
+@pytest.mark.parametrize("name,value", [
+    ("GE_PORT", "fifty"), ("GE_PORT", "70000"), ("GE_FSYNC", "sometimes"),
+    ("GE_FSYNC_INTERVAL_MS", "0"), ("GE_SNAPSHOT_INTERVAL_S", "0"), ("GE_REFEREE_TICK_S", "0"),
+    ("GE_HINT_WORKERS", "0"), ("GE_LOG_LEVEL", "verbose"), ("GE_EVENT_LOOP", "trio"),
+    ("GE_SNAPSHOT_INTERVAL_S", "soon"),
+])
+def test_a_value_the_server_cannot_run_with_is_one_line_naming_the_variable(name, value):
+    with pytest.raises(ConfigError) as e:
+        Config.from_env({name: value})
+    assert str(e.value).startswith(f"{name}=") and "\n" not in str(e.value)
+
+
+def test_a_bad_setting_stops_the_server_with_that_line_and_no_traceback(tmp_path):
+    env = dict(os.environ, GE_DATA_DIR=str(tmp_path), GE_FSYNC_INTERVAL_MS="0",
+               PYTHONPATH=f"{ROOT}{os.pathsep}{ROOT / 'protos'}")
+    run = subprocess.run([sys.executable, "-m", "server.main"], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 1
+    assert run.stderr.strip() == "GE_FSYNC_INTERVAL_MS='0': must be above 0"
+
+
+def test_an_unknown_game_in_GE_GAMES_is_refused_in_one_log_line_before_the_data_dir_is_touched(tmp_path):
+    env = dict(os.environ, GE_DATA_DIR=str(tmp_path / "data"), GE_GAMES="pompeii,chess",
+               PYTHONPATH=f"{ROOT}{os.pathsep}{ROOT / 'protos'}")
+    run = subprocess.run([sys.executable, "-m", "server.main"], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert "startup_refused" in run.stderr and "'chess'" in run.stderr
+    assert not (tmp_path / "data").exists()

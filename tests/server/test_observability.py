@@ -13,7 +13,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from clients.sdk import Client, Refused
 from gameengine.v1 import common_pb2, common_pb2_grpc
-from server import journal, metrics
+from server import journal, limits, metrics
 from tests.conftest import ServerProcess
 from tests.web.conftest import connect_call
 
@@ -186,7 +186,8 @@ def test_item5_request_id_and_peer_on_every_rpc_line(observed):
         stub = common_pb2_grpc.GameServiceStub(ch)
         stub.ListGameTypes(common_pb2.ListGameTypesRequest(), metadata=(("x-request-id", "trace-abc.1"),))
         stub.ListGameTypes(common_pb2.ListGameTypesRequest())
-        stub.ListGameTypes(common_pb2.ListGameTypesRequest(), metadata=(("x-request-id", "x" * 500),))
+        stub.ListGameTypes(common_pb2.ListGameTypesRequest(), metadata=(("x-request-id", "x" * 500),
+                                                                         ("x-forwarded-for", "f" * 120)))
     connect_call(observed.web_base, "GameService", "ListGameTypes", {},
                  headers={"x-request-id": "web-req-7", "x-forwarded-for": "203.0.113.9"})
     deadline = time.time() + 5
@@ -202,6 +203,7 @@ def test_item5_request_id_and_peer_on_every_rpc_line(observed):
     assert rpcs[0]["request_id"] == "trace-abc.1" and rpcs[0]["peer"].startswith("ipv4:127.0.0.1:")
     assert len(rpcs[1]["request_id"]) == 16  # generated
     assert rpcs[2]["request_id"] != "x" * 500 and len(rpcs[2]["request_id"]) == 16  # not echoed whole
+    assert rpcs[2]["forwarded_for"] == limits.quote("f" * 120) and "(+80 bytes)" in rpcs[2]["forwarded_for"]
     # uvicorn takes the client from x-forwarded-for of a loopback proxy (forwarded_allow_ips)
     assert rpcs[3]["request_id"] == "web-req-7" and rpcs[3]["peer"].startswith("web:")
     assert rpcs[3]["forwarded_for"] == "203.0.113.9"

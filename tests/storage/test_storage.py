@@ -383,6 +383,17 @@ def test_item3_a_missing_newest_segment_stops_startup(tmp_path, lost):
     assert snapshots.listed(tmp_path)[-1] == newest, "nothing was changed"
 
 
+def test_item3_a_snapshot_cut_short_by_a_crash_leaves_no_file_behind(tmp_path):
+    acked = populated(tmp_path, moves=5)
+    (tmp_path / "snapshot-00000002.tmp").write_bytes(b"GES\n" + b"\0" * 5000)  # kill -9 mid-write
+    store, _ = open_store(tmp_path)
+    try:
+        assert acknowledged(store) == acked
+    finally:
+        store.close()
+    assert not list(tmp_path.glob("*.tmp"))
+
+
 def test_item3_snapshots_keep_the_segments_the_previous_one_needs(tmp_path):
     store, core = open_store(tmp_path)
     rec, _ = core.create("citadels", 3, {}, 1, {})
