@@ -4,6 +4,11 @@
 //   play: {game, id, token} open as that seat, click a legal move on the board, wait for the change
 //   switch: {from: {game, id}, to: {game, id, lines}} open `from` until its Events pane has lines, switch the
 //           hash to `to` (no reload), wait for `lines` lines (or 10 s): both panes' lines
+//   create: [{game, seats, demo}]  fill New game, click create, open the created game with its "watch" link
+//   errors: {missing: {game, id}, good: {game, id}, bad: {game, seats}, create: {game, seats}}  an error shown
+//           for a game that does not exist, then the good game opened; a create, a refused create, a create
+//   track: {id, temperatures}  an Eruption game whose view's temperatures are replaced: the track's labels
+//   regions: {game, id}  the Small World regions as drawn (circle stroke, data-seat) next to the view
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,6 +28,7 @@ const ctx = await chromium.launchPersistentContext(profile, {
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--disable-dev-shm-usage"],
 });
+const text = async (page, sel) => (await page.locator(sel).textContent()) ?? "";
 const version = async (page) => Number(await page.locator("#version").textContent({ timeout: 15000 }));
 
 try {
@@ -87,6 +93,94 @@ try {
       .filter(Boolean).length >= n, to.lines, { timeout: 10000 }).catch(() => {});
     await page.waitForTimeout(500);
     result.switch = { before, after: await lines(), mode: await page.locator("#mode").textContent() };
+  }
+  // New game: pick the game and seats, tick or untick demo, create; wait for a new "created" line or an error
+  const createOn = async (page, c) => {
+    await page.selectOption("#game", c.game);
+    await page.fill("#seats", String(c.seats));
+    await page.setChecked("#demo", !!c.demo);
+    const before = await text(page, "#created");
+    await page.click("#create");
+    await page.waitForFunction((b) => (document.querySelector("#created")?.textContent ?? "") !== b
+      && /created/.test(document.querySelector("#created")?.textContent ?? "")
+      || (document.querySelector("#error")?.textContent ?? "") !== "", before, { timeout: 15000 });
+    await page.waitForTimeout(300);
+    const created = await text(page, "#created");
+    return { ...c, created, error: await text(page, "#error"), id: (/created (\S+):/.exec(created) ?? [])[1] ?? "" };
+  };
+  const openedBoard = async (page, id) => {
+    await page.waitForFunction((i) => document.querySelector("#mode")?.textContent?.includes(i), id, { timeout: 15000 });
+    await page.waitForSelector("#board-svg", { timeout: 15000 });
+    await page.waitForTimeout(500);
+  };
+  if (plan.create) {
+    result.create = [];
+    await page.goto(`${plan.base}/`);
+    await page.waitForSelector("#game option", { state: "attached", timeout: 15000 });
+    for (const c of plan.create) {
+      const r = await createOn(page, c);
+      if (r.id) {
+        await page.locator("#created a", { hasText: "watch" }).click();
+        await openedBoard(page, r.id);
+        r.mode = await text(page, "#mode");
+        r.svg = await page.locator("svg#board-svg, div#board-svg").count();
+        r.errorAfterOpen = await text(page, "#error");
+      }
+      result.create.push(r);
+    }
+    await page.screenshot({ path: join(plan.artifacts, "create.png"), fullPage: true });
+  }
+  if (plan.errors) {
+    const e = plan.errors, out = {};
+    await page.goto(`${plan.base}/#game=${e.missing.game}&id=${e.missing.id}`);
+    await page.waitForFunction(() => document.querySelector("#error")?.textContent, null, { timeout: 15000 });
+    out.missingError = await text(page, "#error");
+    await page.evaluate((h) => { location.hash = h; }, `game=${e.good.game}&id=${e.good.id}`);
+    await openedBoard(page, e.good.id);
+    out.errorAfterOpen = await text(page, "#error");
+    out.first = await createOn(page, e.create);
+    out.refused = await createOn(page, e.bad);
+    await page.evaluate((h) => { location.hash = h; }, `game=${e.good.game}&id=${e.good.id}&x=1`);
+    await openedBoard(page, e.good.id);
+    out.errorAfterReopen = await text(page, "#error");
+    out.refused2 = await createOn(page, e.bad);
+    out.second = await createOn(page, e.create);
+    result.errors = out;
+  }
+  if (plan.track) {
+    // the view as served, with the temperatures replaced (Connect JSON: the page's transport default)
+    await page.route(/EruptionService\/GetEruptionView$/, async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      if (body.view) body.view.temperatures = plan.track.temperatures;
+      await route.fulfill({ response: res, json: body });
+    });
+    await page.goto(`${plan.base}/#game=eruption&id=${plan.track.id}`);
+    await page.waitForSelector("svg.track text", { timeout: 15000 });
+    await page.waitForTimeout(500);
+    result.track = await page.evaluate(() => {
+      const svg = document.querySelector("svg.track");
+      const vb = svg.viewBox.baseVal;
+      return { width: vb.width, x: vb.x, labels: [...svg.querySelectorAll("text")].map((t) => {
+        const b = t.getBBox();
+        return { text: t.textContent, left: b.x, right: b.x + b.width };
+      }) };
+    });
+    await page.locator("svg.track").screenshot({ path: join(plan.artifacts, "eruption-track.png") });
+    await page.screenshot({ path: join(plan.artifacts, "eruption-track-page.png"), fullPage: true });
+    await page.unroute(/EruptionService\/GetEruptionView$/);
+  }
+  if (plan.regions) {
+    await page.goto(`${plan.base}/#game=${plan.regions.game}&id=${plan.regions.id}`);
+    await page.waitForSelector("#board-svg g.region", { timeout: 15000 });
+    await page.waitForTimeout(500);
+    result.regions = {
+      drawn: await page.evaluate(() => [...document.querySelectorAll("#board-svg g.region")].map((g) => ({
+        region: Number(g.getAttribute("data-region")), seat: g.getAttribute("data-seat"),
+        stroke: g.querySelector("circle")?.getAttribute("stroke") }))),
+      view: JSON.parse(await text(page, "#raw pre")),
+    };
+    await page.screenshot({ path: join(plan.artifacts, `regions-${plan.regions.game}.png`), fullPage: true });
   }
 } finally {
   await ctx.close();

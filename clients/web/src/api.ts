@@ -79,7 +79,8 @@ export class GameApi {
     const m = this.method(role);
     if (!m || !this.client) return this.fetchJson(role, req);
     try {
-      const input = fromJson(m.input, req as JsonValue, { ignoreUnknownFields: true });
+      // through JSON text, as the fallback sends it: a field left undefined is absent (fromJson rejects undefined)
+      const input = fromJson(m.input, JSON.parse(JSON.stringify(req ?? {})) as JsonValue, { ignoreUnknownFields: true });
       const fn = (this.client as any)[m.localName] as (r: unknown, o: unknown) => Promise<any>;
       const res = await fn.call(this.client, input, { headers: routing(req) });
       return toJson(m.output as DescMessage, res, JSON_OPTS);
@@ -101,7 +102,10 @@ export class GameApi {
 
   view(gameId: string, token: string) { return this.call("get_view", { gameId, token }); }
   moves(gameId: string, token: string) { return this.call("list_moves", { gameId, token }); }
-  create(seats: number, referee?: Json, seating?: Json) { return this.call("create_game", { seats, referee, ...seating }); }
+  /** A new game; without `referee` the request has no referee field (the server's defaults), not `undefined`. */
+  create(seats: number, referee?: Json, seating?: Json) {
+    return this.call("create_game", { seats, ...(referee ? { referee } : {}), ...seating });
+  }
   move(gameId: string, token: string, expectedVersion: number, move: Json) {
     return this.call("make_move", { gameId, token, expectedVersion, idempotencyKey: key(), move });
   }

@@ -19,7 +19,6 @@ class Session {
   view: Json = {};
   moves: Json[] = [];
   filter: number[] | null = null;
-  events: string[] = [];
   refreshing = false;
   again = false;
 
@@ -148,17 +147,23 @@ class Session {
     await this.refresh();
   }
 
+  /** Newest first, the game's whole history: one text node per line, so a long game costs no rewrite of the
+   *  pane per event (it scrolls, style.css #events). */
   log(line: string) {
     if (this.abort.signal.aborted) return; // a stopped session's late answer
-    this.events.unshift(line);
-    this.events.length = Math.min(this.events.length, 60);
-    $("events").textContent = this.events.join("\n");
+    $("events").prepend(`${line}\n`);
   }
 
   error(e: unknown) {
-    const r = e instanceof Refusal ? e : new Refusal("UNKNOWN", String(e), "");
-    $("error").textContent = `${r.code}${r.rule ? ` [${r.rule}]` : ""}: ${r.message}`;
+    if (this.abort.signal.aborted) return; // a stopped session's late failure is not the shown game's
+    showError(e);
   }
+}
+
+/** A refusal as `CODE [RULE-n]: message` in #error (cleared by the next open or create). */
+function showError(e: unknown) {
+  const r = e instanceof Refusal ? e : new Refusal("UNKNOWN", String(e), "");
+  $("error").textContent = `${r.code}${r.rule ? ` [${r.rule}]` : ""}: ${r.message}`;
 }
 
 function hash(): URLSearchParams { return new URLSearchParams(location.hash.slice(1)); }
@@ -171,6 +176,7 @@ async function open() {
   ($("game") as HTMLSelectElement).value = h.get("game") ?? ($("game") as HTMLSelectElement).value;
   ($("game-id") as HTMLInputElement).value = h.get("id") ?? "";
   ($("token") as HTMLInputElement).value = h.get("token") ?? "";
+  $("error").textContent = ""; // an error of the game shown before does not apply to the next
   if (!type || !h.get("id")) { $("board").innerHTML = ""; $("mode").textContent = "pick a game"; return; }
   session = new Session(type, h.get("id")!, h.get("token") ?? "");
   await session.start();
@@ -193,6 +199,9 @@ async function createGame() {
   const demo = ($("demo") as HTMLInputElement).checked;
   // demo: every seat is on a short clock and the referee plays a random legal move when it runs out
   const referee = demo ? { timeBankMs: 1, incrementMs: 700, timeoutPolicy: "TIMEOUT_POLICY_RANDOM" } : undefined;
+  // a new attempt: the last error and the previous game's "created" line no longer apply
+  $("error").textContent = "";
+  $("created").textContent = "";
   try {
     const res = await new GameApi(type).create(seats, referee, createFields());
     const tokens: Json[] = res.seatTokens ?? [];
@@ -201,7 +210,7 @@ async function createGame() {
     await refreshList();
     await refreshOpen();
   } catch (e) {
-    $("error").textContent = String((e as Error).message);
+    showError(e);
   }
 }
 

@@ -137,8 +137,10 @@ function eruption({ view, data, moves }: Ctx): string {
   out += `</svg>`;
   // temperature track 0..290 with the zone thresholds (ERU-140)
   const th: number[] = b.zone_thresholds?.[view.options?.zoneThresholds ?? "seed"] ?? [50, 120, 210];
-  const W = 300;
-  out += `<svg class="track" viewBox="0 0 ${W + 80} ${20 * (view.seats ?? 0) + 10}" width="${W + 80}">`;
+  // the bar starts at x 70 (after "seat n"); its value label follows its end, so the track's right margin holds
+  // the widest label, "290°" at the top of the track (10px text, about 25 units: 40 leaves room for any font)
+  const W = 300, right = 40;
+  out += `<svg class="track" viewBox="0 0 ${70 + W + right} ${20 * (view.seats ?? 0) + 10}" width="${70 + W + right}">`;
   for (const t of th) out += `<line x1="${70 + (t / 290) * W}" y1="0" x2="${70 + (t / 290) * W}" y2="${20 * (view.seats ?? 0) + 10}" stroke="#999" stroke-dasharray="3 3"/>`;
   (view.temperatures ?? []).forEach((t: number, s: number) => {
     out += `<text x="0" y="${20 * s + 16}" class="lbl">${seatName(s)}</text><rect x="70" y="${20 * s + 5}" width="${(t / 290) * W}" height="12" fill="${SEAT_COLOURS[s]}"/><text x="${74 + (t / 290) * W}" y="${20 * s + 16}" class="lbl">${t}°</text>`;
@@ -237,6 +239,10 @@ function smallworld({ view, data, moves }: Ctx): string {
   const pos = layouts.get(view.map) ?? layout(regions, W, H);
   layouts.set(view.map, pos);
   const owner = new Map<string, number>((view.races ?? []).map((r: Json) => [r.race, r.owner ?? -1]));
+  // Ghosts belong to the Necromancer (NEC-9), but the view's races[] gives them owner -1: his seat is in
+  // view.necromancer.seat (-1 in a base game)
+  const necro = view.necromancer?.seat ?? -1;
+  if (necro >= 0) owner.set("ghosts", necro);
   const tg = targets(moves, (_k, body) => (body.region !== undefined ? String(body.region) : undefined));
   let out = `<svg class="board" id="board-svg" viewBox="0 0 ${W} ${H}" width="${W}">`;
   regions.forEach((r, i) => (r.adjacent ?? []).forEach((j: number) => {
@@ -245,7 +251,7 @@ function smallworld({ view, data, moves }: Ctx): string {
   regions.forEach((r, i) => {
     const st = (view.regions ?? [])[i] ?? {}, [x, y] = pos[i];
     const seat = st.race ? owner.get(st.race) ?? -1 : -1;
-    out += `<g class="region" data-region="${i}"><circle cx="${x}" cy="${y}" r="22" fill="${TERRAIN[r.terrain] ?? "#eee"}" stroke="${seat >= 0 ? SEAT_COLOURS[seat] : "#555"}" stroke-width="${seat >= 0 ? 5 : 1}"/>
+    out += `<g class="region" data-region="${i}" data-seat="${seat}"><circle cx="${x}" cy="${y}" r="22" fill="${TERRAIN[r.terrain] ?? "#eee"}" stroke="${seat >= 0 ? SEAT_COLOURS[seat] : "#555"}" stroke-width="${seat >= 0 ? 5 : 1}"/>
       <text x="${x}" y="${y - 8}" text-anchor="middle" class="lbl">${i}</text>
       ${st.race ? `<text x="${x}" y="${y + 6}" text-anchor="middle" class="lbl">${esc(st.race)} ×${st.tokens ?? 0}</text>` : ""}
       ${[st.trollLair && "lair", st.fortress && "fort", st.encampments && `camp${st.encampments}`, st.hero && "hero", st.dragon && "dragon", st.hole && "hole", r.lost_tribe && !st.race && "tribe"].filter(Boolean).map((t) => `<text x="${x}" y="${y + 18}" text-anchor="middle" class="lbl tiny">${t}</text>`).join("")}
