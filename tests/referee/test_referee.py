@@ -202,3 +202,7 @@ def test_adjudicate_rpc_needs_every_seat(referee_server):
     assert e.value.code == grpc.StatusCode.PERMISSION_DENIED
     status = client.adjudicate(game_id, tokens, "tournament abort", rollouts=50)
     assert status.over and status.outcome["adjudicated"]
+    with pytest.raises(Refused) as e:  # "stop a game before its end": after it, there is nothing to stop
+        client.adjudicate(game_id, tokens, "again", rollouts=50)
+    assert e.value.code == grpc.StatusCode.FAILED_PRECONDITION and e.value.rule == "GAME-OVER"
+    assert client.status(game_id).version == status.version
