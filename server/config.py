@@ -57,9 +57,11 @@ class Config:
     creates_light_per_min: float = setting("GE_CREATES_LIGHT_PER_MIN", 10.0)  # per client: not held to the total
     live_games: int = setting("GE_LIVE_GAMES", 10000)  # unfinished games, all clients
     live_games_per_client: int = setting("GE_LIVE_GAMES_PER_CLIENT", 1000)
+    live_games_per_address: int = setting("GE_LIVE_GAMES_PER_ADDRESS", 2000)  # its players together
     demo_games_per_client: int = setting("GE_DEMO_GAMES_PER_CLIENT", 4)  # unfinished, bank under demo_bank_ms
     demo_bank_ms: int = setting("GE_DEMO_BANK_MS", 1000)
     streams_per_client: int = setting("GE_STREAMS_PER_CLIENT", 256)
+    streams_per_address: int = setting("GE_STREAMS_PER_ADDRESS", 512)  # its players together
     spectators_per_game: int = setting("GE_SPECTATORS_PER_GAME", 32)
     replay_events_per_game_s: float = setting("GE_REPLAY_EVENTS_PER_GAME_S", 500.0)  # burst 2x
     hints_per_client: int = setting("GE_HINTS_PER_CLIENT", 2)

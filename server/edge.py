@@ -95,6 +95,7 @@ def caller_of(context: Any) -> str:
                                                  quotas.player_token_of(context.invocation_metadata()))
     client = quotas.client_identity(peer, token)
     quotas.CALLER.set(client)
+    quotas.ADDRESS.set(client if client.startswith("ip:") else "ip:" + quotas.peer_address(peer))
     return client
 
 

@@ -114,7 +114,7 @@ class PlayerServicer(player_pb2_grpc.PlayerServiceServicer):
         note(cursor=request.cursor)
         player = lobby.player_of(self.core.store.players, request.player_token)
         player_stream.check_cursor(player, request.cursor)
-        with quotas.QUOTAS.stream(quotas.caller(), "", spectator=False):
+        with quotas.QUOTAS.stream(quotas.caller(), "", spectator=False, address=quotas.address()):
             stream = player_stream.events(self.core, player, request.cursor)
             try:
                 async for event, token in stream:

@@ -46,6 +46,9 @@ PACED_PER_CLIENT = 256
 JITTER = 0.2  # holds are shortened by up to this share: refused together, a flood would come back in waves
 EVENTS_PER_REQUEST = 10  # streamed events that cost a client one request (about as much work to send)
 CALLER: contextvars.ContextVar[str] = contextvars.ContextVar("caller", default="")
+# The caller's address ("ip:..."), whatever identity it called as: players registered from one address
+# share its ceilings (live games, streams), so registering more players does not multiply them.
+ADDRESS: contextvars.ContextVar[str] = contextvars.ContextVar("address", default="")
 PLAYER_TOKEN_HEADER = "x-player-token"
 # Maps a player token (metadata x-player-token) to its player id, None for an unknown token (an
 # unverified token is no identity: anyone could send new ones); main.py installs the registry's.
@@ -92,6 +95,11 @@ def caller() -> str:
     return CALLER.get()
 
 
+def address() -> str:
+    """The address of the client whose call is running (set by `edge.rpc`)."""
+    return ADDRESS.get()
+
+
 class Bucket:
     """Token bucket: `rate` per second, up to `burst`. Rate 0 = unlimited."""
 
@@ -133,9 +141,11 @@ class Settings:
     creates_light_per_min: float = 0  # per client: creates never held to creates_total_per_s
     live_games: int = 0  # unfinished games in memory, all clients
     live_games_per_client: int = 0
+    live_games_per_address: int = 0  # all identities calling from one address together
     demo_games_per_client: int = 0  # unfinished games on a bank under demo_bank_ms
     demo_bank_ms: int = 0
     streams_per_client: int = 0
+    streams_per_address: int = 0  # all identities calling from one address together
     spectators_per_game: int = 0  # seat streams are not counted here: a victim keeps its own
     replay_events_per_game_s: float = 0  # history replayed to a game's spectators, all clients together
     hints_per_client: int = 0  # at once
@@ -162,8 +172,11 @@ class Quotas:
     live: set[str] = field(default_factory=set)  # unfinished games
     owner: dict[str, str] = field(default_factory=dict)  # game id -> creating client
     owned: dict[str, set[str]] = field(default_factory=dict)  # client -> its unfinished games
+    from_address: dict[str, set[str]] = field(default_factory=dict)  # address -> unfinished games created from it
+    address_of: dict[str, str] = field(default_factory=dict)  # game id -> the address that created it
     demo: set[str] = field(default_factory=set)
     streams: dict[str, int] = field(default_factory=dict)  # client -> open streams
+    address_streams: dict[str, int] = field(default_factory=dict)  # address -> open streams
     spectators: dict[str, int] = field(default_factory=dict)  # game id -> open spectator streams
     hints: dict[str, int] = field(default_factory=dict)  # client or "game:<id>" -> hints running
     jobs: dict[str, int] = field(default_factory=dict)  # owner -> referee pool jobs running
@@ -264,7 +277,7 @@ class Quotas:
         return True
 
     # ---- games ---------------------------------------------------------------
-    def may_create(self, client: str, time_bank_ms: int) -> None:
+    def may_create(self, client: str, time_bank_ms: int, address: str = "") -> None:
         s = self.settings
         if s.live_games and len(self.live) >= s.live_games:
             raise Exhausted(f"the server holds its maximum of {s.live_games} unfinished games (GE_LIVE_GAMES); "
@@ -273,6 +286,11 @@ class Quotas:
         if s.live_games_per_client and len(mine) >= s.live_games_per_client:
             raise Exhausted(f"this client has {len(mine)} unfinished games, the maximum "
                             "(GE_LIVE_GAMES_PER_CLIENT); finish or abandon some first", retry_after_ms=30_000)
+        theirs = self.from_address.get(address or client, ())
+        if s.live_games_per_address and len(theirs) >= s.live_games_per_address:
+            raise Exhausted(f"this address has {len(theirs)} unfinished games, the maximum for all the players "
+                            "calling from it (GE_LIVE_GAMES_PER_ADDRESS); finish or abandon some first",
+                            retry_after_ms=30_000)
         if s.demo_games_per_client and time_bank_ms and time_bank_ms < s.demo_bank_ms:
             demos = sum(1 for g in mine if g in self.demo)
             if demos >= s.demo_games_per_client:
@@ -316,10 +334,12 @@ class Quotas:
                    f"this address creates at most {rate:g} games or players a minute, {burst:g} at once "
                    "(GE_CREATES_PER_MIN, GE_CREATES_BURST)")
 
-    def created(self, client: str, game_id: str, time_bank_ms: int = 0) -> None:
+    def created(self, client: str, game_id: str, time_bank_ms: int = 0, address: str = "") -> None:
         self.live.add(game_id)
         self.owner[game_id] = client
         self.owned.setdefault(client, set()).add(game_id)
+        self.address_of[game_id] = address or client
+        self.from_address.setdefault(address or client, set()).add(game_id)
         if time_bank_ms and time_bank_ms < self.settings.demo_bank_ms:
             self.demo.add(game_id)
 
@@ -332,32 +352,35 @@ class Quotas:
         self.demo.discard(game_id)
         client = self.owner.pop(game_id, None)
         if client is not None:
-            mine = self.owned.get(client)
-            if mine is not None:
-                mine.discard(game_id)
-                if not mine:
-                    del self.owned[client]
+            _forget(self.owned, client, game_id)
+            _forget(self.from_address, self.address_of.pop(game_id, client), game_id)
 
     def owner_of(self, game_id: str) -> str:
         return self.owner.get(game_id, "")
 
     # ---- streams ---------------------------------------------------------------
     @contextlib.contextmanager
-    def stream(self, client: str, game_id: str, spectator: bool) -> Iterator[None]:
+    def stream(self, client: str, game_id: str, spectator: bool, address: str = "") -> Iterator[None]:
         s = self.settings
+        address = address or client
         if s.streams_per_client and self.streams.get(client, 0) >= s.streams_per_client:
             raise _stream_refusal(f"this client has {s.streams_per_client} streams open, the maximum "
                                   "(GE_STREAMS_PER_CLIENT); close one first")
+        if s.streams_per_address and self.address_streams.get(address, 0) >= s.streams_per_address:
+            raise _stream_refusal(f"this address has {s.streams_per_address} streams open, the maximum for all the "
+                                  "players calling from it (GE_STREAMS_PER_ADDRESS); close one first")
         if spectator and s.spectators_per_game and self.spectators.get(game_id, 0) >= s.spectators_per_game:
             raise _stream_refusal(f"this game has {s.spectators_per_game} spectator streams, the maximum "
                                   "(GE_SPECTATORS_PER_GAME); seats are not affected")
         _inc(self.streams, client)
+        _inc(self.address_streams, address)
         if spectator:
             _inc(self.spectators, game_id)
         try:
             yield
         finally:
             _dec(self.streams, client)
+            _dec(self.address_streams, address)
             if spectator:
                 _dec(self.spectators, game_id)
 
@@ -426,6 +449,15 @@ def jittered(seconds: float) -> float:
 
 def _inc(counts: dict[str, int], key: str) -> None:
     counts[key] = counts.get(key, 0) + 1
+
+
+def _forget(games: dict[str, set[str]], key: str, game_id: str) -> None:
+    """Take `game_id` out of `games[key]`, and the key with its last game."""
+    held = games.get(key)
+    if held is not None:
+        held.discard(game_id)
+        if not held:
+            del games[key]
 
 
 def _dec(counts: dict[str, int], key: str) -> None:

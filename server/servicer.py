@@ -87,9 +87,9 @@ class GameServicer:
         if request.open_seats or request.reserved_seats or request.private or request.player_token:
             seating, code = lobby.plan(core, referee.cfg, request.seats, request.open_seats,
                                        request.reserved_seats, request.private, request.player_token)
-        quotas.QUOTAS.may_create(quotas.caller(), request.referee.time_bank_ms)
+        quotas.QUOTAS.may_create(quotas.caller(), request.referee.time_bank_ms, quotas.address())
         rec, tokens = core.create(self.game, request.seats, options, seed, referee_options(request.referee), seating)
-        quotas.QUOTAS.created(quotas.caller(), rec.game_id, request.referee.time_bank_ms)
+        quotas.QUOTAS.created(quotas.caller(), rec.game_id, request.referee.time_bank_ms, quotas.address())
         lobby.created(core, referee, rec)
         metrics.GAMES_CREATED.labels(self.game).inc()
         return self.out["create_game"](
@@ -154,7 +154,7 @@ class GameServicer:
         rec = self.core.record(request.game_id, self.game)
         seat = self.core.seat(rec, request.token)
         client = quotas.caller()
-        with quotas.QUOTAS.stream(client, rec.game_id, spectator=seat is None):
+        with quotas.QUOTAS.stream(client, rec.game_id, spectator=seat is None, address=quotas.address()):
             metrics.STREAMS.labels(self.game).inc()
             history = len(rec.events) if seat is None else 0  # what a spectator gets is a replay
             try:
@@ -176,7 +176,7 @@ class GameServicer:
         note(game_id=request.game_id)
         rec = self.core.record(request.game_id, self.game)
         seat = self.core.seat(rec, request.token)
-        with quotas.QUOTAS.stream(quotas.caller(), rec.game_id, spectator=seat is None):
+        with quotas.QUOTAS.stream(quotas.caller(), rec.game_id, spectator=seat is None, address=quotas.address()):
             metrics.STREAMS.labels(self.game).inc()
             try:
                 async for _ in self.core.changes(rec):

@@ -87,6 +87,38 @@ def test_creates_per_minute_and_live_games(web):
     assert status == 429 and "GE_LIVE_GAMES" in err["message"] and web_retry_s(err) > 0
 
 
+def test_players_calling_from_one_address_share_its_ceiling(fresh_server):
+    """Each registered player is a client of its own (players behind one NAT), but registering more
+    players from one address does not multiply what that address may hold."""
+    from clients.sdk import PlayerClient
+    server = fresh_server(GE_LIVE_GAMES_PER_CLIENT="2", GE_LIVE_GAMES_PER_ADDRESS="4",
+                          GE_STREAMS_PER_CLIENT="2", GE_STREAMS_PER_ADDRESS="3").start()
+    client = Client(server.target, GAME)
+    game_id, _ = client.create(2, seed=9)  # the address's own (no player token): 1 of its 4
+    ann, bob = (("x-player-token", PlayerClient.register(server.target, name).token) for name in ("ann", "bob"))
+    assert [create(client, metadata=(ann,))[0] for _ in range(2)] == ["OK", "OK"]
+    code, message, _ = create(client, metadata=(ann,))
+    assert code == "RESOURCE_EXHAUSTED" and "GE_LIVE_GAMES_PER_CLIENT" in message
+    assert create(client, metadata=(bob,))[0] == "OK"
+    code, message, delay = create(client, metadata=(bob,))
+    assert code == "RESOURCE_EXHAUSTED" and "GE_LIVE_GAMES_PER_ADDRESS" in message and delay > 0
+    assert create(client)[1].count("GE_LIVE_GAMES_PER_ADDRESS") == 1
+
+    stream = client.rpcs["stream_events"]
+
+    def open_stream(who):
+        return stream(client.request("stream_events", game_id=game_id, from_version=10**6), timeout=3,
+                      metadata=(who,))
+
+    held = [open_stream(ann), open_stream(ann), open_stream(bob)]
+    time.sleep(0.5)
+    with pytest.raises(grpc.RpcError) as e:
+        next(open_stream(bob))  # bob's second: within his own 2, beyond the address's 3
+    assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "GE_STREAMS_PER_ADDRESS" in e.value.details()
+    for call in held:
+        call.cancel()
+
+
 def test_demo_games_have_a_low_per_client_cap(fresh_server):
     server = fresh_server(GE_DEMO_GAMES_PER_CLIENT="1").start()
     client = Client(server.target, GAME)
