@@ -157,7 +157,7 @@ class _Call:
             hold_ms = round(hold_s * 1000)
         else:
             await q.pace(self.client, hold_s)
-        failure.message = limits.clip(limits.unechoed(failure.message, self.request))
+        failure.message = limits.clip(limits.unechoed(failure.message, limits.proto_strings(self.request)))
         await refuse(self.context, failure, hold_ms)
 
 

@@ -15,6 +15,9 @@ import re
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from . import webguard
+from .errors import Exhausted, InvalidArgument
+
 TEXT = "application/grpc-web-text"
 BINARY = "application/grpc-web"
 _CHUNK = re.compile(r"[^=]*=*")  # one padded base64 chunk: a sender may concatenate several
@@ -55,12 +58,14 @@ def grpc_web_text(app: ASGIApp, max_request_bytes: int) -> ASGIApp:
             text += message.get("body", b"")
             more = message.get("more_body", False)
             if len(text) > max_text:
-                await _refuse(send, content_type, 8, f"request over {max_request_bytes} bytes")
+                err = webguard.oversize(max_request_bytes)
+                await webguard.pace_oversize(scope.get("client"), err)
+                await _refuse(send, content_type, err)
                 return
         try:
             body = decode(text)
         except ValueError:
-            await _refuse(send, content_type, 3, "the request body is not base64 (grpc-web-text)")
+            await _refuse(send, content_type, InvalidArgument("the request body is not base64 (grpc-web-text)"))
             return
         headers = [(k, (BINARY + suffix).encode() if k == b"content-type" else v)
                    for k, v in scope.get("headers", ()) if k != b"content-length"]
@@ -93,9 +98,7 @@ def grpc_web_text(app: ASGIApp, max_request_bytes: int) -> ASGIApp:
     return wrapped
 
 
-async def _refuse(send: Send, content_type: str, code: int, message: str) -> None:
-    """A trailers-only gRPC-Web answer (status in the headers, empty body)."""
-    await send({"type": "http.response.start", "status": 200,
-                "headers": [(b"content-type", content_type.encode()), (b"grpc-status", str(code).encode()),
-                            (b"grpc-message", message.encode())]})
-    await send({"type": "http.response.body", "body": b""})
+async def _refuse(send: Send, content_type: str, err: InvalidArgument | Exhausted) -> None:
+    """A trailers-only gRPC-Web answer (status in the headers, empty body), with the google.rpc.Status
+    the gRPC server would send (webguard.edge_status)."""
+    await webguard.send_refusal(send, content_type.encode(), webguard.edge_status(err), 200)

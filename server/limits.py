@@ -7,7 +7,7 @@ flood the log nor push a status trailer past a client's metadata limit (issue 15
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .errors import InvalidArgument
@@ -35,21 +35,36 @@ def clip(message: str) -> str:
     return quote(message, MAX_MESSAGE_CHARS)
 
 
-def unechoed(message: str, request: Any) -> str:
-    """`message` with each long string of `request` (a protobuf message) that it repeats shown by its
-    quote: an engine's refusal may name the unknown word it was sent (e.g. a district or an option)."""
-    if request is None or len(message) <= QUOTE_CHARS:
+def unechoed(message: str, texts: Iterable[str]) -> str:
+    """`message` with each long string of `texts` (the caller's: proto_strings of its request) that it
+    repeats shown by its quote: a refusal may name the unknown word it was sent (an option, a district),
+    whole or cut (Python's own errors cut a repr at 200 characters)."""
+    if len(message) <= QUOTE_CHARS:
         return message
-    for text in sorted(_strings(request), key=len, reverse=True):
-        if len(text) > QUOTE_CHARS:
-            short = quote(text)
-            for form, shown in ((repr(text), repr(short)), (repr(text)[1:-1], short), (text, short)):
-                message = message.replace(form, shown)
+    for text in sorted({t for t in texts if len(t) > QUOTE_CHARS}, key=len, reverse=True):
+        for form in (text, repr(text)[1:-1]):  # as it is, and as a repr escapes it
+            n = _echoed(message, form)
+            if n:
+                message = message.replace(form[:n], quote(text))
     return message
 
 
-def _strings(message: Any) -> Iterator[str]:
-    """Every string field of a protobuf message, its nested messages' too."""
+def _echoed(message: str, text: str) -> int:
+    """The length of the longest start of `text` over QUOTE_CHARS long that `message` holds, or 0."""
+    if text[:QUOTE_CHARS + 1] not in message:
+        return 0
+    low, high = QUOTE_CHARS + 1, len(text)  # text[:low] is in it; find the longest such
+    while low < high:
+        mid = (low + high + 1) // 2
+        if text[:mid] in message:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def proto_strings(message: Any) -> Iterator[str]:
+    """Every string field of a protobuf message (None: none), its nested messages' too."""
     if not hasattr(message, "ListFields"):
         return
     for field, value in message.ListFields():
@@ -58,7 +73,7 @@ def _strings(message: Any) -> Iterator[str]:
             if isinstance(v, str):
                 yield v
             else:
-                yield from _strings(v)
+                yield from proto_strings(v)
 
 
 def bounded(field: str, value: str, limit: int, rule: str = "LIMIT") -> str:

@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import re
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -34,7 +35,7 @@ from connectrpc.errors import ConnectError
 from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
 from connectrpc.request import RequestContext
 from connectrpc.server import ConnectASGIApplication, Endpoint
-from google.protobuf import message_factory
+from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import ServiceDescriptor
 from google.protobuf.message import Message
 from google.rpc import code_pb2, status_pb2
@@ -50,7 +51,8 @@ from engines import registry
 from gameengine import codecs
 from gameengine.v1 import common_pb2, lobby_pb2, player_pb2, tournament_pb2
 
-from . import fanout, transport, webguard
+from . import fanout, limits, transport, webguard
+from .errors import InvalidArgument, ServiceError
 from .grpcweb_text import grpc_web_text
 
 log = structlog.get_logger("gameengine.web")
@@ -89,6 +91,11 @@ def connect_error(status: status_pb2.Status) -> ConnectError:
                         [WireAny(type_url=d.type_url, value=d.value) for d in status.details])
 
 
+def edge_refusal(err: ServiceError) -> ConnectError:
+    """A refusal the edge makes itself (a request it cannot decode), with the gRPC server's details."""
+    return connect_error(webguard.edge_status(err))
+
+
 async def refusal(e: grpc.aio.AioRpcError) -> ConnectError:
     """The gRPC server's refusal (its google.rpc.Status trailer), or a transport failure as its code,
     after the hold the server asked for (transport.HOLD_MS): a browser's paced refusal waits here,
@@ -115,6 +122,119 @@ def shared_decoder(cls: Any) -> Callable[[bytes], Message]:
         key = (cls.DESCRIPTOR.full_name, hashlib.blake2b(raw, digest_size=16).digest())
         return fanout.SHARED.message(key, None, lambda: cls.FromString(raw))
     return decode
+
+
+# ---- requests as the edge decodes them ----------------------------------------------------------
+# connectrpc's codecs let protobuf's JSON parser drop unknown fields and enum names (a typo played
+# another move), and answered undecodable bytes with a bare "unmarshal message: ...". Here a request
+# that does not decode is INVALID_ARGUMENT with a sentence naming what is wrong (quoting at most
+# limits.QUOTE_CHARS of the caller's text) and the details the gRPC port sends for undecodable bytes.
+
+class StrictCodec:
+    """A connectrpc codec ("proto" or "json") that refuses what it cannot decode exactly."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.json = inner.name() == "json"
+
+    def name(self) -> str:
+        return str(self.inner.name())
+
+    def encode(self, message: Message) -> bytes:
+        return bytes(self.inner.encode(message))
+
+    def decode(self, data: bytes | bytearray, message_class: Any) -> Any:
+        return decode_json(bytes(data), message_class) if self.json else decode_proto(bytes(data), message_class)
+
+
+def decode_proto(data: bytes, cls: Any) -> Message:
+    """Binary protobuf; undecodable bytes are refused as the gRPC port refuses them (servicer.safe_parser)."""
+    try:
+        message: Message = cls.FromString(data)
+    except Exception as e:  # noqa: BLE001 - DecodeError and friends, as the gRPC port catches them
+        raise edge_refusal(InvalidArgument(
+            f"the request is not a valid protobuf message: {str(e) or type(e).__name__}")) from None
+    return message
+
+
+def decode_json(data: bytes, cls: Any) -> Message:
+    """Protobuf's JSON mapping with nothing ignored: an unknown field or enum name, a wrong JSON type,
+    a duplicate key or malformed JSON is INVALID_ARGUMENT in protobuf's own words, with each long
+    string of the caller's quoted (limits.unechoed) and the sentence bounded (limits.clip)."""
+    message: Message = cls()
+    try:
+        json_format.Parse(data, message, ignore_unknown_fields=False)
+    except (json_format.ParseError, ValueError, TypeError, RecursionError) as e:
+        said = limits.unechoed(str(e) or type(e).__name__, _json_strings(data))
+        raise edge_refusal(InvalidArgument(limits.clip(
+            f"the request is not a valid {cls.DESCRIPTOR.full_name} in JSON: {said}"))) from None
+    return message
+
+
+def _json_strings(data: bytes) -> list[str]:
+    """The keys and string values of a JSON request (none when it does not parse)."""
+    try:
+        value = json.loads(data)
+    except (ValueError, RecursionError):
+        return []
+    found: list[str] = []
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            found.append(v)
+        elif isinstance(v, dict):
+            found += v.keys()
+            stack += v.values()
+        elif isinstance(v, list):
+            stack += v
+    return found
+
+
+class EdgeRefusals:
+    """A metadata interceptor (connectrpc runs it around reading the request) giving the refusals
+    connectrpc makes itself the gRPC port's shape: a gRPC-Web envelope cut short, a body that does not
+    decompress, a body without a declared length that grows over GE_MAX_MESSAGE_BYTES."""
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = max_bytes
+
+    async def on_start(self, ctx: RequestContext[Any, Any]) -> None:
+        return None
+
+    async def on_end(self, token: None, ctx: RequestContext[Any, Any], error: Exception | None, /) -> None:
+        if not isinstance(error, ConnectError) or error.details:
+            return  # the gRPC server's refusals come with their details; a timeout or cancel has none
+        if error.code == Code.INVALID_ARGUMENT:
+            raise edge_refusal(InvalidArgument(error.message)) from None
+        if error.code == Code.RESOURCE_EXHAUSTED:  # connectrpc's "message is larger than configured max"
+            err = webguard.oversize(self.max_bytes)
+            await webguard.pace_oversize(_address(ctx.client_address), err)
+            raise edge_refusal(err) from None
+
+
+def _address(client_address: str | None) -> tuple[str, int] | None:
+    """connectrpc's "host:port" as ASGI's (host, port)."""
+    if not client_address:
+        return None
+    host, _, port = client_address.rpartition(":")
+    return (host, int(port)) if port.isdigit() else None
+
+
+# `/<package.Service>/<Method>`: the shape of every RPC path (the page's files and /api/ have no such one)
+RPC_PATH = re.compile(r"/[^/]+\.[^/]+/[^/]+")
+
+
+class Unimplemented(ServiceError):
+    code_name = "UNIMPLEMENTED"
+
+
+async def unimplemented(scope: Scope, receive: Receive, send: Send) -> None:
+    """A call of a method this server does not have: UNIMPLEMENTED with gRPC's own message, as on the
+    gRPC port (Connect: HTTP 404 and its JSON error, which connect-web reads as unimplemented either
+    way; gRPC-Web: grpc-status 12), with ErrorInfo (reason UNIMPLEMENTED)."""
+    await webguard.send_refusal(send, webguard.content_type_of(scope), webguard.edge_status(
+        Unimplemented("Method not found!")), 404)
 
 
 class _App(ConnectASGIApplication[Any]):
@@ -181,7 +301,8 @@ def build_app(channel: grpc.aio.Channel, cfg: Any) -> ASGIApp:
     wanted = [g for g in cfg.games.split(",") if g] or list(codecs.load_all())
     routes = endpoints(services_of(wanted), channel)
     rpc = grpc_web_text(_App(service=None, endpoints=lambda _: routes,  # type: ignore[arg-type, return-value]
-                             codecs=[fanout.SharedCodec(c) for c in google_protobuf_codecs()],
+                             codecs=[fanout.SharedCodec(StrictCodec(c)) for c in google_protobuf_codecs()],
+                             interceptors=[EdgeRefusals(cfg.max_message_bytes)],
                              read_max_bytes=cfg.max_message_bytes), cfg.max_message_bytes)
     static = StaticFiles(directory=STATIC, html=True)
     list_games = channel.unary_unary(LIVE_GAMES, request_serializer=_json_bytes, response_deserializer=json.loads)
@@ -197,6 +318,8 @@ def build_app(channel: grpc.aio.Channel, cfg: Any) -> ASGIApp:
             return
         if path in routes:
             await rpc(scope, receive, send)
+        elif scope["method"] == "POST" and RPC_PATH.fullmatch(path):
+            await unimplemented(scope, receive, send)  # an RPC of no service here (the files answer GET)
         elif path == "/api/games":
             offset, limit = _page(scope)
             try:

@@ -11,18 +11,23 @@ is closed.
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import resource
 import socket
 import ssl as ssl_module
+import struct
+import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
+from google.rpc import code_pb2, status_pb2
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol, RequestResponseCycle
 
-from . import metrics, quotas
-from .errors import Exhausted
+from . import limits, metrics, quotas
+from .edge import refusal_status
+from .errors import Exhausted, ServiceError
 
 # The page loads only its own script, style and data (no inline script or style), and may not be framed.
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -43,10 +48,96 @@ def with_security_headers(app: ASGIApp) -> ASGIApp:
     return guarded_app
 
 
+# ---- refusals the edge makes itself ------------------------------------------------------------
+# A request the edge cannot decode, over the size limit or for no method never reaches the gRPC server,
+# so the edge refuses it itself, with the google.rpc.Status the gRPC server would build
+# (edge.refusal_status: ErrorInfo, and BadRequest with INVALID_ARGUMENT), as common.proto promises.
+
+def edge_status(err: ServiceError) -> status_pb2.Status:
+    """The google.rpc.Status of a refusal made by the web edge, shaped as the gRPC server's."""
+    err.message = limits.clip(err.message)
+    return refusal_status(err)
+
+
+def oversize(max_bytes: int, size: int | None = None) -> Exhausted:
+    """A body over GE_MAX_MESSAGE_BYTES (`size`: its declared length, when it has one). No RetryInfo:
+    the same call never succeeds later."""
+    said = f"is {size} bytes" if size is not None else f"is over {max_bytes} bytes"
+    return Exhausted(f"the request body {said}; the maximum is {max_bytes} (GE_MAX_MESSAGE_BYTES)")
+
+
+async def pace_oversize(client_address: Any, err: Exhausted) -> None:
+    """Hold an oversize refusal like other refusals the caller could repeat at once (README "Limits")."""
+    client = quotas.client_identity("web:" + _host_port(client_address))
+    q = quotas.QUOTAS
+    await q.pace(client, q.pace_s(client, Exhausted(err.message, retry_after_ms=1000)))
+    metrics.LIMIT_REFUSALS.labels("message_size").inc()
+
+
+def connect_error_body(status: status_pb2.Status) -> bytes:
+    """A Connect error's JSON body: code, message and the details (unpadded base64, as Connect sends them)."""
+    return json.dumps({"code": code_pb2.Code.Name(status.code).lower(), "message": status.message,
+                       "details": [{"type": d.type_url.rpartition("/")[2],
+                                    "value": base64.b64encode(d.value).decode().rstrip("=")}
+                                   for d in status.details]}).encode()
+
+
+def grpc_status_headers(status: status_pb2.Status) -> list[tuple[bytes, bytes]]:
+    """gRPC's status headers (a trailers-only gRPC-Web answer, or its trailers): grpc-status, the
+    percent-encoded grpc-message and grpc-status-details-bin."""
+    return [(b"grpc-status", str(status.code).encode()),
+            (b"grpc-message", _percent_encoded(status.message)),
+            (b"grpc-status-details-bin", base64.b64encode(status.SerializeToString()).rstrip(b"="))]
+
+
+async def send_refusal(send: Send, content_type: bytes, status: status_pb2.Status, http_status: int,
+                       close: bool = False) -> None:
+    """Send a refusal as the request's protocol reads it: gRPC-Web (any application/grpc...) a
+    trailers-only answer, HTTP 200 with the status in its headers; a Connect stream
+    (application/connect+...) HTTP 200 and an end-of-stream message holding the error, which is all a
+    Connect client reads from a stream; a Connect unary call `http_status` and the error's JSON."""
+    headers = [(b"connection", b"close")] if close else []
+    ctype = content_type.split(b";")[0].strip()
+    if ctype.startswith(b"application/grpc"):
+        headers += [(b"content-type", ctype), *grpc_status_headers(status)]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": b""})
+        return
+    error = connect_error_body(status)
+    if ctype.startswith(b"application/connect+"):
+        end = b'{"error": ' + error + b"}"
+        body, http_status = struct.pack(">BI", 2, len(end)) + end, 200  # flag 2: the end of the stream
+    else:
+        body, ctype = error, b"application/json"
+    headers += [(b"content-type", ctype), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": http_status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _percent_encoded(message: str) -> bytes:
+    """grpc-message as gRPC sends it: printable ASCII as it is, but %, and the rest percent-encoded (UTF-8)."""
+    return "".join(c if " " <= c <= "~" and c != "%" else urllib.parse.quote(c, safe="")
+                   for c in message).encode()
+
+
+def content_type_of(scope: Scope) -> bytes:
+    for name, value in scope.get("headers", ()):
+        if name == b"content-type":
+            found: bytes = value.strip().lower()
+            return found
+    return b""
+
+
+# HTTP status of a Connect error (the Connect protocol's table: resource_exhausted is 429)
+RESOURCE_EXHAUSTED_HTTP = 429
+
+
 def with_body_limit(app: ASGIApp, max_bytes: int) -> ASGIApp:
     """Refuse a request whose declared body is over `max_bytes` (GE_MAX_MESSAGE_BYTES, plus the 5-byte
     envelope) before reading any of it, paced like other refusals and closing the connection, so an
-    oversized body costs the server one header parse instead of reading and decoding it."""
+    oversized body costs the server one header parse instead of reading and decoding it. The refusal is
+    RESOURCE_EXHAUSTED with ErrorInfo: Connect's HTTP 429 with its JSON error, gRPC-Web's grpc-status 8;
+    a body with no declared length is refused the same way as it is read (web.EdgeRefusals)."""
     limit = max_bytes + 5
 
     async def limited_app(scope: Scope, receive: Receive, send: Send) -> None:
@@ -54,22 +145,9 @@ def with_body_limit(app: ASGIApp, max_bytes: int) -> ASGIApp:
         if size is None or size <= limit:
             await app(scope, receive, send)
             return
-        message = f"the request body is {size} bytes; the maximum is {max_bytes} (GE_MAX_MESSAGE_BYTES)"
-        client = quotas.client_identity("web:" + _host_port(scope.get("client")))
-        q = quotas.QUOTAS
-        await q.pace(client, q.pace_s(client, Exhausted(message, retry_after_ms=1000)))
-        metrics.LIMIT_REFUSALS.labels("message_size").inc()
-        headers = [(b"connection", b"close")]
-        ctype = dict(scope.get("headers", ())).get(b"content-type", b"")
-        if ctype.startswith(b"application/grpc-web"):  # a trailers-only gRPC-Web answer
-            headers += [(b"content-type", ctype), (b"grpc-status", b"8"), (b"grpc-message", message.encode())]
-            await send({"type": "http.response.start", "status": 200, "headers": headers})
-            await send({"type": "http.response.body", "body": b""})
-            return
-        body = json.dumps({"code": "resource_exhausted", "message": message}).encode()
-        headers += [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-        await send({"type": "http.response.start", "status": 429, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
+        err = oversize(max_bytes, size)
+        await pace_oversize(scope.get("client"), err)
+        await send_refusal(send, content_type_of(scope), edge_status(err), RESOURCE_EXHAUSTED_HTTP, close=True)
 
     return limited_app
 

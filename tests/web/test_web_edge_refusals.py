@@ -1,0 +1,257 @@
+"""Refusals the web edge makes itself, before a call reaches the gRPC server: JSON it cannot map onto the
+request message (unknown fields and enum names, wrong types, malformed JSON), bytes it cannot decode,
+bodies over GE_MAX_MESSAGE_BYTES and paths no service has. Each is refused with the code, message shape
+and google.rpc details the gRPC port gives (common.proto), on Connect and gRPC-Web alike, and nothing changes."""
+from __future__ import annotations
+
+import base64
+import json
+import struct
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import grpc
+import pytest
+from google.rpc import error_details_pb2, status_pb2
+
+from clients.sdk import Client
+from gameengine.v1 import common_pb2
+
+from .conftest import connect_call
+
+POMPEII = "/gameengine.v1.PompeiiService/CreatePompeiiGame"
+MAX_QUOTED = 40  # limits.QUOTE_CHARS: the most caller text a sentence shows
+
+
+def post(base: str, path: str, body, content_type: str, headers: dict | None = None):
+    """A raw POST: (http status, lower-cased headers, body). `body` may be an iterable (sent chunked)."""
+    req = urllib.request.Request(base + path, data=body, method="POST",
+                                 headers={"content-type": content_type, **(headers or {})})
+    try:
+        with urllib.request.urlopen(req, timeout=15) as r:
+            return r.status, {k.lower(): v for k, v in r.headers.items()}, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, {k.lower(): v for k, v in e.headers.items()}, e.read()
+
+
+def unb64(s: str) -> bytes:
+    return base64.b64decode(s + "=" * (-len(s) % 4))
+
+
+def connect_details(err: dict) -> dict[str, bytes]:
+    """A Connect JSON error's details: type name -> serialized message."""
+    return {d["type"]: unb64(d["value"]) for d in err.get("details", [])}
+
+
+def status_of(details: dict[str, bytes]) -> tuple[error_details_pb2.ErrorInfo, error_details_pb2.BadRequest | None]:
+    info = error_details_pb2.ErrorInfo.FromString(details["google.rpc.ErrorInfo"])
+    bad = details.get("google.rpc.BadRequest")
+    return info, (error_details_pb2.BadRequest.FromString(bad) if bad is not None else None)
+
+
+def assert_invalid_argument(err: dict) -> str:
+    """The gRPC port's INVALID_ARGUMENT shape: ErrorInfo (no rule) and one BadRequest violation of "request"."""
+    assert err["code"] == "invalid_argument", err
+    info, bad = status_of(connect_details(err))
+    assert (info.reason, info.domain, dict(info.metadata)) == ("INVALID_ARGUMENT", "gameengine.v1", {"rule": ""})
+    assert bad is not None and [(v.field, v.description) for v in bad.field_violations] == [("request", err["message"])]
+    return str(err["message"])
+
+
+def grpc_web_frames(data: bytes) -> tuple[list[bytes], dict[str, str]]:
+    messages, trailers, i = [], {}, 0
+    while i + 5 <= len(data):
+        flags, n = struct.unpack(">BI", data[i:i + 5])
+        chunk = data[i + 5:i + 5 + n]
+        if flags & 0x80:
+            for line in chunk.decode().split("\r\n"):
+                if ":" in line:
+                    k, v = line.split(":", 1)
+                    trailers[k.strip().lower()] = v.strip()
+        else:
+            messages.append(chunk)
+        i += 5 + n
+    return messages, trailers
+
+
+def grpc_web(base: str, path: str, framed: bytes, text: bool = False, chunked: bool = False) -> dict[str, str]:
+    """A raw gRPC-Web call (binary, or text mode): its trailers, trailers-only headers included."""
+    ctype = "application/grpc-web-text" if text else "application/grpc-web+proto"
+    body = base64.b64encode(framed) if text else framed
+    status, headers, raw = post(base, path, iter([body]) if chunked else body, ctype, {"x-grpc-web": "1"})
+    assert status == 200, (status, raw[:200])
+    if text and raw:
+        raw = base64.b64decode(b"".join(raw.split()))
+    _, trailers = grpc_web_frames(raw)
+    return {**{k: v for k, v in headers.items() if k.startswith("grpc-")}, **trailers}
+
+
+def grpc_web_status(trailers: dict[str, str]) -> status_pb2.Status:
+    st = status_pb2.Status.FromString(unb64(trailers["grpc-status-details-bin"]))
+    assert str(st.code) == trailers["grpc-status"]
+    assert urllib.parse.unquote(trailers.get("grpc-message", "")) == st.message
+    return st
+
+
+def status_details(st: status_pb2.Status) -> dict[str, bytes]:
+    return {d.type_url.removeprefix("type.googleapis.com/"): d.value for d in st.details}
+
+
+def connect_stream_end(base: str, path: str, payload: bytes) -> tuple[int, dict]:
+    """A Connect streaming call (JSON) whose answer is only its end-of-stream message: (http status, its JSON)."""
+    status, _, raw = post(base, path, struct.pack(">BI", 0, len(payload)) + payload, "application/connect+json",
+                          {"connect-protocol-version": "1"})
+    flags, n = struct.unpack(">BI", raw[:5])
+    assert flags & 2 and len(raw) == 5 + n, raw[:300]
+    return status, json.loads(raw[5:5 + n])
+
+
+def live_total(base: str) -> int:
+    with urllib.request.urlopen(base + "/api/games", timeout=5) as r:
+        return int(json.loads(r.read())["total"])
+
+
+# ---- 1: unknown JSON fields and enum names are refused, not dropped --------------------------
+
+def test_unknown_json_fields_and_enum_names_are_refused(web_server):
+    client = Client(web_server.target, "smallworld")
+    game_id, tokens = client.create(seats=2, seed=3)
+    seat = client.seat(game_id, 0, tokens[0])
+    version = seat.status().version
+    move = {"gameId": game_id, "token": tokens[0], "expectedVersion": version, "idempotencyKey": "typo-1"}
+    status, err = connect_call(web_server.base, "SmallWorldService", "MakeSmallWorldMove",
+                               {**move, "move": {"pickCombo": {"positon": 3}}})
+    assert status == 400, err
+    message = assert_invalid_argument(err)
+    assert 'has no field named "positon"' in message and "pickCombo" in message and "'position'" in message
+    assert seat.status().version == version  # nothing was played
+
+    before = live_total(web_server.base)
+    status, err = connect_call(web_server.base, "PompeiiService", "CreatePompeiiGame",
+                               {"seats": 3, "options": {"editon": "2013"}})
+    assert status == 400 and 'has no field named "editon"' in assert_invalid_argument(err), err
+    status, err = connect_call(web_server.base, "PompeiiService", "CreatePompeiiGame",
+                               {"seats": 3, "referee": {"timeoutPolicy": "TIMEOUT_POLICY_BOGUS"}})
+    message = assert_invalid_argument(err)
+    assert status == 400 and "Invalid enum value TIMEOUT_POLICY_BOGUS" in message and "timeoutPolicy" in message
+    # caller text is bounded: a long unknown name shows at most its first 40 characters
+    status, err = connect_call(web_server.base, "PompeiiService", "CreatePompeiiGame", {"seats": 3, "x" * 5000: 1})
+    message = assert_invalid_argument(err)
+    assert status == 400 and "x" * MAX_QUOTED in message and "x" * (MAX_QUOTED + 1) not in message, message
+    status, err = connect_call(web_server.base, "PompeiiService", "CreatePompeiiGame",
+                               {"seats": 3, "referee": {"timeoutPolicy": "B" * 5000}})
+    message = assert_invalid_argument(err)
+    assert "B" * (MAX_QUOTED + 1) not in message and len(message) <= 400, message
+    assert live_total(web_server.base) == before  # nothing was created
+
+    # a server stream's request is checked the same way (Connect streaming: the error ends the stream)
+    status, end = connect_stream_end(web_server.base, "/gameengine.v1.SmallWorldService/StreamSmallWorldEvents",
+                                     json.dumps({"gameId": game_id, "tokn": "x"}).encode())
+    assert status == 200 and 'has no field named "tokn"' in assert_invalid_argument(end["error"])
+
+    # what protobuf's JSON mapping allows still passes: proto field names, enum names and numbers, null
+    status, made = connect_call(web_server.base, "PompeiiService", "CreatePompeiiGame",
+                                {"seats": 3, "seed": "7", "options": None,
+                                 "referee": {"timeout_policy": "TIMEOUT_POLICY_RANDOM", "maxMoves": 0}})
+    assert status == 200 and made["gameId"], made
+    status, made = connect_call(web_server.base, "PompeiiService", "CreatePompeiiGame",
+                                {"seats": 3, "referee": {"timeoutPolicy": 2}})
+    assert status == 200, made
+    client.close()
+
+
+# ---- 2: the edge's own refusals carry the gRPC port's details ----------------------------------
+
+def test_undecodable_requests_have_the_grpc_ports_status(web_server):
+    garbage = b"\xff\xff\xff"
+    with grpc.insecure_channel(web_server.target) as ch:
+        call = ch.unary_unary(POMPEII, request_serializer=lambda b: b, response_deserializer=lambda b: b)
+        with pytest.raises(grpc.RpcError) as e:
+            call(garbage, timeout=5)
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    grpc_status = next(status_pb2.Status.FromString(v) for k, v in e.value.trailing_metadata()
+                       if k == "grpc-status-details-bin")
+
+    # Connect, binary
+    status, _, raw = post(web_server.base, POMPEII, garbage, "application/proto")
+    err = json.loads(raw)
+    assert status == 400 and err["message"] == grpc_status.message, err
+    assert connect_details(err) == status_details(grpc_status)
+    # gRPC-Web, binary and text
+    for text in (False, True):
+        st = grpc_web_status(grpc_web(web_server.base, POMPEII, struct.pack(">BI", 0, len(garbage)) + garbage, text))
+        assert st == grpc_status
+    # a gRPC-Web envelope cut short, and text mode that is not base64: the same shape
+    trailers = grpc_web(web_server.base, POMPEII, struct.pack(">BI", 0, 100) + b"abc")
+    st = grpc_web_status(trailers)
+    assert st.code == 3
+    assert_invalid_argument({"code": "invalid_argument", "message": st.message,
+                             "details": [{"type": k, "value": base64.b64encode(v).decode()}
+                                         for k, v in status_details(st).items()]})
+    status, headers, _ = post(web_server.base, POMPEII, b"!!not base64!!", "application/grpc-web-text")
+    st = grpc_web_status({k: v for k, v in headers.items() if k.startswith("grpc-")})
+    assert st.code == 3 and set(status_details(st)) == {"google.rpc.ErrorInfo", "google.rpc.BadRequest"}
+
+    # Connect JSON: malformed, and a wrong type
+    before = live_total(web_server.base)
+    status, _, raw = post(web_server.base, POMPEII, b'{"seats": ', "application/json")
+    assert status == 400 and "Failed to load JSON" in assert_invalid_argument(json.loads(raw)), raw
+    status, _, raw = post(web_server.base, POMPEII, b'{"seats": 3, "options": {"edition": 2013}}', "application/json")
+    message = assert_invalid_argument(json.loads(raw))
+    assert status == 400 and "edition" in message and "expected string" in message, message
+    status, _, raw = post(web_server.base, POMPEII, b'{"seats": 3, "seats": 4}', "application/json")
+    assert status == 400 and "duplicate key seats" in assert_invalid_argument(json.loads(raw))
+    assert live_total(web_server.base) == before
+
+
+# ---- 3: an unknown service or method is UNIMPLEMENTED --------------------------------------------
+
+def test_unknown_method_is_unimplemented(web_server):
+    for path in ("/gameengine.v1.PompeiiService/Nope", "/gameengine.v1.NoSuchService/Nope"):
+        status, headers, raw = post(web_server.base, path, b"{}", "application/json")
+        err = json.loads(raw)
+        assert status == 404 and headers["content-type"] == "application/json", (status, raw)
+        assert err["code"] == "unimplemented" and err["message"]
+        info, _ = status_of(connect_details(err))
+        assert (info.reason, info.domain) == ("UNIMPLEMENTED", "gameengine.v1")
+        empty = common_pb2.ListGameTypesRequest().SerializeToString()
+        for text in (False, True):
+            trailers = grpc_web(web_server.base, path, struct.pack(">BI", 0, len(empty)) + empty, text)
+            assert trailers["grpc-status"] == "12" and grpc_web_status(trailers).code == 12
+        status, end = connect_stream_end(web_server.base, path, b"{}")  # a Connect stream reads its end message
+        assert status == 200 and end["error"]["code"] == "unimplemented"
+    # the page, its data and /api/ on the same port are as they were
+    for path, code in (("/", 200), ("/app.js", 200), ("/api/games", 200), ("/data/pompeii/board.json", 200),
+                       ("/no-such-file.js", 404)):
+        try:
+            with urllib.request.urlopen(web_server.base + path, timeout=5) as r:
+                got = r.status
+        except urllib.error.HTTPError as e:
+            got = e.code
+        assert got == code, path
+
+
+# ---- 4: a body over GE_MAX_MESSAGE_BYTES: resource_exhausted (HTTP 429 on Connect), with details ---
+
+def test_oversize_bodies_are_resource_exhausted_alike(web_server):
+    big = json.dumps({"seats": 3, "options": {"edition": "x" * (70 << 10)}}).encode()  # over 64 KiB
+    results = []
+    for chunked in (False, True):  # a declared length is refused unread; a chunked body as it is read
+        status, _, raw = post(web_server.base, POMPEII, iter([big]) if chunked else big, "application/json")
+        err = json.loads(raw)
+        assert status == 429 and err["code"] == "resource_exhausted", (chunked, status, raw[:300])
+        info, _ = status_of(connect_details(err))
+        assert (info.reason, info.domain, dict(info.metadata)) == ("RESOURCE_EXHAUSTED", "gameengine.v1", {"rule": ""})
+        assert "GE_MAX_MESSAGE_BYTES" in err["message"]
+        results.append(info)
+    # a Connect stream reads its errors from the end-of-stream message, never the HTTP status
+    status, end = connect_stream_end(web_server.base, "/gameengine.v1.PompeiiService/StreamPompeiiEvents", big)
+    assert status == 200 and end["error"]["code"] == "resource_exhausted", end
+    assert status_of(connect_details(end["error"]))[0] == results[0]
+    framed = struct.pack(">BI", 0, len(big)) + big
+    for text, chunked in ((False, False), (False, True), (True, True)):
+        st = grpc_web_status(grpc_web(web_server.base, POMPEII, framed, text, chunked))
+        assert st.code == 8 and "GE_MAX_MESSAGE_BYTES" in st.message, (text, chunked, st.message)
+        info = error_details_pb2.ErrorInfo.FromString(status_details(st)["google.rpc.ErrorInfo"])
+        assert info == results[0]
