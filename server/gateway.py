@@ -56,14 +56,17 @@ def live_games(core: Any, wanted: list[str], offset: int, limit: int, newest: in
     """A page of the spectator-level list for the page's game picker: ids, game, seats, version, over.
     (Spectating a game id is public by design: a spectator only ever gets public views.)
     Private lobby games are never listed (LOBBY-6)."""
-    games = []
+    listed = []
     for rec in list(core.store.games.values())[-newest:]:
         seating = seating_of(rec)
         if rec.game in wanted and not (seating is not None and seating.private):
-            games.append({"game_id": rec.game_id, "game": rec.game, "seats": rec.seats,
-                          "version": rec.version, "over": core.is_over(rec)})
-    games.sort(key=lambda g: (g["over"], g["game_id"]))
-    limit = min(PAGE_MAX, max(1, limit))
+            listed.append((core.is_over(rec), rec.created, rec))
+    # unfinished first, each part in creation order: a new game joins the end, so walking the pages
+    # by next_offset neither repeats nor skips a game because another was created meanwhile
+    listed.sort(key=lambda e: (e[0], e[1], e[2].game_id))
+    games = [{"game_id": rec.game_id, "game": rec.game, "seats": rec.seats, "version": rec.version, "over": over}
+             for over, _, rec in listed]
+    limit = min(PAGE_MAX, limit) if limit >= 1 else PAGE_MAX
     return {"games": games[offset:offset + limit], "total": len(games),
             "next_offset": offset + limit if offset + limit < len(games) else None}
 

@@ -366,7 +366,8 @@ def _page(scope: Scope) -> tuple[int, int]:
     q = parse_qs(scope.get("query_string", b"").decode("latin-1")[:200])
     try:
         offset = max(0, int(q.get("offset", ["0"])[0]))
-        limit = min(PAGE_MAX, max(1, int(q.get("limit", [str(PAGE_MAX)])[0])))
+        limit = int(q.get("limit", [str(PAGE_MAX)])[0])
+        limit = min(PAGE_MAX, limit) if limit >= 1 else PAGE_MAX  # 0 or less: as if not given
     except ValueError:
         return 0, PAGE_MAX
     return offset, limit

@@ -51,5 +51,10 @@ def test_api_games_is_paged(web):
         client.create(2, seed=i)
     page = json.loads(urllib.request.urlopen(web.base + "/api/games?limit=2", timeout=5).read())
     assert len(page["games"]) == 2 and page["total"] >= 5 and page["next_offset"] == 2
+    client.create(2, seed=9)  # created between two pages: it joins the end, so no page repeats a game
     rest = json.loads(urllib.request.urlopen(web.base + "/api/games?offset=2&limit=200", timeout=5).read())
     assert {g["game_id"] for g in page["games"]}.isdisjoint(g["game_id"] for g in rest["games"])
+    assert len(page["games"]) + len(rest["games"]) == rest["total"] == page["total"] + 1
+    for bad in ("0", "-1", "x"):  # as if not given: a whole page
+        whole = json.loads(urllib.request.urlopen(web.base + f"/api/games?limit={bad}", timeout=5).read())
+        assert len(whole["games"]) == whole["total"], bad

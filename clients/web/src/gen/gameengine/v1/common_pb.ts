@@ -104,7 +104,7 @@ export type GameStatus = Message<"gameengine.v1.GameStatus"> & {
   gameId: string;
 
   /**
-   * "pompeii", "eruption", "citadels" or "smallworld".
+   * "pompeii", "eruption", "citadels", "smallworld" or "kuhn" (ListGameTypes).
    *
    * @generated from field: string game = 2;
    */

@@ -59,7 +59,7 @@ export type OpenGame = Message<"gameengine.v1.OpenGame"> & {
   gameId: string;
 
   /**
-   * Its game type: "pompeii", "eruption", "citadels" or "smallworld".
+   * Its game type: "pompeii", "eruption", "citadels", "smallworld" or "kuhn".
    *
    * @generated from field: string game = 2;
    */
@@ -139,7 +139,7 @@ export const ListOpenGamesResponseSchema: GenMessage<ListOpenGamesResponse> = /*
  */
 export type JoinGameRequest = Message<"gameengine.v1.JoinGameRequest"> & {
   /**
-   * The waiting game (at most 64 characters).
+   * The waiting game (at most 128 bytes, LOBBY-0).
    *
    * @generated from field: string game_id = 1;
    */

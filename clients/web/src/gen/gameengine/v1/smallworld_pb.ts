@@ -1540,7 +1540,7 @@ export type SmallWorldRaceState = Message<"gameengine.v1.SmallWorldRaceState"> &
   race: string;
 
   /**
-   * seat, -1 = nobody (in the deck, the row, or not a race)
+   * seat, -1 = nobody (deck, row) or not a race: "lost_tribe"; "ghosts" (NEC-9: necromancer.seat)
    *
    * @generated from field: int32 owner = 2;
    */

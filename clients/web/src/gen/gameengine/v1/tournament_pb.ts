@@ -30,7 +30,8 @@ export const file_gameengine_v1_tournament: GenFile = /*@__PURE__*/
  */
 export type TournamentClock = Message<"gameengine.v1.TournamentClock"> & {
   /**
-   * Time bank per seat in ms: 100 to 3600000.
+   * Time bank per seat in ms: at most 3600000, at least 100 and at least two referee ticks
+   * (2 x GE_REFEREE_TICK_S: 400 at the default).
    *
    * @generated from field: uint32 time_bank_ms = 1;
    */
@@ -70,14 +71,14 @@ export const TournamentClockSchema: GenMessage<TournamentClock> = /*@__PURE__*/
  */
 export type CreateTournamentRequest = Message<"gameengine.v1.CreateTournamentRequest"> & {
   /**
-   * Shown in listings: 1-64 characters.
+   * Shown in listings: at most 64 bytes; empty: "<game> <format>", e.g. "citadels round robin".
    *
    * @generated from field: string name = 1;
    */
   name: string;
 
   /**
-   * "pompeii", "eruption", "citadels" or "smallworld".
+   * "pompeii", "eruption", "citadels", "smallworld" or "kuhn" (ListGameTypes).
    *
    * @generated from field: string game = 2;
    */
