@@ -121,6 +121,10 @@ def test_service_shape(kustomization):
 
     # Clients reach the router, never a replica directly.
     router = one(docs, "Deployment", "gameengine-router")
+    # a node drain is never blocked, whatever the HPA's minimum (dev runs one router)
+    pdb = one(docs, "PodDisruptionBudget", "gameengine-router")["spec"]
+    assert pdb.get("maxUnavailable") == 1 and "minAvailable" not in pdb
+    assert pdb["selector"]["matchLabels"].items() <= router["spec"]["template"]["metadata"]["labels"].items()
     api = one(docs, "Service", "gameengine-api")
     assert api["spec"]["selector"].items() <= router["spec"]["template"]["metadata"]["labels"].items()
 
