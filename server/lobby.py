@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
+from engines import registry
 from engines.core import Event
 from gameengine.v1 import common_pb2, lobby_pb2, lobby_pb2_grpc
 
@@ -35,7 +36,8 @@ if TYPE_CHECKING:
 log = structlog.get_logger("gameengine.lobby")
 
 RULES = {
-    "LOBBY-0": "ids and tokens are at most 128 bytes, invite codes at most 64, names at most 32",
+    "LOBBY-0": "ids and tokens are at most 128 bytes, invite codes at most 64, names at most 32; a game type is "
+               "one this server has",
     "LOBBY-1": "a game with an open seat is waiting: no move is accepted until every seat is taken",
     "LOBBY-2": "open and reserved seats are distinct seat numbers of the game, and need the creator's player token",
     "LOBBY-3": "that seat is taken",
@@ -222,6 +224,8 @@ def _page_key(seating: Seating, game_id: str) -> str:
 def list_open(core: GameCore, game: str, page_size: int,
               page_token: str) -> tuple[list[tuple[GameRecord, Seating]], str]:
     bounded(game, MAX_ID, "game")
+    if game and game not in registry.GAME_IDS:  # a typo would list nothing, as if no game were open
+        raise InvalidArgument(f"unknown game {game!r}; one of {', '.join(registry.GAME_IDS)}", rule="LOBBY-0")
     bounded(page_token, 128, "page_token")
     size = page_size or PAGE_DEFAULT
     if size > PAGE_MAX:

@@ -165,6 +165,8 @@ def test_LOBBY_0_over_long_names_ids_codes_are_invalid_argument(stubs):
             grpc.StatusCode.INVALID_ARGUMENT, "LOBBY-0")
     refused(stubs[1].ListOpenGames, lobby_pb2.ListOpenGamesRequest(page_size=101),
             grpc.StatusCode.INVALID_ARGUMENT, "LOBBY-0")
+    refused(stubs[1].ListOpenGames, lobby_pb2.ListOpenGamesRequest(game="chess"),  # not an empty list
+            grpc.StatusCode.INVALID_ARGUMENT, "LOBBY-0")
     refused(stubs[0].GetPlayer, player_pb2.GetPlayerRequest(player_id="p" * 200), grpc.StatusCode.INVALID_ARGUMENT,
             "LOBBY-0")
 
