@@ -40,6 +40,11 @@ class Illegal(ServiceError):
     code_name = "FAILED_PRECONDITION"
 
 
+def game_over() -> Illegal:
+    """GAME-OVER: the refusal of anything that needs the game still running."""
+    return Illegal("the game is over", rule="GAME-OVER")
+
+
 class Exhausted(ServiceError):
     code_name = "RESOURCE_EXHAUSTED"
     paced = True

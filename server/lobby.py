@@ -23,7 +23,7 @@ from gameengine.v1 import common_pb2, lobby_pb2, lobby_pb2_grpc
 from . import auth, limits, periodic, player_stream
 from .config import Config
 from .edge import note, rpc
-from .errors import Exhausted, Illegal, InvalidArgument, PermissionDenied, Unauthenticated
+from .errors import Exhausted, Illegal, InvalidArgument, PermissionDenied, Unauthenticated, game_over
 from .limits import MAX_GAME_ID_BYTES, MAX_INVITE_CODE_BYTES, MAX_TOKEN_BYTES
 from .participation import OPEN, Player, Players, Seating, SeatingChanged, seating_of
 from .records import GameRecord
@@ -166,7 +166,7 @@ async def join(core: GameCore, referee: Referee, cfg: Config, game_id: str, play
         mine = seating.seats_of(player.player_id)
         if mine and (seat is None or seat in mine):  # a seat one holds: a fresh token for it
             if core.is_over(rec):
-                raise Illegal("the game is over", rule="GAME-OVER")
+                raise game_over()
             seat = mine[0] if seat is None else seat
             token, digest = auth.mint()
             pending = list(seating.token_pending)

@@ -24,7 +24,7 @@ from gameengine import codecs
 
 from . import clock, metrics, quotas
 from .config import Config
-from .errors import Exhausted, Illegal, PermissionDenied, Unavailable
+from .errors import Exhausted, Illegal, PermissionDenied, Unavailable, game_over
 from .fairshare import FairShare
 from .records import Adjudication, Clock, ClockSet, GameAdjudicated, RefereeActed, SeatForfeited
 from .store import GameRecord
@@ -328,7 +328,7 @@ class Referee:
 
     async def hint(self, rec: GameRecord, seat: int, budget_ms: int) -> Hint:
         if self.core.is_over(rec):
-            raise Illegal("the game is over", rule="GAME-OVER")
+            raise game_over()
         if not self.core.legal_moves(rec, seat):
             raise Illegal(f"seat {seat} has no decision to make now", rule="HINT")
         budget = min(budget_ms or 200, self.cfg.hint_max_ms)

@@ -14,7 +14,7 @@ from engines import registry
 from engines.core import Event, IllegalMove, InvalidOptions, Move
 
 from . import auth, clock, limits, lobby
-from .errors import AlreadyExists, Illegal, InvalidArgument, NotFound, PermissionDenied, Unavailable
+from .errors import AlreadyExists, Illegal, InvalidArgument, NotFound, PermissionDenied, Unavailable, game_over
 from .participation import Seating, seating_of
 from .records import GameRecord, MoveMade, Write
 from .store import Store
@@ -216,7 +216,7 @@ class GameCore:
                 _same_move_or_refuse(rec, version, move)
                 return rec.events.wires_at(version, seat), True
             if self.is_over(rec):
-                raise Illegal("the game is over", rule="GAME-OVER")
+                raise game_over()
             if lobby.waiting(rec):
                 raise Illegal(lobby.RULES["LOBBY-1"], rule="LOBBY-1")
             closed = self.closed(rec)

@@ -26,7 +26,7 @@ from gameengine.v1 import common_pb2, common_pb2_grpc
 
 from . import access, clock, drain, fanout, limits, lobby, metrics, observe, quotas, wire
 from .edge import Shown, guarded, note, rpc, rpc_stream
-from .errors import Illegal, InvalidArgument
+from .errors import InvalidArgument, game_over
 from .moveprotos import move_fields, move_from_wire, move_proto
 from .service import GameCore
 
@@ -258,7 +258,7 @@ class GameServiceServicer(common_pb2_grpc.GameServiceServicer):
             raise InvalidArgument(f"{len(request.tokens)} tokens; at most 16 (one per seat, or the operator's)")
         self.referee.may_adjudicate(rec, list(request.tokens), self.admin_token)
         if self.core.is_over(rec):
-            raise Illegal("the game is over", rule="GAME-OVER")
+            raise game_over()
         await self.referee.adjudicate(rec, request.reason or "stopped on request", request.rollouts)
         return common_pb2.AdjudicateGameResponse(status=status_proto(self.core.status(rec, None)))
 

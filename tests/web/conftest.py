@@ -68,6 +68,23 @@ def connect_stream(base: str, service: str, method: str, body: dict, idle_s: flo
     return out
 
 
+def grpc_web_frames(data: bytes) -> tuple[list[bytes], dict[str, str]]:
+    """gRPC-Web frames: (messages, trailers)."""
+    messages, trailers, i = [], {}, 0
+    while i + 5 <= len(data):
+        flags, n = struct.unpack(">BI", data[i:i + 5])
+        chunk = data[i + 5:i + 5 + n]
+        if flags & 0x80:
+            for line in chunk.decode().split("\r\n"):
+                if ":" in line:
+                    k, v = line.split(":", 1)
+                    trailers[k.strip().lower()] = v.strip()
+        else:
+            messages.append(chunk)
+        i += 5 + n
+    return messages, trailers
+
+
 def grpc_web_call(base: str, service: str, method: str, request_msg) -> tuple[dict[str, str], bytes]:
     """One gRPC-Web (binary) unary call: (trailers, message bytes)."""
     body = request_msg.SerializeToString()
@@ -78,19 +95,8 @@ def grpc_web_call(base: str, service: str, method: str, request_msg) -> tuple[di
     with urllib.request.urlopen(req, timeout=10) as r:
         data = r.read()
         headers = {k.lower(): v for k, v in r.headers.items()}
-    message, trailers, i = b"", dict(headers), 0
-    while i < len(data):
-        flags, n = struct.unpack(">BI", data[i:i + 5])
-        chunk = data[i + 5:i + 5 + n]
-        if flags & 0x80:
-            for line in chunk.decode().split("\r\n"):
-                if ":" in line:
-                    k, v = line.split(":", 1)
-                    trailers[k.strip().lower()] = v.strip()
-        else:
-            message = chunk
-        i += 5 + n
-    return trailers, message
+    messages, trailers = grpc_web_frames(data)
+    return {**headers, **trailers}, (messages[-1] if messages else b"")
 
 
 class Bots:

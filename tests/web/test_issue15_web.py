@@ -13,7 +13,7 @@ from clients.sdk import Client
 from engines import registry
 from gameengine.v1 import common_pb2, pompeii_pb2
 
-from .conftest import connect_call, grpc_web_call
+from .conftest import connect_call, grpc_web_call, grpc_web_frames
 
 TEXT = "application/grpc-web-text"
 
@@ -24,23 +24,6 @@ def client_decode(text: bytes) -> bytes:
     text = b"".join(text.split())
     assert len(text) % 4 == 0, text[-20:]
     return b"".join(base64.b64decode(text[i:i + 4]) for i in range(0, len(text), 4))
-
-
-def frames(data: bytes) -> tuple[list[bytes], dict[str, str]]:
-    """gRPC-Web frames: (messages, trailers)."""
-    messages, trailers, i = [], {}, 0
-    while i < len(data):
-        flags, n = struct.unpack(">BI", data[i:i + 5])
-        chunk = data[i + 5:i + 5 + n]
-        if flags & 0x80:
-            for line in chunk.decode().split("\r\n"):
-                if ":" in line:
-                    k, v = line.split(":", 1)
-                    trailers[k.strip().lower()] = v.strip()
-        else:
-            messages.append(chunk)
-        i += 5 + n
-    return messages, trailers
 
 
 def text_call(base: str, path: str, request_msg, content_type: str = TEXT, timeout: float = 15):
@@ -54,7 +37,7 @@ def text_call(base: str, path: str, request_msg, content_type: str = TEXT, timeo
         raw = r.read()
         headers = {k.lower(): v for k, v in r.headers.items()}
         status = r.status
-    messages, trailers = frames(client_decode(raw))
+    messages, trailers = grpc_web_frames(client_decode(raw))
     return status, headers, messages, {**{k: v for k, v in headers.items() if k.startswith("grpc-")}, **trailers}
 
 
@@ -147,7 +130,7 @@ def test_item15_grpc_web_text_live_stream_delivers_each_event_at_once(web_server
         resp = conn.getresponse()
         assert resp.status == 200 and resp.getheader("content-type").startswith(TEXT)
         chunk = resp.read1(1 << 16)  # the game goes on: only what was sent so far
-        messages, trailers = frames(client_decode(chunk))
+        messages, trailers = grpc_web_frames(client_decode(chunk))
         assert messages and not trailers
         assert pompeii_pb2.StreamPompeiiEventsResponse.FromString(messages[0]).version == 1
     finally:

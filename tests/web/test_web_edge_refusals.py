@@ -18,7 +18,7 @@ from google.rpc import error_details_pb2, status_pb2
 from clients.sdk import Client
 from gameengine.v1 import common_pb2
 
-from .conftest import connect_call
+from .conftest import connect_call, grpc_web_frames
 
 POMPEII = "/gameengine.v1.PompeiiService/CreatePompeiiGame"
 MAX_QUOTED = 40  # limits.QUOTE_CHARS: the most caller text a sentence shows
@@ -57,22 +57,6 @@ def assert_invalid_argument(err: dict) -> str:
     assert (info.reason, info.domain, dict(info.metadata)) == ("INVALID_ARGUMENT", "gameengine.v1", {"rule": ""})
     assert bad is not None and [(v.field, v.description) for v in bad.field_violations] == [("request", err["message"])]
     return str(err["message"])
-
-
-def grpc_web_frames(data: bytes) -> tuple[list[bytes], dict[str, str]]:
-    messages, trailers, i = [], {}, 0
-    while i + 5 <= len(data):
-        flags, n = struct.unpack(">BI", data[i:i + 5])
-        chunk = data[i + 5:i + 5 + n]
-        if flags & 0x80:
-            for line in chunk.decode().split("\r\n"):
-                if ":" in line:
-                    k, v = line.split(":", 1)
-                    trailers[k.strip().lower()] = v.strip()
-        else:
-            messages.append(chunk)
-        i += 5 + n
-    return messages, trailers
 
 
 def grpc_web(base: str, path: str, framed: bytes, text: bool = False, chunked: bool = False) -> dict[str, str]:
