@@ -40,6 +40,15 @@ def start(seats: int, bank_ms: int, turn: int, now: float) -> Clock:
     return Clock((bank_ms,) * seats, turn, now)
 
 
+def resumed(clock: Clock, stopped_at: float | None, now: float) -> Clock:
+    """The clock after a restart: the seat charged pays what it used until the last server stopped
+    (`stopped_at`: datadir.last_alive; None when unknown: nothing), never the downtime."""
+    bank = list(clock.bank_ms)
+    if stopped_at is not None and 0 <= clock.turn < len(bank) and stopped_at > clock.since:
+        bank[clock.turn] = max(0, bank[clock.turn] - int((stopped_at - clock.since) * 1000))
+    return Clock(tuple(bank), clock.turn, now)
+
+
 def after_move(clock: Clock, seat: int, turn: int, increment_ms: int, now: float) -> Clock:
     """The clock after `seat` moved and the game now waits for `turn`.
 

@@ -39,6 +39,20 @@ def prepare(data_dir: Path) -> list[str]:
     return fixed
 
 
+def last_alive(data_dir: Path) -> float | None:
+    """When the data dir's last server was last seen alive (the LOCK file's time: its holder touches it
+    every second and when it stops, `touch`), read before `lock` takes it; None for a new data dir."""
+    try:
+        return (data_dir / LOCK).stat().st_mtime
+    except FileNotFoundError:
+        return None
+
+
+def touch(fd: int) -> None:
+    """This server is alive now (the LOCK file's time; `last_alive`)."""
+    os.utime(fd)
+
+
 def lock(data_dir: Path) -> int:
     """Take the data dir for this process, or raise StartupError naming the process that has it."""
     path = data_dir / LOCK

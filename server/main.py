@@ -49,6 +49,7 @@ log = structlog.get_logger("gameengine")
 # A health service name that is SERVING while the process answers at all (the k8s livenessProbe's):
 # "" and each API's go NOT_SERVING on a full disk, which a restart does not cure.
 LIVENESS = "liveness"
+ALIVE_EVERY_S = 1.0  # how much thinking time before a crash a restart may fail to charge
 if TYPE_CHECKING:
     Health = health.HealthServicer | health.aio.HealthServicer
 
@@ -183,6 +184,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
              asyncio.create_task(referee.run()),
              asyncio.create_task(lobby.expiry_loop(core, cfg.lobby_waiting_ttl_s)),
              asyncio.create_task(_watch_storage(journal, health_servicer, names + [""], lambda: referee.healthy)),
+             asyncio.create_task(_alive(store)),
              asyncio.create_task(drain.STATE.watch(game_counts.unfinished))]
     if ready is not None:
         ready.set()
@@ -230,6 +232,14 @@ async def _set(health_servicer: Health, name: str, status: int) -> None:
     result = health_servicer.set(name, status)
     if asyncio.iscoroutine(result):
         await result
+
+
+async def _alive(store: Store) -> None:
+    """Every second, the data dir's mark that this server is alive (Store.alive): a restart charges the
+    clocks' seats up to it, not the downtime after it (clock.resumed)."""
+    async def one_pass() -> None:
+        store.alive()
+    await periodic.every(ALIVE_EVERY_S, "alive_mark_failed", one_pass)
 
 
 async def _snapshots(store: Store, interval_s: float) -> None:

@@ -26,7 +26,7 @@ from . import clock, metrics, quotas
 from .config import Config
 from .errors import Exhausted, Illegal, PermissionDenied, Unavailable, game_over
 from .fairshare import FairShare
-from .records import Adjudication, Clock, ClockSet, GameAdjudicated, RefereeActed, SeatForfeited
+from .records import Adjudication, ClockSet, GameAdjudicated, RefereeActed, SeatForfeited
 from .store import GameRecord
 
 if TYPE_CHECKING:
@@ -171,7 +171,7 @@ class Referee:
                 self.watched.add(resumed.game_id)
                 if ref.clock is not None:
                     try:
-                        self.core.write(resumed, ClockSet(Clock(ref.clock.bank_ms, ref.clock.turn, now)))
+                        self.core.write(resumed, ClockSet(clock.resumed(ref.clock, self.core.store.stopped_at, now)))
                     except Unavailable as e:  # the clock resumes from its old start; no move is at risk
                         log.warning("clock_resume_not_written", game_id=resumed.game_id, reason=str(e))
         probe_at = 0.0

@@ -97,7 +97,7 @@ class GameCore:
         if over:
             status["outcome"] = self.outcome(rec)
         if rec.referee_state.clock is not None:
-            status["time_bank_ms"] = clock.banks_now(rec.referee_state.clock, over, time.time())
+            status["time_bank_ms"] = clock.banks_now(rec.referee_state.clock, stopped, time.time())
         if rec.referee_state.forfeited:
             status["forfeited"] = sorted(rec.referee_state.forfeited)
         return status

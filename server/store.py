@@ -71,6 +71,7 @@ class Store:
         self.shard = shard  # game ids start with it, so a proxy can route by id (k8s/)
         self.data_dir = Path(data_dir)
         self.tightened = datadir.prepare(self.data_dir)
+        self.stopped_at = datadir.last_alive(self.data_dir)  # what a clock's seat used until then is charged
         self._lock_fd: int | None = datadir.lock(self.data_dir)
         self.games: dict[str, GameRecord] = {}
         self.locks: dict[str, asyncio.Lock] = {}
@@ -561,12 +562,18 @@ class Store:
                 if seg < kept[0]:
                     os.unlink(journal.segment_path(self.data_dir, seg))
 
+    def alive(self) -> None:
+        """Mark this server alive now (datadir.touch): a restart charges clocks up to it (clock.resumed)."""
+        if self._lock_fd is not None:
+            datadir.touch(self._lock_fd)
+
     def close(self) -> None:
         try:
             if self.journal:
                 self.journal.close()
         finally:
             if self._lock_fd is not None:
+                datadir.touch(self._lock_fd)  # when it stopped
                 datadir.unlock(self._lock_fd)
                 self._lock_fd = None
 

@@ -148,7 +148,7 @@ def test_item4_moves_refused_at_the_cap_while_workers_are_busy(clock_server):
 
 def test_item4_adjudicate_game_refuses_moves_while_it_scores(clock_server):
     client = Client(clock_server.target, "smallworld")
-    game_id, tokens = client.create(3, seed=25)
+    game_id, tokens = client.create(3, seed=25, time_bank_ms=600_000)
     seats = [client.seat(game_id, s, t) for s, t in enumerate(tokens)]
     rng = random.Random(6)
     for _ in range(4):
@@ -161,6 +161,7 @@ def test_item4_adjudicate_game_refuses_moves_while_it_scores(clock_server):
     adjudicating = threading.Thread(target=lambda: done.append(client.adjudicate(game_id, tokens, "test", 400)))
     adjudicating.start()
     refusals = accepted = 0
+    banks = set()  # as shown while it scores: stopped, so no seat is charged
     while adjudicating.is_alive():
         try:
             mover.move(pending, expected_version=scored_at)
@@ -168,11 +169,14 @@ def test_item4_adjudicate_game_refuses_moves_while_it_scores(clock_server):
         except Refused as e:
             assert e.code == grpc.StatusCode.FAILED_PRECONDITION, e
             refusals += e.rule == "REF-ADJUDICATING"
+            if e.rule == "REF-ADJUDICATING":
+                banks.add(tuple(raw_status(client, game_id).time_bank_ms))
         time.sleep(0.02)
     adjudicating.join()
     final = raw_status(client, game_id)
     assert accepted == 0 and refusals > 0
     assert final.over and final.outcome.adjudicated and final.version == scored_at, "the scored version is final"
+    assert banks == {tuple(final.time_bank_ms)}, "the banks stood still from the adjudication on"
     client.close()
 
 
