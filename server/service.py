@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any, Literal, overload
 
 from engines import registry
-from engines.core import Event, IllegalMove, InvalidOptions, Move
+from engines.core import Event, IllegalMove, InvalidOptions, Move, rank_by
 
 from . import auth, clock, limits, lobby
 from .errors import AlreadyExists, Illegal, InvalidArgument, NotFound, PermissionDenied, Unavailable, game_over
@@ -137,17 +137,17 @@ class GameCore:
 
     @staticmethod
     def outcome(rec: GameRecord) -> dict[str, Any]:
+        """The engine's outcome, or the referee's adjudication; a forfeited seat ranks last either way."""
         adjudication = rec.referee_state.adjudication
         if adjudication is not None:
-            return adjudication.outcome()
-        o = rec.engine.outcome(rec.state)
-        result: dict[str, Any] = {"scores": list(o.scores), "ranks": list(o.ranks), "winners": list(o.winners)}
+            result = adjudication.outcome()
+        else:
+            o = rec.engine.outcome(rec.state)
+            result = {"scores": list(o.scores), "ranks": list(o.ranks), "winners": list(o.winners)}
         forfeited = rec.referee_state.forfeited
-        if forfeited:  # forfeiting seats rank last; the others keep their order
-            ranks = [r + (rec.seats if s in forfeited else 0) for s, r in enumerate(o.ranks)]
-            order = sorted(set(ranks))
-            result["ranks"] = [order.index(r) + 1 for r in ranks]
-            result["winners"] = [s for s, r in enumerate(result["ranks"]) if r == 1]
+        if forfeited:  # behind every other seat; the others keep their order, ranked as the engines rank
+            ranks, winners = rank_by([(s not in forfeited, -r) for s, r in enumerate(result["ranks"])])
+            result["ranks"], result["winners"] = list(ranks), list(winners)
         return result
 
     def view(self, rec: GameRecord, seat: int | None) -> dict[str, Any]:

@@ -21,3 +21,35 @@ def test_item6_adjudication_ranks_with_core_rank_by(monkeypatch):
 def test_item6_equal_means_share_a_place_as_in_the_engines():
     adj = referee.score_rollouts([[0.5, 0.5, 0.0, 0.5]], 4, "cap")
     assert (adj.ranks, adj.winners) == core.rank_by([0.5, 0.5, 0.0, 0.5]) == ((1, 1, 4, 1), (0, 1, 3))
+
+
+class _Rec:
+    """What GameCore.outcome reads of a game record."""
+
+    def __init__(self, ranks, forfeited, adjudicated=False):
+        from server.records import Adjudication, RefereeState
+        self.seats = len(ranks)
+        self.referee_state = RefereeState()
+        self.referee_state.forfeited = {s: "gone" for s in forfeited}
+        if adjudicated:
+            self.referee_state.adjudication = Adjudication(tuple(0.5 for _ in ranks), tuple(ranks),
+                                                           tuple(s for s, r in enumerate(ranks) if r == 1), 0.9, "cap")
+        else:
+            self.engine = type("E", (), {"outcome": staticmethod(lambda state: core.Outcome(
+                tuple(0 for _ in ranks), tuple(ranks), tuple(s for s, r in enumerate(ranks) if r == 1)))})
+            self.state = None
+
+
+def test_a_forfeited_seat_ranks_last_and_the_others_keep_the_engines_ranking():
+    from server.service import GameCore
+    # "1224" kept: seat 3, already last, forfeits; seat 2 stays third (it was moved up to second)
+    assert GameCore.outcome(_Rec([1, 1, 3, 4], [3]))["ranks"] == [1, 1, 3, 4]
+    assert GameCore.outcome(_Rec([1, 1, 3, 4], [0]))["ranks"] == [4, 1, 2, 3]
+    o = GameCore.outcome(_Rec([1, 2, 3], [0, 1]))
+    assert (o["ranks"], o["winners"]) == ([2, 3, 1], [2])
+
+
+def test_an_adjudicated_games_forfeited_seat_ranks_last_too():
+    from server.service import GameCore
+    o = GameCore.outcome(_Rec([1, 3, 2], [0], adjudicated=True))
+    assert (o["ranks"], o["winners"], o["adjudicated"]) == ([3, 2, 1], [2], True)
