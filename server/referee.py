@@ -74,9 +74,11 @@ def score_rollouts(rows: list[list[float]], seats: int, reason: str) -> Adjudica
     means = [sum(r[s] for r in rows) / n for s in range(seats)]
     best = max(means)
     ranks, winners = rank_by(means)  # the engines' own ranking: equal means share a place
-    runner_up = max([m for s, m in enumerate(means) if s not in winners], default=0.0)
-    # confidence: how far the leader is ahead, in standard errors, squashed to 0..1
-    spread = math.sqrt(max(best * (1 - best), 1e-9) / n)
+    runner_up = max([m for s, m in enumerate(means) if s not in winners], default=best)  # all tied: no lead
+    # confidence: how far the leader is ahead, in standard errors, squashed to 0..1; the leader's mean is
+    # smoothed as (sum + 1) / (n + 2), so that a few rollouts never read as certainty
+    smoothed = (best * n + 1) / (n + 2)
+    spread = math.sqrt(smoothed * (1 - smoothed) / n)
     confidence = 1 - math.exp(-max(best - runner_up, 0) / spread) if n else 0.0
     return Adjudication(tuple(means), ranks, winners, round(confidence, 4), reason)
 
@@ -88,6 +90,7 @@ def _lower_priority() -> None:
 
 
 SEARCH_NICENESS = 10
+ROLLOUTS, MIN_ROLLOUTS = 200, 20  # an adjudication's rollouts: by default, and at least (AdjudicateGame.rollouts)
 
 
 class Referee:
@@ -359,7 +362,7 @@ class Referee:
             with quotas.QUOTAS.pool_job(rec.game_id):
                 rows = await self._in_pool(self._owner(rec), rollout_job, rec.game, state, rec.seats,
                                            rec.seed ^ rec.version,
-                                           min(rollouts or 200, 2000), 10_000)
+                                           min(max(rollouts or ROLLOUTS, MIN_ROLLOUTS), 2000), 10_000)
             if not self.core.is_over(rec):
                 adjudication = score_rollouts(rows, rec.seats, reason)
                 said = f"{reason}; scored from {len(rows)} rollouts, confidence {adjudication.confidence:.2f}"

@@ -53,3 +53,12 @@ def test_an_adjudicated_games_forfeited_seat_ranks_last_too():
     from server.service import GameCore
     o = GameCore.outcome(_Rec([1, 3, 2], [0], adjudicated=True))
     assert (o["ranks"], o["winners"], o["adjudicated"]) == ([3, 2, 1], [2], True)
+
+
+def test_confidence_is_none_for_a_tie_and_never_certainty_from_a_few_rollouts():
+    assert referee.score_rollouts([[0.5, 0.5], [0.5, 0.5]], 2, "cap").confidence == 0  # all tied: no leader
+    assert referee.score_rollouts([[1.0, 0.0]], 2, "cap").confidence < 0.9  # one rollout
+    many = referee.score_rollouts([[1.0, 0.0]] * 200, 2, "cap").confidence
+    assert many >= 0.99  # a clear lead over 200 rollouts
+    close = referee.score_rollouts([[1.0, 0.0]] * 55 + [[0.0, 1.0]] * 45, 2, "cap").confidence
+    assert close < many

@@ -395,7 +395,7 @@ export type AdjudicateGameRequest = Message<"gameengine.v1.AdjudicateGameRequest
   reason: string;
 
   /**
-   * Rollouts to run (capped by the server); 0 = server default.
+   * Rollouts to run: 20 to 2000 (a value outside is taken to the nearest); 0 = 200.
    *
    * @generated from field: uint32 rollouts = 4;
    */
