@@ -1,6 +1,7 @@
-"""Expiry of games nobody plays: an unfinished game with no move for GE_IDLE_GAME_TTL_S is
-abandoned by the referee (`Referee.abandon`: no winner, every seat ranked 1, a referee event
-saying why) and then leaves memory like a finished game (GE_FINISHED_TTL_S after its last move).
+"""Expiry of games nobody plays: an unfinished game with no move for GE_IDLE_GAME_TTL_S (counted
+from its start for a lobby game) is abandoned by the referee (`Referee.abandon`: no winner, every
+seat ranked 1, a referee event saying why) and then leaves memory like a finished game
+(GE_FINISHED_TTL_S after its last move). A game still waiting for players is the lobby's (LOBBY-9).
 """
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ async def expire_games(store: Store, core: GameCore, referee: Referee, ttl_s: fl
     cutoff = (time.time() if now is None else now) - ttl_s
     gone = 0
     async for rec in store.sweep():
-        if last_activity(rec) < cutoff and not core.is_over(rec):
+        waiting = rec.seating is not None and rec.seating.waiting  # expires by LOBBY-9, unstarted
+        if not waiting and last_activity(rec) < cutoff and not core.is_over(rec):
             referee.abandon(rec, f"no move for {ttl_s:g} s; the referee abandons the game (GE_IDLE_GAME_TTL_S)")
             gone += 1
     return gone

@@ -643,6 +643,17 @@ def history_entry(payload: bytes) -> bytes:
     return wire.length_delimited(b"\x0a", payload)
 
 
+def last_seating_at(rec: GameRecord) -> float:
+    """When the game's seating last changed (a join, a leave, its start), or its creation: read from its
+    records (only for a lobby game with no move yet, by the sweeps)."""
+    at = rec.created
+    for payload in history_payloads(bytes(rec.history)):
+        pb = parse(payload)
+        if pb.WhichOneof("write") == "seating":
+            at = max(at, pb.at)
+    return at
+
+
 def history_payloads(history: bytes) -> Iterator[bytes]:
     """The record payloads of a GameHistory's wire form (the inverse of history_entry)."""
     pos, end = 0, len(history)

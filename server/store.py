@@ -59,8 +59,11 @@ def collector_paused() -> Iterator[None]:
 
 
 def last_activity(rec: GameRecord) -> float:
-    """When the game last changed: its last move, else its creation."""
-    return rec.log.last_at() if rec.log else rec.created
+    """When the game last changed: its last move, else its last seating change (a join, its start:
+    a lobby game's first move can only come after that), else its creation."""
+    if rec.log:
+        return rec.log.last_at()
+    return records.last_seating_at(rec) if rec.seating is not None else rec.created
 
 
 class Store:

@@ -42,6 +42,27 @@ def test_expiry_abandons_then_evicts_an_idle_game(fresh_server):
     assert e.value.code.name == "NOT_FOUND"
 
 
+def test_a_lobby_game_is_idle_from_its_start_not_while_it_waits_for_players(fresh_server):
+    """A waiting game expires by LOBBY-9 (never abandoned while nobody can move), and a game started
+    by its last join has the whole GE_IDLE_GAME_TTL_S for its first move."""
+    from clients.sdk import PlayerClient
+    server = fresh_server(GE_IDLE_GAME_TTL_S="2", GE_LOBBY_WAITING_TTL_S="60").start()
+    client = Client(server.target, GAME)
+    ann, bob = (PlayerClient.register(server.target, name) for name in ("ann", "bob"))
+    game_id, _ = client.create(2, seed=3, open_seats=[1], player_token=ann.token)
+    time.sleep(3.5)  # past the idle TTL while waiting
+    status = client.status(game_id)
+    assert not status.over, "abandoned while it waited for players"
+    assert game_id in {g.game_id for g in bob.open_games(GAME)}
+    bob.join(game_id)
+    time.sleep(1)
+    assert not client.status(game_id).over, "abandoned at once: its idle time counted from the creation"
+    deadline = time.time() + 10
+    while not client.status(game_id).over and time.time() < deadline:
+        time.sleep(0.2)
+    assert client.status(game_id).over, "an idle started game is still abandoned"
+
+
 def test_create_needs_an_api_key_when_configured(tmp_path):
     keys = tmp_path / "keys"
     keys.write_text("# operators\nfile-key\n")
