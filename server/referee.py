@@ -332,6 +332,8 @@ class Referee:
     async def hint(self, rec: GameRecord, seat: int, budget_ms: int) -> Hint:
         if self.core.is_over(rec):
             raise game_over()
+        if seat in rec.referee_state.forfeited:
+            raise PermissionDenied(f"seat {seat} has forfeited; the referee plays it")
         if not self.core.legal_moves(rec, seat):
             raise Illegal(f"seat {seat} has no decision to make now", rule="HINT")
         budget = min(budget_ms or 200, self.cfg.hint_max_ms)
@@ -365,7 +367,7 @@ class Referee:
                                            min(max(rollouts or ROLLOUTS, MIN_ROLLOUTS), 2000), 10_000)
             if not self.core.is_over(rec):
                 adjudication = score_rollouts(rows, rec.seats, reason)
-                said = f"{reason}; scored from {len(rows)} rollouts, confidence {adjudication.confidence:.2f}"
+                said = f"{reason}; scored from {len(rows)} rollouts, confidence {adjudication.confidence:.4f}"
                 self._note(rec, "adjudicated", -1, said)
                 self.core.write(rec, GameAdjudicated(adjudication), RefereeActed("adjudicated", -1, said))
                 quotas.QUOTAS.finished(rec.game_id)

@@ -160,6 +160,10 @@ class GameCore:
         moves: list[Move] = rec.engine.legal_moves(rec.state, seat)
         return moves
 
+    def callers_moves(self, rec: GameRecord, seat: int | None) -> list[Move]:
+        """The moves the seat's own caller may make: none once it has forfeited (the referee plays it)."""
+        return [] if seat in rec.referee_state.forfeited else self.legal_moves(rec, seat)
+
     def visible_events(self, rec: GameRecord, seat: int | None, after_version: int = 0, start: int = 0,
                        end: int | None = None) -> Iterator[tuple[int, int, bytes]]:
         """(index, version, encoded event) for events after `after_version` that `seat` may see;

@@ -114,7 +114,7 @@ class GameServicer:
         seat = self.core.seat(rec, request.token, required=True)
         note(seat=seat)
         return self.out["list_moves"](status=status_proto(self.core.status(rec, seat)),
-                                      moves=self._moves_out(self.core.legal_moves(rec, seat)))
+                                      moves=self._moves_out(self.core.callers_moves(rec, seat)))
 
     @rpc
     async def make_move(self, request: Any, context: Any) -> bytes:
@@ -134,7 +134,7 @@ class GameServicer:
         self.moves_counted["replayed" if replayed else "accepted"].inc()
         if not replayed:  # a replay changes nothing, the clock included
             self.referee.on_move(rec, seat)
-        return self._move_answer(self.core.status(rec, seat), events, replayed, self.core.legal_moves(rec, seat))
+        return self._move_answer(self.core.status(rec, seat), events, replayed, self.core.callers_moves(rec, seat))
 
     def _move_answer(self, status: dict[str, Any], events: list[bytes], replayed: bool, moves: list[Move]) -> bytes:
         """Make<Game>Move's response, encoded: the events as stored and the moves as cached are
@@ -183,7 +183,7 @@ class GameServicer:
                     yield self.out["stream_state"](
                         status=status_proto(self.core.status(rec, seat)),
                         view=self.codec.view_to_proto(self.core.view(rec, seat)),
-                        legal_moves=self._moves_out(self.core.legal_moves(rec, seat)))
+                        legal_moves=self._moves_out(self.core.callers_moves(rec, seat)))
             finally:
                 metrics.STREAMS.labels(self.game).dec()
 

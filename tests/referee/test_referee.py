@@ -72,8 +72,18 @@ def test_forfeit_ranks_the_absent_seat_last(referee_server):
     # seats 0 and 2 play at once; seat 1 never does
     rng = random.Random(2)
     seats = {s: client.seat(game_id, s, tokens[s]) for s in (0, 2)}
+    absent = client.seat(game_id, 1, tokens[1])
+    from gameengine.v1 import common_pb2
+    checked = False
     status = seats[0].status()
     while not status.over:
+        if not checked and client.common.GetGameStatus(common_pb2.GetGameStatusRequest(
+                game_id=game_id)).status.forfeited == [1]:
+            checked = True  # the referee plays it now: its caller is offered no move and no hint
+            assert absent.legal() == []
+            with pytest.raises(Refused) as e:
+                absent.hint(50)
+            assert e.value.code == grpc.StatusCode.PERMISSION_DENIED and "forfeited" in e.value.message
         actor = status.to_move
         if actor in seats and status.acts(actor):
             try:
@@ -81,6 +91,7 @@ def test_forfeit_ranks_the_absent_seat_last(referee_server):
             except Refused as e:
                 assert e.code in (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION)
         status = seats[0].status()
+    assert checked
     final = client.status(game_id)
     assert final.outcome["ranks"][1] == max(final.outcome["ranks"])
     assert 1 not in final.outcome["winners"]
