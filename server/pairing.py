@@ -19,7 +19,7 @@ import math
 from collections.abc import Iterable, Sequence
 from itertools import combinations
 
-SEARCH_BUDGET = 200_000  # candidate groups looked at per rematch level before settling for more rematches
+SEARCH_BUDGET = 20_000  # candidate groups looked at in all before settling for a greedy grouping
 
 
 def cycle_length(entrants: int, seats: int) -> int:
@@ -122,18 +122,31 @@ def _group(players: list[str], seats: int, met: set[frozenset[str]], allowed: in
 
 def swiss_groups(order: Sequence[str], seats: int, met: set[frozenset[str]]) -> list[list[str]]:
     """Group `order` (best standing first, a multiple of `seats` long) into games, neighbours in the
-    standings together, with the fewest rematched pairs; none when a grouping without any exists and
-    the search finds it within SEARCH_BUDGET."""
+    standings together, with the fewest rematched pairs the search finds within SEARCH_BUDGET (for
+    the whole search: it runs on the event loop); past the budget, `_greedy`'s grouping."""
     players = list(order)
+    budget = [SEARCH_BUDGET]
     for allowed in range(0, math.comb(seats, 2) * (len(players) // seats) + 1):
-        budget = [SEARCH_BUDGET]
         try:
             found = _group(players, seats, met, allowed, budget)
         except _OverBudget:
-            continue
+            break
         if found is not None:
             return found
-    return [players[i:i + seats] for i in range(0, len(players), seats)]  # unreachable: the last level admits all
+    return _greedy(players, seats, met)
+
+
+def _greedy(players: list[str], seats: int, met: set[frozenset[str]]) -> list[list[str]]:
+    """Each game in turn: the best-placed entrant left, then one at a time the entrant that adds the
+    fewest rematched pairs (the better placed of equals)."""
+    left, groups = list(players), []
+    while left:
+        group = [left.pop(0)]
+        while len(group) < seats:
+            pick = min(range(len(left)), key=lambda i: (sum(frozenset((left[i], m)) in met for m in group), i))
+            group.append(left.pop(pick))
+        groups.append(group)
+    return groups
 
 
 def seat_order(group: Sequence[str], seat_counts: dict[str, list[int]]) -> tuple[str, ...]:

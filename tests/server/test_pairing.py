@@ -108,3 +108,21 @@ def test_byes_go_to_the_lowest_standing_with_fewest_byes():
     assert pairing.choose_byes(["a", "b", "c"], 2, {}) == ["c"]
     assert pairing.choose_byes(["a", "b", "c"], 2, {"c": 1}) == ["b"]
     assert pairing.choose_byes(["a", "b", "c", "d", "e"], 3, {"e": 1}) == ["d", "c"]
+
+
+def test_swiss_search_stops_at_its_budget_for_the_whole_pairing(monkeypatch):
+    """The pairing runs on the event loop: past SEARCH_BUDGET candidates in all (not per rematch level:
+    a 16-entrant, 4-seat event's later rounds took 5-7 s) it takes the greedy grouping."""
+    history, _ = play_swiss(16, 4, 6, seed=3)
+    previous = [s for seatings in history for s in seatings]
+    met = pairing.met_pairs(previous)
+    order = [f"e{i}" for i in range(16)]
+    monkeypatch.setattr(pairing, "SEARCH_BUDGET", 100)
+    groups = pairing.swiss_groups(order, 4, met)
+    assert groups == pairing._greedy(order, 4, met)
+    assert sorted(p for g in groups for p in g) == sorted(order) and all(len(g) == 4 for g in groups)
+
+
+def test_swiss_greedy_grouping_avoids_a_rematch_it_can():
+    met = pairing.met_pairs([("e0", "e1"), ("e2", "e3")])
+    assert pairing._greedy(["e0", "e1", "e2", "e3"], 2, met) == [["e0", "e2"], ["e1", "e3"]]
