@@ -77,7 +77,7 @@ def test_forfeit_ranks_the_absent_seat_last(referee_server):
     checked = False
     status = seats[0].status()
     while not status.over:
-        if not checked and client.common.GetGameStatus(common_pb2.GetGameStatusRequest(
+        if not checked and status.to_move == 1 and client.common.GetGameStatus(common_pb2.GetGameStatusRequest(
                 game_id=game_id)).status.forfeited == [1]:
             checked = True  # the referee plays it now: its caller is offered no move and no hint
             assert absent.legal() == []
@@ -90,6 +90,8 @@ def test_forfeit_ranks_the_absent_seat_last(referee_server):
                 seats[actor].move(rng.choice(seats[actor].legal()), expected_version=status.version)
             except Refused as e:
                 assert e.code in (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION)
+        else:
+            time.sleep(0.01)  # the referee's turn: poll, not flood
         status = seats[0].status()
     assert checked
     final = client.status(game_id)
