@@ -145,9 +145,13 @@ class GameCore:
             o = rec.engine.outcome(rec.state)
             result = {"scores": list(o.scores), "ranks": list(o.ranks), "winners": list(o.winners)}
         forfeited = rec.referee_state.forfeited
-        if forfeited:  # behind every other seat; the others keep their order, ranked as the engines rank
-            ranks, winners = rank_by([(s not in forfeited, -r) for s, r in enumerate(result["ranks"])])
-            result["ranks"], result["winners"] = list(ranks), list(winners)
+        if forfeited:  # in the last place, all of them; the others keep their order, ranked as the engines rank
+            playing = [s for s in range(rec.seats) if s not in forfeited]
+            kept, _ = rank_by([-result["ranks"][s] for s in playing])
+            ranks = [rec.seats] * rec.seats
+            for s, r in zip(playing, kept):
+                ranks[s] = r
+            result["ranks"], result["winners"] = ranks, [s for s in playing if ranks[s] == 1]
         return result
 
     def view(self, rec: GameRecord, seat: int | None) -> dict[str, Any]:

@@ -45,8 +45,11 @@ def test_a_forfeited_seat_ranks_last_and_the_others_keep_the_engines_ranking():
     # "1224" kept: seat 3, already last, forfeits; seat 2 stays third (it was moved up to second)
     assert GameCore.outcome(_Rec([1, 1, 3, 4], [3]))["ranks"] == [1, 1, 3, 4]
     assert GameCore.outcome(_Rec([1, 1, 3, 4], [0]))["ranks"] == [4, 1, 2, 3]
-    o = GameCore.outcome(_Rec([1, 2, 3], [0, 1]))
-    assert (o["ranks"], o["winners"]) == ([2, 3, 1], [2])
+    assert GameCore.outcome(_Rec([1, 1, 3, 4], [0, 2]))["ranks"] == [4, 1, 4, 2]
+    o = GameCore.outcome(_Rec([1, 2, 3], [0, 1]))  # forfeiting seats share the last place
+    assert (o["ranks"], o["winners"]) == ([3, 3, 1], [2])
+    o = GameCore.outcome(_Rec([1, 2], [0, 1]))  # two no-shows: neither wins, both last
+    assert (o["ranks"], o["winners"]) == ([2, 2], [])
 
 
 def test_an_adjudicated_games_forfeited_seat_ranks_last_too():
