@@ -39,7 +39,7 @@ from engines.core import InvalidOptions
 from gameengine import codecs
 from gameengine.v1 import common_pb2, tournament_pb2, tournament_pb2_grpc
 
-from . import auth, clock, lobby, metrics, pairing
+from . import auth, clock, drain, lobby, metrics, pairing
 from .config import Config
 from .edge import note, rpc, rpc_stream
 from .errors import AlreadyExists, Exhausted, Illegal, InvalidArgument, NotFound, PermissionDenied, Unavailable
@@ -249,11 +249,13 @@ def withdraw(core: GameCore, tournament_id: str, player_token: str) -> Tournamen
     return t
 
 
-def authorize(t: Tournament, token: str, admin_token: str) -> None:
+def authorize(t: Tournament, token: str, admin_token: str) -> str:
+    """Who `token` is: "creator" or "operator" (GE_ADMIN_TOKEN); TOUR-7 for anyone else."""
     bounded(token, MAX_TOKEN, "creator_token")
-    if token and (hmac.compare_digest(auth.token_hash(token), t.creator_hash)
-                  or (admin_token and hmac.compare_digest(token.encode(), admin_token.encode()))):
-        return
+    if token and hmac.compare_digest(auth.token_hash(token), t.creator_hash):
+        return "creator"
+    if token and admin_token and hmac.compare_digest(token.encode(), admin_token.encode()):
+        return "operator"
     raise PermissionDenied(RULES["TOUR-7"], rule="TOUR-7")
 
 
@@ -296,10 +298,10 @@ def start(core: GameCore, referee: Referee, tournament_id: str, token: str, admi
 
 def cancel(core: GameCore, tournament_id: str, token: str, admin_token: str) -> Tournament:
     t = find(core, tournament_id)
-    authorize(t, token, admin_token)
+    who = authorize(t, token, admin_token)
     if t.state in (FINISHED, CANCELLED):
         raise Illegal(f"{RULES['TOUR-13']}: this one is {t.state}", rule="TOUR-13")
-    core.store.write_tournament(TournamentEnded(t.tournament_id, t.seq + 1, CANCELLED, "cancelled by its creator",
+    core.store.write_tournament(TournamentEnded(t.tournament_id, t.seq + 1, CANCELLED, f"cancelled by its {who}",
                                                 time.time()))
     log.info("tournament_cancelled", tournament_id=t.tournament_id)
     return t
@@ -359,8 +361,11 @@ def _advance_once(core: GameCore, referee: Referee, t: Tournament) -> None:
     running = [s for s in t.slots if s.game_id and not s.counted]
     busy = {p for s in running for p in s.seats}
     limit = t.max_parallel or len(t.slots)
+    # round by round: no game of a later round starts before every game of the rounds before it has
+    # (entrants freed early by one game would otherwise start their next rounds' games ahead)
+    due = min((s.round for s in t.slots if not s.game_id and not s.counted), default=0)
     for slot in t.slots:
-        if len(running) >= limit:
+        if len(running) >= limit or slot.round > due:
             break
         if slot.game_id or slot.counted or busy & set(slot.seats):
             continue
@@ -555,6 +560,7 @@ class TournamentServicer(tournament_pb2_grpc.TournamentServiceServicer):
     async def CreateTournament(self, request: tournament_pb2.CreateTournamentRequest,
                                context: Any) -> tournament_pb2.CreateTournamentResponse:
         note(game=request.game[:MAX_ID], seats=request.seats_per_game)
+        drain.STATE.refuse_new_game()  # a tournament is games to come: another replica takes it
         t, token = create(self.core, self.cfg, self.games, request, self.core.store.shard)
         return tournament_pb2.CreateTournamentResponse(tournament=tournament_proto(self.core, t),
                                                        creator_token=token)
@@ -577,6 +583,7 @@ class TournamentServicer(tournament_pb2_grpc.TournamentServiceServicer):
     async def StartTournament(self, request: tournament_pb2.StartTournamentRequest,
                               context: Any) -> tournament_pb2.StartTournamentResponse:
         note(tournament_id=request.tournament_id[:MAX_ID])
+        drain.STATE.refuse_new_game()  # its games would be new; a running one finishes here (drain wait waits)
         t = start(self.core, self.referee, request.tournament_id, request.creator_token, self.cfg.admin_token)
         return tournament_pb2.StartTournamentResponse(tournament=tournament_proto(self.core, t))
 

@@ -181,6 +181,26 @@ def test_swiss_of_eight_entrants_pairs_without_rematches_and_counts_every_game(f
     check_standings_match_outcomes(server.target, t)
 
 
+def test_a_round_robin_is_played_round_by_round(fresh_server):
+    """Entrants freed early by one game wait for their round: no game of a later round (here the second
+    cycle's rematches) is scheduled before every game of the rounds before it."""
+    server = fresh_server().start()
+    tc = TournamentClient(server.target)
+    players = [PlayerClient.register(server.target, f"rr{i}") for i in range(4)]
+    t, creator = tc.create("kuhn", 2, "round_robin", games=12, time_bank_ms=20_000, seed=4,
+                           player_ids=[p.player_id for p in players])
+    threads = bot_threads(server.target, t.tournament_id, [p.token for p in players])
+    tc.start(t.tournament_id, creator)
+    events = follow(tc, t.tournament_id, timeout=300)
+    for th in threads:
+        th.join(timeout=30)
+    t = tc.get(t.tournament_id)
+    assert t.state == 3 and t.games_finished == 12
+    rounds = [t.schedule[e.body.game.index].round for e in events if e.kind == "game_scheduled"]
+    assert len(rounds) == 12 and rounds == sorted(rounds), rounds
+    check_standings_match_outcomes(server.target, t)
+
+
 def test_swiss_with_an_odd_field_rotates_the_bye(fresh_server):
     server = fresh_server().start()
     tc = TournamentClient(server.target)
@@ -318,6 +338,7 @@ def test_refusals_have_codes_and_rule_ids_and_change_nothing(fresh_server):
     assert refused(tc.join, tid, d.token) == ("FAILED_PRECONDITION", "TOUR-5")
     cancelled = tc.cancel(t2.tournament_id, creator2)
     assert cancelled.state == tournament_pb2.TOURNAMENT_STATE_CANCELLED
+    assert cancelled.cancel_reason == "cancelled by its creator"
     assert refused(tc.cancel, t2.tournament_id, creator2) == ("FAILED_PRECONDITION", "TOUR-13")
     events = list(tc.events(t2.tournament_id, cursor=0, timeout=10))
     assert events[-1].kind == "tournament_finished" and \
@@ -327,4 +348,6 @@ def test_refusals_have_codes_and_rule_ids_and_change_nothing(fresh_server):
     assert listed.tournaments[0].tournament_id == t2.tournament_id and not listed.tournaments[0].schedule
     rest = tc.list(page_size=1, page_token=listed.next_page_token)
     assert rest.tournaments[0].tournament_id == tid and not rest.next_page_token
+    t3, _ = tc.create("pompeii", 2, "round_robin", **good)
+    assert tc.cancel(t3.tournament_id, "operator-secret").cancel_reason == "cancelled by its operator"
     assert refused(tc.leaderboard, "chess") == ("INVALID_ARGUMENT", "TOUR-1")

@@ -13,8 +13,8 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-from clients.sdk import Client
-from gameengine.v1 import pompeii_pb2, pompeii_pb2_grpc
+from clients.sdk import Client, TournamentClient
+from gameengine.v1 import pompeii_pb2, pompeii_pb2_grpc, tournament_pb2, tournament_pb2_grpc
 from tests.conftest import ROOT
 
 from .test_observability import play_one, scrape, value
@@ -40,6 +40,7 @@ def test_item2_draining_replica_refuses_creates_and_keeps_its_games(fresh_server
     client = Client(s.target, "pompeii")
     try:
         game_id, tokens = client.create(3, seed=7)
+        tournament, creator = TournamentClient(s.target).create("kuhn", 2, time_bank_ms=20_000)
         done = drain_cli(s, "on")
         assert done.returncode == 0, done.stderr
         assert (s.data_dir / "DRAIN").exists()
@@ -56,6 +57,16 @@ def test_item2_draining_replica_refuses_creates_and_keeps_its_games(fresh_server
         assert any(d.Unpack(retry) for d in status.details if d.Is(retry.DESCRIPTOR))
         assert info.reason == "DRAINING"
         assert "draining" in status.message
+
+        # a tournament is games to come: neither created nor started here while draining
+        tstub = tournament_pb2_grpc.TournamentServiceStub(grpc.insecure_channel(s.target))
+        for call, req in ((tstub.CreateTournament, tournament_pb2.CreateTournamentRequest(
+                game="kuhn", seats_per_game=2, clock=tournament_pb2.TournamentClock(time_bank_ms=20_000))),
+                          (tstub.StartTournament, tournament_pb2.StartTournamentRequest(
+                              tournament_id=tournament.tournament_id, creator_token=creator))):
+            with pytest.raises(grpc.RpcError) as err:
+                call(req, timeout=5)
+            assert err.value.code() == grpc.StatusCode.UNAVAILABLE and "draining" in err.value.details()
 
         # its own game is served as before
         play_one(client, game_id, tokens)
