@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import ctypes
 import gc
 import json
 import os
@@ -37,7 +36,7 @@ from typing import Any
 import grpc
 import structlog
 
-from . import logs, transport, web
+from . import lifetime, logs, transport, web
 from .config import Config
 from .participation import seating_of
 
@@ -213,14 +212,6 @@ class WebEdge:
 
 # ---- the edge's side ----------------------------------------------------------------------------
 
-def _die_with_parent(parent: int) -> None:
-    """SIGTERM when the server's process ends, even by kill -9 (Linux); elsewhere `_watch_parent`."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    if os.getppid() != parent:  # it ended before the signal was armed
-        raise SystemExit(0)
-
-
 async def _watch_parent(parent: int, stop: asyncio.Event) -> None:
     while not stop.is_set():
         await asyncio.sleep(1.0)
@@ -264,7 +255,7 @@ def main() -> None:
     p.add_argument("--listen-fd", type=int, required=True)
     p.add_argument("--parent", type=int, required=True)
     args = p.parse_args()
-    _die_with_parent(args.parent)
+    lifetime.die_with_parent(signal.SIGTERM, args.parent)
     os.nice(EDGE_NICENESS)
     cfg = Config.from_env()
     logs.configure(cfg.log_level)

@@ -11,6 +11,7 @@ import math
 import multiprocessing
 import os
 import random
+import signal
 import time
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
@@ -22,7 +23,7 @@ from engines.ai import mcts, policies
 from engines.core import Move, rank_by
 from gameengine import codecs
 
-from . import clock, metrics, quotas
+from . import clock, lifetime, metrics, quotas
 from .config import Config
 from .errors import Exhausted, Illegal, PermissionDenied, Unavailable, game_over
 from .fairshare import FairShare
@@ -83,9 +84,11 @@ def score_rollouts(rows: list[list[float]], seats: int, reason: str) -> Adjudica
     return Adjudication(tuple(means), ranks, winners, round(confidence, 4), reason)
 
 
-def _lower_priority() -> None:
-    """Searches (hints, autoplay, adjudication) yield the CPU to the server's own process, so a
-    caller's hint budget can never slow another caller's moves (README "Limits")."""
+def _worker_start(server: int) -> None:
+    """A search worker (hints, autoplay, adjudication): it yields the CPU to the server's own process, so
+    a caller's hint budget can never slow another caller's moves (README "Limits"), and ends with the
+    server, even one killed with -9 (a worker left behind kept searching)."""
+    lifetime.die_with_parent(signal.SIGKILL, server)
     os.nice(SEARCH_NICENESS)
 
 
@@ -120,7 +123,7 @@ class Referee:
     def _new_pool(self) -> concurrent.futures.ProcessPoolExecutor:
         return concurrent.futures.ProcessPoolExecutor(
             max_workers=self.cfg.hint_workers, mp_context=multiprocessing.get_context("spawn"),
-            initializer=_lower_priority)
+            initializer=_worker_start, initargs=(os.getpid(),))
 
     # ---- clocks -----------------------------------------------------------
     def clock_at_create(self, rec: GameRecord) -> list[ClockSet]:

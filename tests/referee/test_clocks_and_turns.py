@@ -279,3 +279,19 @@ def test_item6_killed_worker_is_replaced(fresh_server):
         health = health_pb2_grpc.HealthStub(ch).Check(health_pb2.HealthCheckRequest())
     assert health.status == health_pb2.HealthCheckResponse.SERVING
     client.close()
+
+
+def test_search_workers_end_with_a_server_killed_with_9(fresh_server):
+    """A worker left behind by kill -9 kept running (and kept the spawn's resource tracker) until killed by hand."""
+    server = fresh_server(GE_HINT_WORKERS="1").start()
+    client = Client(server.target, "pompeii")
+    game_id, tokens = client.create(2, seed=30)
+    seat = client.seat(game_id, raw_status(client, game_id).to_move, tokens[raw_status(client, game_id).to_move])
+    seat.hint(50)
+    (worker,) = worker_pids(server.proc.pid)
+    client.close()
+    server.kill9()
+    deadline = time.time() + 10
+    while Path(f"/proc/{worker}").exists() and time.time() < deadline:
+        time.sleep(0.1)
+    assert not Path(f"/proc/{worker}").exists(), "the search worker outlived the server"
