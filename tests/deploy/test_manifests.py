@@ -190,6 +190,7 @@ def test_tournament_job_runs_the_service_client_and_keeps_its_results():
     job = one(docs, "Job")
     spec = job["spec"]
     assert spec["completions"] == 1 and spec["backoffLimit"] == 0  # one runner: one tournament
+    assert 0 < spec["activeDeadlineSeconds"] <= 86400  # a stalled run frees its pod and volume
     (runner,) = spec["template"]["spec"]["containers"]
     assert runner["command"] == ["python", "-m", "clients.tournament"]
     args = dict(a.removeprefix("--").split("=", 1) for a in runner["args"])
@@ -197,7 +198,9 @@ def test_tournament_job_runs_the_service_client_and_keeps_its_results():
 
     parsed = tournament.parse_args([f"--{k}={v}" for k, v in args.items()])
     tournament.validate(parsed)  # a schedule the server will accept (games a multiple of the cycle)
-    assert "gameengine-api" in parsed.server and parsed.json.startswith("/results/")
+    assert "gameengine-api" in parsed.server and parsed.json.startswith("/results/$(POD_NAME)/")
+    pod_name = next(e for e in runner["env"] if e["name"] == "POD_NAME")  # each run its own results
+    assert pod_name["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.name"
     volumes = {v["name"]: v for v in spec["template"]["spec"]["volumes"]}
     claim = one(docs, "PersistentVolumeClaim")["metadata"]["name"]
     assert volumes["results"]["persistentVolumeClaim"]["claimName"] == claim
