@@ -12,7 +12,6 @@ from .legality import (
     aside_regions,
     fortress_regions,
     has_conquest_choice,
-    island_open,
     purchase_possible,
     redeploy_step,
 )
@@ -181,7 +180,7 @@ def redeploy(state: SmallWorldState, events: Events) -> str | None:
 def deploy_tokens(state: SmallWorldState, events: Events, held: list[int]) -> str | None:
     """Tokens in hand go on the force's regions; with one region there is nothing to choose."""
     force = state.force
-    if len(held) == 1 and not island_open(state, force):
+    if len(held) == 1:  # the Island is no target on his own turn (NEC-23)
         deploy(state, force, held[0], state.hand[force], events, state.current_seat)
         return "redeploy"
     return None

@@ -78,7 +78,8 @@ def holds(state: SmallWorldState, k: int, r: int) -> bool:
 
 
 def island_open(state: SmallWorldState, k: int) -> bool:
-    """NEC-15 / ED-33: the Ghosts may redeploy onto the Island."""
+    """NEC-15 / ED-33: at the end of another player's turn the Ghosts in hand may go onto the Island
+    (seed 004, 二.1 c 「可將」). On his own turn he redeploys as every player does (二.2 b, NEC-23)."""
     return k == GHOSTS and option(state, "necro_island_redeploy")
 
 
@@ -196,8 +197,8 @@ def deploy_moves(held: list[int], count: int, island: bool) -> list[Any]:
 def redeploy_moves(state: SmallWorldState, seat: int | None = None) -> list[Any]:
     k = state.force
     step, regs = redeploy_step(state)
-    if step == "deploy_tokens":
-        return deploy_moves(regs, state.hand[k], island_open(state, k))
+    if step == "deploy_tokens":  # his own turn: onto his regions only (NEC-23), as every player's
+        return deploy_moves(regs, state.hand[k], False)
     if step == "place_encampments":
         return [PlaceEncampment(r) for r in regs]
     if step == "place_fortress":
@@ -360,13 +361,15 @@ def check_deploy(state: SmallWorldState, seat: int, move: Any) -> None:
 
 
 def check_redeploy_tokens(state: SmallWorldState, region: int, count: int) -> None:
-    """SW-95: tokens from hand onto the force's regions (NEC-15: the Island)."""
+    """SW-95: tokens from hand onto the force's regions; on the Necromancer's own turn too (NEC-23: the
+    Island only when his Ghosts hold no region, and then nothing is redeployed)."""
     k = state.force
     if count < 1 or count > state.hand[k]:
         refuse("SW-95", f"hand holds {state.hand[k]} tokens")
     if region < 0:
-        if not (region == -1 and island_open(state, k) and regions_of(state, k)):
-            refuse("NEC-23", "Ghosts return to the Island only when they hold no region")
+        if k == GHOSTS:
+            refuse("NEC-23", "on his own turn the Ghosts in hand go onto his regions, the Island only if he holds none")
+        refuse("SW-95", f"region {region} is not a region of the redeploying race")
     elif not holds(state, k, region):
         refuse("SW-95", f"region {region} is not a region of the redeploying race")
 

@@ -76,7 +76,7 @@ SPEC = GameSpec(
     Option('necro_win_check', str, 'own_turn', ('immediate', 'own_turn'), 'ED-32',
            'ED-32 When the instant win is checked (NEC-28): step D of his own turn, as seed 004 says.'),
     Option('necro_island_redeploy', bool, True, (False, True), 'ED-33',
-           'ED-33 Island as an optional redeployment target (NEC-15): always, since seed 004 says he *may* redeploy (「可將」); false = only if he holds no region.'),
+           'ED-33 Island as an optional redeployment target at the end of another player\'s turn (NEC-15): always, since seed 004 says he *may* redeploy (「可將」); false = only if he holds no region. Never on his own turn (NEC-23).'),
     Option('necro_lake_conquerable', bool, False, (False, True), 'ED-34',
            'ED-34 Lake under the Island: Not conquerable.'),
     Option('necro_powers_active', bool, True, (False, True), 'ED-35',

@@ -333,24 +333,43 @@ def test_NEC_23_ghosts_redeploy_and_conquer():
     assert st.tokens[8] == 3 and st.island == 0
 
 
-def test_NEC_15_ghosts_may_stay_on_the_island():
-    # Seed 004, 二.1 c: 「死靈術士可將手中的鬼魂重新分配到他的鬼魂仍然佔領的領地上」 — he *may* redeploy them;
-    # those he does not place stay on the Island (ED-33 necro_island_redeploy, now true by default).
-    def redeploying(**opts):
+def test_NEC_15_after_another_players_turn_ghosts_may_stay_on_the_island():
+    # Seed 004, 二.1 c (the end of an ordinary player's turn): 「死靈術士可將手中的鬼魂重新分配到他的鬼魂仍然
+    # 佔領的領地上」 — he *may* redeploy them; those he does not place stay on the Island (ED-33
+    # necro_island_redeploy, true by default; false: onto his regions while he holds one).
+    def conquered(**opts):
         st = nec(4, **opts)
-        ghosts(st, {9: 1}, island=3)
-        st.coins[3] = 0
-        start_turn(st, 3)
-        play(st, 3, Conquer(8), EndConquest())
-        assert st.phase == "redeploy" and st.hand[G] == 2
-        return st
+        ghosts(st, {9: 2, 20: 1})
+        h = give(st, 0, "humans", hand=8, regions={3: 1})
+        conquest_turn(st, 0, h)
+        play(st, 0, Conquer(9), EndConquest())
+        island = st.island
+        while GAME.seats_to_act(st) == [0]:  # the humans redeploy, then the Necromancer places his Ghost
+            play(st, 0, next(m for m in GAME.legal_moves(st, 0) if isinstance(m, (Deploy, Pass))))
+        return st, island
 
-    st = redeploying()
-    assert Deploy(-1, 2) in GAME.legal_moves(st, 3)
-    play(st, 3, Deploy(-1, 2))
-    assert st.island == 2 and st.tokens[8] == 1
-    st = redeploying(necro_island_redeploy=False)  # the earlier reading: the Island only with no region
+    st, island = conquered()
+    assert st.kept[G] == 1 and GAME.seats_to_act(st) == [st.necromancer]
+    assert set(GAME.legal_moves(st, st.necromancer)) == {Deploy(20, 1), Deploy(-1, 1)}
+    play(st, st.necromancer, Deploy(-1, 1))
+    assert st.island == island + 1 and st.tokens[20] == 1
+    st, island = conquered(necro_island_redeploy=False)  # his one region takes it: nothing to choose
+    assert st.kept[G] == 0 and st.tokens[20] == 2 and st.island == island
+
+
+def test_NEC_23_on_his_own_turn_the_ghosts_in_hand_go_onto_his_regions():
+    # Seed 004, 二.2 b: his conquest is 「就如同其他一般玩家的征服規則」 — as every player's, so the Ghosts
+    # in hand are redeployed onto his regions (SW-95); the Island takes them only if he holds none.
+    st = nec(4)
+    ghosts(st, {9: 1}, island=3)
+    st.coins[3] = 0
+    start_turn(st, 3)
+    play(st, 3, Conquer(8), EndConquest())
+    assert st.phase == "redeploy" and st.hand[G] == 2
     assert not [m for m in GAME.legal_moves(st, 3) if isinstance(m, Deploy) and m.region == -1]
+    refused(st, 3, Deploy(-1, 2), "NEC-23")
+    play(st, 3, Deploy(9, 2))
+    assert st.island == 0 and st.tokens[8] + st.tokens[9] == 4
 
 
 def test_NEC_28_instant_victory_in_random_games():

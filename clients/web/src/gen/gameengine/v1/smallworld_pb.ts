@@ -789,8 +789,9 @@ export type SmallWorldOptions = Message<"gameengine.v1.SmallWorldOptions"> & {
   necroWinCheck?: string | undefined;
 
   /**
-   * ED-33 Island as an optional redeployment target (NEC-15): always, since seed 004 says he *may* redeploy
-   * (「可將」); false = only if he holds no region. Default true.
+   * ED-33 Island as an optional redeployment target at the end of another player's turn (NEC-15): always,
+   * since seed 004 says he *may* redeploy (「可將」); false = only if he holds no region. Never on his own
+   * turn (NEC-23). Default true.
    *
    * @generated from field: optional bool necro_island_redeploy = 34;
    */
