@@ -39,6 +39,7 @@ COLOUR: Final[tuple[str, ...]] = tuple(d["colour"] for d in _kinds)
 COST: Final[tuple[int, ...]] = tuple(d["cost"] for d in _kinds)
 POINTS: Final[tuple[int, ...]] = tuple(d.get("points", d["cost"]) for d in _kinds)  # CIT-72
 DECK_SIZE: Final[int] = len(_kinds)
+DISTRICT_NAMES: Final[int] = len(_DATA["districts"])  # the most districts a city can hold (CIT-40: no name twice)
 COLOURS: Final[tuple[str, ...]] = tuple(c["id"] for c in _DATA["colours"])
 # card id -> one bit per district name (28 names): a city's names as one int, "a new district?" one AND
 NAME_BIT: Final[tuple[int, ...]] = tuple(1 << sorted(set(DISTRICT)).index(name) for name in DISTRICT)

@@ -19,8 +19,8 @@ def names_in_play(state: CitadelsState) -> set:
 def completable(state: CitadelsState) -> bool:
     """Can any city still reach city_complete_size? Not when fewer district names
     remain in play (deck, hands, cities) than the size: destroyed_district_to=discard
-    can drain the game, and a size above 28 can never be met. RULES.md has no end for
-    that case; the engine then makes the current round the last one (reported reading)."""
+    can drain the game. RULES.md has no end for that case; the engine then makes the
+    current round the last one (docs/rules/citadels.md, CIT-69)."""
     size: int = state.options["city_complete_size"]
     deck = _names(state.deck)  # the deck's names first: they nearly always suffice
     if _count(deck) >= size:

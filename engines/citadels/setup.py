@@ -7,7 +7,7 @@ from engines.core import InvalidOptions
 from engines.draws import shuffle
 from engines.playout import advance
 
-from .cards import CONSTANTS, DECK_SIZE
+from .cards import CONSTANTS, DECK_SIZE, DISTRICT_NAMES
 from .flow import FLOW
 from .spec import SPEC
 from .state import SELECTION, CitadelsState
@@ -51,8 +51,9 @@ def normalize_options(seats: int, options) -> dict:
         if chosen[key] not in allowed:
             raise InvalidOptions(_FLAG_RULES[key], f"{key} must be one of {', '.join(allowed)}")
     size = chosen["city_complete_size"]
-    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-        raise InvalidOptions("CIT-8", "city_complete_size must be an integer >= 1")
+    if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= DISTRICT_NAMES:
+        raise InvalidOptions("CIT-8", f"city_complete_size must be an integer from 1 to {DISTRICT_NAMES} "
+                                      "(a city holds each district name once, CIT-40)")
     supply = _int_or_word(chosen["gold_supply"], "unlimited", "gold_supply")
     if supply != "unlimited" and supply < STARTING_GOLD * seats:
         raise InvalidOptions("CIT-5", f"gold_supply {supply} cannot pay the starting gold of {seats} players")

@@ -9,7 +9,7 @@ SPEC = GameSpec(
     private_moves=("PickCharacter", "DiscardCharacter", "KeepCards", "MagicRedraw", "Laboratory"),  # CIT-10/11: secret picks, kept and discarded cards
     data_files=("cards.json",),
     options=(
-    Option('city_complete_size', int, 8, 'an integer of at least 1', 'CIT-8',
+    Option('city_complete_size', int, 8, 'an integer from 1 to 28 (the district names)', 'CIT-8',
            'Districts that complete a city (8). CIT-8, CIT-55, CIT-69, CIT-74.'),
     Option('murdered_king_gets_crown', bool, False, (False, True), 'CIT-33',
            "A murdered King's holder takes the crown at round end (false). CIT-33, CIT-49."),

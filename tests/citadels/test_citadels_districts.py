@@ -18,7 +18,7 @@ from engines.citadels.moves import (
     WarlordDestroy,
     WarlordSkip,
 )
-from engines.core import IllegalMove
+from engines.core import IllegalMove, InvalidOptions
 
 from .citadels_helpers import clear_hand, deal_round, give, new, play
 
@@ -288,11 +288,10 @@ def test_CIT_5_finite_bank():
 def test_CIT_69_gap_uncompletable_game_ends():
     """Engine reading: when fewer district names remain in play than city_complete_size,
     no city can complete; the round in progress becomes the last one."""
-    s = new(4, seed=1, city_complete_size=29)  # only 28 district names exist
-    deal_round(s, {0: [4]})
-    ev = play(s, 0, TakeGold(), EndTurn())
-    assert GAME.is_over(s) and [e.kind for e in ev][-2:] == ["game_stalled", "game_over"]
-    assert all(p["completion_bonus"] == 0 for p in GAME.outcome(s).detail["scores"])
+    with pytest.raises(InvalidOptions) as e:  # only 28 district names exist: such a game could never end
+        new(4, seed=1, city_complete_size=29)
+    assert e.value.rule == "CIT-8"
+    new(4, seed=1, city_complete_size=28)
     s = new(4, seed=1, destroyed_district_to="discard")
     s.discard_pile = s.deck[:]
     s.deck = []
@@ -301,5 +300,6 @@ def test_CIT_69_gap_uncompletable_game_ends():
         del h[1:]
     deal_round(s, {0: [4]})
     assert not scoring.completable(s)
-    play(s, 0, TakeGold(), EndTurn())
-    assert GAME.is_over(s)
+    ev = play(s, 0, TakeGold(), EndTurn())
+    assert GAME.is_over(s) and [e.kind for e in ev][-2:] == ["game_stalled", "game_over"]
+    assert all(p["completion_bonus"] == 0 for p in GAME.outcome(s).detail["scores"])
