@@ -124,6 +124,12 @@ class Config:
                 ("GE_EVENT_LOOP", self.event_loop, self.event_loop in ("uvloop", "asyncio"), "uvloop or asyncio")):
             if not ok:
                 raise ConfigError(f"{name}={str(value)[:40]!r}: must be {what}")
+        for f in fields(self):  # a negative count, rate or time means nothing (0 turns a limit off)
+            value = getattr(self, f.name)
+            if isinstance(value, (int, float)) and value < 0:
+                raise ConfigError(f"{f.metadata['env']}={str(value)[:40]!r}: must be 0 or more")
+        if self.max_message_bytes < 1024:  # -1 would be gRPC's "unlimited"
+            raise ConfigError(f"GE_MAX_MESSAGE_BYTES={self.max_message_bytes!r}: must be at least 1024")
 
 
 class ConfigError(SystemExit):

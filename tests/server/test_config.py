@@ -34,7 +34,8 @@ def test_item6_every_setting_names_one_GE_variable_and_parses_its_own_type():
     ("GE_PORT", "fifty"), ("GE_PORT", "70000"), ("GE_FSYNC", "sometimes"),
     ("GE_FSYNC_INTERVAL_MS", "0"), ("GE_SNAPSHOT_INTERVAL_S", "0"), ("GE_REFEREE_TICK_S", "0"),
     ("GE_HINT_WORKERS", "0"), ("GE_LOG_LEVEL", "verbose"), ("GE_EVENT_LOOP", "trio"),
-    ("GE_SNAPSHOT_INTERVAL_S", "soon"),
+    ("GE_SNAPSHOT_INTERVAL_S", "soon"), ("GE_MAX_MESSAGE_BYTES", "-1"), ("GE_MAX_MESSAGE_BYTES", "10"),
+    ("GE_RATE_LIMIT_PER_S", "-5"), ("GE_LIVE_GAMES", "-1"),
 ])
 def test_a_value_the_server_cannot_run_with_is_one_line_naming_the_variable(name, value):
     with pytest.raises(ConfigError) as e:
