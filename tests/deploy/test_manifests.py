@@ -312,3 +312,17 @@ def test_item3_tls_overlay_mounts_the_secret_where_the_settings_point():
     names = certs[volume["secret"]["secretName"]]["spec"]["dnsNames"]
     domain = renv["GE_REPLICAS_DOMAIN"]["value"].replace("$(POD_NAMESPACE)", sts["metadata"]["namespace"])
     assert domain in names and f"*.{domain}" in names
+
+
+@pytest.mark.parametrize("kustomization", ["base", "overlays/dev", "overlays/prod", "overlays/tls"])
+def test_replicas_behind_the_router_have_no_per_address_ceiling(kustomization):
+    """Every caller reaches a replica from the router's address: a per-address ceiling there would be one
+    ceiling for all players; and every setting in the ConfigMap is one the server reads."""
+    from dataclasses import fields
+
+    from server.config import Config
+    config = next(d for d in build(kustomization) if d["kind"] == "ConfigMap"
+                  and d["metadata"]["name"].startswith("gameengine-config"))["data"]
+    assert config["GE_LIVE_GAMES_PER_ADDRESS"] == config["GE_STREAMS_PER_ADDRESS"] == "0"
+    assert set(config) <= {f.metadata["env"] for f in fields(Config)} | {"GE_PURE_PYTHON"}
+    Config.from_env(config)  # values the server starts with
