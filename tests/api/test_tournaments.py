@@ -11,6 +11,7 @@ import threading
 import time
 from collections import Counter
 from itertools import combinations
+from typing import Any
 
 import pytest
 
@@ -143,6 +144,20 @@ def bot_threads(target: str, tournament_id: str, tokens: list[str], policy: str 
     return threads
 
 
+def played(target: str, entrants: int, *create: Any, **settings: Any) -> tuple[Any, list]:
+    """A tournament of `entrants` bot threads on a fixed list, created, started and followed to its end:
+    (the tournament as it ended, its events)."""
+    tc = TournamentClient(target)
+    players = [PlayerClient.register(target, f"e{i}") for i in range(entrants)]
+    t, creator = tc.create(*create, player_ids=[p.player_id for p in players], **settings)
+    threads = bot_threads(target, t.tournament_id, [p.token for p in players])
+    tc.start(t.tournament_id, creator)
+    events = follow(tc, t.tournament_id, timeout=300)
+    for th in threads:
+        th.join(timeout=30)
+    return tc.get(t.tournament_id), events
+
+
 def test_swiss_of_eight_entrants_pairs_without_rematches_and_counts_every_game(fresh_server):
     server = fresh_server().start()
     tc = TournamentClient(server.target)
@@ -185,16 +200,7 @@ def test_a_round_robin_is_played_round_by_round(fresh_server):
     """Entrants freed early by one game wait for their round: no game of a later round (here the second
     cycle's rematches) is scheduled before every game of the rounds before it."""
     server = fresh_server().start()
-    tc = TournamentClient(server.target)
-    players = [PlayerClient.register(server.target, f"rr{i}") for i in range(4)]
-    t, creator = tc.create("kuhn", 2, "round_robin", games=12, time_bank_ms=20_000, seed=4,
-                           player_ids=[p.player_id for p in players])
-    threads = bot_threads(server.target, t.tournament_id, [p.token for p in players])
-    tc.start(t.tournament_id, creator)
-    events = follow(tc, t.tournament_id, timeout=300)
-    for th in threads:
-        th.join(timeout=30)
-    t = tc.get(t.tournament_id)
+    t, events = played(server.target, 4, "kuhn", 2, "round_robin", games=12, time_bank_ms=20_000, seed=4)
     assert t.state == 3 and t.games_finished == 12
     rounds = [t.schedule[e.body.game.index].round for e in events if e.kind == "game_scheduled"]
     assert len(rounds) == 12 and rounds == sorted(rounds), rounds
@@ -203,16 +209,7 @@ def test_a_round_robin_is_played_round_by_round(fresh_server):
 
 def test_swiss_with_an_odd_field_rotates_the_bye(fresh_server):
     server = fresh_server().start()
-    tc = TournamentClient(server.target)
-    players = [PlayerClient.register(server.target, f"odd{i}") for i in range(5)]
-    t, creator = tc.create("pompeii", 2, "swiss", rounds=3, time_bank_ms=20_000, seed=9,
-                           player_ids=[p.player_id for p in players])
-    threads = bot_threads(server.target, t.tournament_id, [p.token for p in players])
-    tc.start(t.tournament_id, creator)
-    events = follow(tc, t.tournament_id, timeout=300)
-    for th in threads:
-        th.join(timeout=30)
-    t = tc.get(t.tournament_id)
+    t, events = played(server.target, 5, "pompeii", 2, "swiss", rounds=3, time_bank_ms=20_000, seed=9)
     byes = [list(e.body.byes) for e in events if e.kind == "round_finished"]
     assert len(byes) == 3 and all(len(b) == 1 for b in byes)
     assert len({b[0] for b in byes}) == 3  # a different entrant sits out each round
