@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import TypeVar
 
+from .journal import FSYNC_POLICIES
+
 T = TypeVar("T", int, float, str)
 _PARSE = {"int": int, "float": float, "str": str}
 
@@ -114,10 +116,9 @@ class Config:
                 ("GE_PORT", self.port, 0 < self.port < 65536, "a port 1..65535"),
                 ("GE_METRICS_PORT", self.metrics_port, 0 <= self.metrics_port < 65536, "a port, or 0 (off)"),
                 ("GE_WEB_PORT", self.web_port, 0 <= self.web_port < 65536, "a port, or 0 (off)"),
-                ("GE_FSYNC", self.fsync, self.fsync in ("always", "interval", "never"), "always, interval or never"),
+                ("GE_FSYNC", self.fsync, self.fsync in FSYNC_POLICIES, ", ".join(FSYNC_POLICIES)),
                 ("GE_FSYNC_INTERVAL_MS", self.fsync_interval_ms, self.fsync_interval_ms > 0, "above 0"),
                 ("GE_SNAPSHOT_INTERVAL_S", self.snapshot_interval_s, self.snapshot_interval_s > 0, "above 0"),
-                ("GE_SNAPSHOT_PACE_MS", self.snapshot_pace_ms, self.snapshot_pace_ms >= 0, "0 or more"),
                 ("GE_REFEREE_TICK_S", self.referee_tick_s, self.referee_tick_s > 0, "above 0"),
                 ("GE_HINT_WORKERS", self.hint_workers, self.hint_workers >= 1, "at least 1"),
                 ("GE_LOG_LEVEL", self.log_level, self.log_level.lower() in LOG_LEVELS, ", ".join(LOG_LEVELS)),

@@ -40,6 +40,20 @@ class Illegal(ServiceError):
     code_name = "FAILED_PRECONDITION"
 
 
+class Unimplemented(ServiceError):
+    code_name = "UNIMPLEMENTED"
+
+
+def undecodable(why: str) -> InvalidArgument:
+    """Request bytes that are no valid message, in the words of both ports (servicer, web edge)."""
+    return InvalidArgument(f"the request is not a valid protobuf message: {why}")
+
+
+def forfeited(seat: int) -> PermissionDenied:
+    """A forfeited seat's caller: its moves and hints are the referee's now."""
+    return PermissionDenied(f"seat {seat} has forfeited; the referee plays it")
+
+
 def game_over() -> Illegal:
     """GAME-OVER: the refusal of anything that needs the game still running."""
     return Illegal("the game is over", rule="GAME-OVER")

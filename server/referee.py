@@ -25,7 +25,7 @@ from gameengine import codecs
 
 from . import clock, lifetime, metrics, quotas
 from .config import Config
-from .errors import Exhausted, Illegal, PermissionDenied, Unavailable, game_over
+from .errors import Exhausted, Illegal, PermissionDenied, Unavailable, forfeited, game_over
 from .fairshare import FairShare
 from .records import Adjudication, ClockSet, GameAdjudicated, RefereeActed, SeatForfeited
 from .store import GameRecord
@@ -336,7 +336,7 @@ class Referee:
         if self.core.is_over(rec):
             raise game_over()
         if seat in rec.referee_state.forfeited:
-            raise PermissionDenied(f"seat {seat} has forfeited; the referee plays it")
+            raise forfeited(seat)
         if not self.core.legal_moves(rec, seat):
             raise Illegal(f"seat {seat} has no decision to make now", rule="HINT")
         budget = min(budget_ms or 200, self.cfg.hint_max_ms)

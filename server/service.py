@@ -14,7 +14,16 @@ from engines import registry
 from engines.core import Event, IllegalMove, InvalidOptions, Move, rank_by
 
 from . import auth, clock, limits, lobby
-from .errors import AlreadyExists, Illegal, InvalidArgument, NotFound, PermissionDenied, Unavailable, game_over
+from .errors import (
+    AlreadyExists,
+    Illegal,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    Unavailable,
+    forfeited,
+    game_over,
+)
 from .participation import Seating, seating_of
 from .records import GameRecord, MoveMade, Write
 from .store import Store
@@ -231,7 +240,7 @@ class GameCore:
             if closed is not None:
                 raise closed
             if seat in rec.referee_state.forfeited and not by_referee:
-                raise PermissionDenied(f"seat {seat} has forfeited; the referee plays it")
+                raise forfeited(seat)
             first = len(rec.events)
             try:
                 self.store.commit(rec, [*announce, MoveMade(seat, move, scoped, by_referee)],

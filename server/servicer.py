@@ -26,7 +26,7 @@ from gameengine.v1 import common_pb2, common_pb2_grpc
 
 from . import access, clock, drain, fanout, limits, lobby, metrics, observe, quotas, wire
 from .edge import Shown, guarded, note, rpc, rpc_stream
-from .errors import InvalidArgument, game_over
+from .errors import InvalidArgument, game_over, undecodable
 from .moveprotos import move_fields, move_from_wire, move_proto
 from .service import GameCore
 
@@ -278,7 +278,7 @@ class Undecodable:
 
     async def refuse(self, method: str, context: Any) -> None:
         async def body() -> None:
-            raise InvalidArgument(f"the request is not a valid protobuf message: {self.error}")
+            raise undecodable(self.error)
         await guarded(method, context, body)
 
 

@@ -52,7 +52,7 @@ from gameengine import codecs
 from gameengine.v1 import common_pb2, lobby_pb2, player_pb2, tournament_pb2
 
 from . import fanout, limits, transport, webguard
-from .errors import InvalidArgument, ServiceError
+from .errors import InvalidArgument, ServiceError, Unimplemented, undecodable
 from .grpcweb_text import grpc_web_text
 
 log = structlog.get_logger("gameengine.web")
@@ -152,8 +152,7 @@ def decode_proto(data: bytes, cls: Any) -> Message:
     try:
         message: Message = cls.FromString(data)
     except Exception as e:  # noqa: BLE001 - DecodeError and friends, as the gRPC port catches them
-        raise edge_refusal(InvalidArgument(
-            f"the request is not a valid protobuf message: {str(e) or type(e).__name__}")) from None
+        raise edge_refusal(undecodable(str(e) or type(e).__name__)) from None
     return message
 
 
@@ -223,10 +222,6 @@ def _address(client_address: str | None) -> tuple[str, int] | None:
 
 # `/<package.Service>/<Method>`: the shape of every RPC path (the page's files and /api/ have no such one)
 RPC_PATH = re.compile(r"/[^/]+\.[^/]+/[^/]+")
-
-
-class Unimplemented(ServiceError):
-    code_name = "UNIMPLEMENTED"
 
 
 async def unimplemented(scope: Scope, receive: Receive, send: Send) -> None:
@@ -361,13 +356,13 @@ PAGE_MAX = 200
 
 
 def _page(scope: Scope) -> tuple[int, int]:
-    """`?offset=N&limit=M` of /api/games (limit at most PAGE_MAX); bad values fall back to the first page."""
+    """`?offset=N&limit=M` of /api/games (gateway.live_games bounds the limit); bad values fall back to the
+    first page."""
     from urllib.parse import parse_qs
     q = parse_qs(scope.get("query_string", b"").decode("latin-1")[:200])
     try:
         offset = max(0, int(q.get("offset", ["0"])[0]))
         limit = int(q.get("limit", [str(PAGE_MAX)])[0])
-        limit = min(PAGE_MAX, limit) if limit >= 1 else PAGE_MAX  # 0 or less: as if not given
     except ValueError:
         return 0, PAGE_MAX
     return offset, limit
