@@ -4,6 +4,7 @@
 """
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -84,6 +85,8 @@ class Config:
     web_header_timeout_s: float = setting("GE_WEB_HEADER_TIMEOUT_S", 10.0)  # to send a request's head
     web_max_connections: int = setting("GE_WEB_MAX_CONNECTIONS", 1000)
     web_connections_per_client: int = setting("GE_WEB_CONNECTIONS_PER_CLIENT", 32)
+    # comma list of networks (CIDR) whose X-Forwarded-For names the caller (quotas.forwarded_origin); empty = none
+    trusted_proxies: str = setting("GE_TRUSTED_PROXIES", "")
     create_tokens: str = setting("GE_CREATE_TOKENS", "")  # comma list; set = creating needs one (server/access.py)
     create_tokens_file: str = setting("GE_CREATE_TOKENS_FILE", "")  # one per line
     tls_cert: str = setting("GE_TLS_CERT", "")  # PEM; with tls_key, both ports serve TLS only
@@ -131,6 +134,16 @@ class Config:
                 raise ConfigError(f"{f.metadata['env']}={str(value)[:40]!r}: must be 0 or more")
         if self.max_message_bytes < 1024:  # -1 would be gRPC's "unlimited"
             raise ConfigError(f"GE_MAX_MESSAGE_BYTES={self.max_message_bytes!r}: must be at least 1024")
+        self.trusted_networks()
+
+    def trusted_networks(self) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+        """GE_TRUSTED_PROXIES' networks ("10.0.0.0/8,fc00::/7"; a bare address is its own /32 or /128)."""
+        try:
+            return tuple(ipaddress.ip_network(part.strip(), strict=False)
+                         for part in self.trusted_proxies.split(",") if part.strip())
+        except ValueError:
+            raise ConfigError(f"GE_TRUSTED_PROXIES={self.trusted_proxies[:40]!r}: must be networks such as "
+                              "10.0.0.0/8,fc00::/7, separated by commas") from None
 
 
 class ConfigError(SystemExit):

@@ -91,11 +91,12 @@ class Shown:
 def caller_of(context: Any) -> str:
     """The caller's quota identity, also kept for the rest of the call (quotas.caller())."""
     seen = observe.seen(context)  # the peer and metadata as the call's observation read them
-    peer, token = seen if seen is not None else (transport.peer_of(context)[0],
-                                                 quotas.player_token_of(context.invocation_metadata()))
-    client = quotas.client_identity(peer, token)
+    peer, token, forwarded = seen if seen is not None else (
+        transport.peer_of(context)[0], quotas.player_token_of(context.invocation_metadata()),
+        quotas.forwarded_of(context.invocation_metadata()))
+    client = quotas.client_identity(peer, token, forwarded)
     quotas.CALLER.set(client)
-    quotas.ADDRESS.set(client if client.startswith("ip:") else "ip:" + quotas.peer_address(peer))
+    quotas.ADDRESS.set(client if client.startswith("ip:") else "ip:" + quotas.peer_address(peer, forwarded))
     return client
 
 

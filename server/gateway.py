@@ -36,7 +36,7 @@ from typing import Any
 import grpc
 import structlog
 
-from . import lifetime, logs, transport, web
+from . import lifetime, logs, quotas, transport, web
 from .config import Config
 from .participation import seating_of
 
@@ -259,6 +259,7 @@ def main() -> None:
     os.nice(EDGE_NICENESS)
     cfg = Config.from_env()
     logs.configure(cfg.log_level)
+    quotas.trust_proxies(cfg.trusted_networks())  # the web caps and oversize refusals' caller
     run = asyncio.run
     if cfg.event_loop == "uvloop":
         import uvloop

@@ -59,7 +59,7 @@ def grpc_web_text(app: ASGIApp, max_request_bytes: int) -> ASGIApp:
             more = message.get("more_body", False)
             if len(text) > max_text:
                 err = webguard.oversize(max_request_bytes)
-                await webguard.pace_oversize(scope.get("client"), err)
+                await webguard.pace_oversize(scope.get("client"), webguard.forwarded_in(scope), err)
                 await _refuse(send, content_type, err)
                 return
         try:

@@ -78,6 +78,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     metrics.RESTORE_SECONDS.set(time.perf_counter() - t0)
     log.info("recovered", data_dir=cfg.data_dir, restore_s=round(time.perf_counter() - t0, 3), **counts)
     quotas.QUOTAS = quotas.Quotas(quotas.Settings.of(cfg))
+    quotas.trust_proxies(cfg.trusted_networks())
     core = GameCore(store)
     for rec in store.games.values():
         if not core.is_over(rec):

@@ -88,13 +88,14 @@ class Call:
 
 # (context, peer, x-player-token) of the call running, as `_begin` read them, so the quota check
 # (edge.caller_of) need not read the peer and the metadata again; keyed by the call's context.
-_SEEN: contextvars.ContextVar[tuple[Any, str, str] | None] = contextvars.ContextVar("seen", default=None)
+_SEEN: contextvars.ContextVar[tuple[Any, str, str, str | None] | None] = contextvars.ContextVar("seen", default=None)
 
 
-def seen(context: Any) -> tuple[str, str] | None:
-    """(peer, player token) of this call as its observation read them; None for a call not observed."""
+def seen(context: Any) -> tuple[str, str, str | None] | None:
+    """(peer, player token, X-Forwarded-For) of this call as its observation read them; None for a call
+    not observed."""
     found = _SEEN.get()
-    return (found[1], found[2]) if found is not None and found[0] is context else None
+    return (found[1], found[2], found[3]) if found is not None and found[0] is context else None
 
 
 def bind_log_fields(rid: str, peer: str, forwarded_for: str | None = None) -> None:
@@ -163,13 +164,13 @@ def _begin(kind: str, service: str, method: str, context: Any) -> Call:
         if key == "x-request-id" and isinstance(value, str):
             supplied = value
         elif key == "x-forwarded-for" and isinstance(value, str):
-            forwarded = value
+            forwarded = value if forwarded is None else f"{forwarded},{value}"  # several headers are one list
         elif key == quotas.PLAYER_TOKEN_HEADER and token is None:  # the first, as quotas.player_token_of
             token = value if isinstance(value, str) else ""
     peer, via = transport.peer_of(context)  # "web": forwarded by the web edge
     call = Call(kind, service, method, via)
     bind_log_fields(request_id(supplied), peer, forwarded)
-    _SEEN.set((context, peer, token or ""))
+    _SEEN.set((context, peer, token or "", forwarded))
     return call
 
 

@@ -1,7 +1,8 @@
 """Per-client and total quotas: what one caller may take of the server, so nobody else notices.
 
-A *client* is `client_identity(peer, player_token)`: a verified player token where one is
-given, else the peer's IP address (IPv6 by /64, since one host holds a whole /64). Every
+A *client* is `client_identity(peer, player_token, forwarded)`: a verified player token where one
+is given, else the caller's IP address (IPv6 by /64, since one host holds a whole /64): the peer's,
+or behind proxies the operator trusts (GE_TRUSTED_PROXIES) the address they forwarded. Every
 refusal is `Exhausted` (RESOURCE_EXHAUSTED) with a retry delay (RetryInfo) and a sentence
 naming the quota and its setting; the knobs are GE_* settings (config.py, README "Limits").
 
@@ -55,33 +56,82 @@ PLAYER_TOKEN_HEADER = "x-player-token"
 verify_player_token: Callable[[str], str | None] | None = None
 
 
-def client_identity(peer: str, player_token: str = "") -> str:
-    """The key quotas are counted under: a verified player, else the peer's address."""
+def client_identity(peer: str, player_token: str = "", forwarded: str | None = None) -> str:
+    """The key quotas are counted under: a verified player, else the caller's address."""
     if player_token and verify_player_token is not None:
         player = verify_player_token(player_token)
         if player is not None:
             return "player:" + player
-    return "ip:" + peer_address(peer)
+    return "ip:" + peer_address(peer, forwarded)
+
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+# Proxies whose X-Forwarded-For is believed (GE_TRUSTED_PROXIES; config.trusted_networks): behind them,
+# a router's or load balancer's own address would make every caller one client.
+TRUSTED_PROXIES: tuple[Network, ...] = ()
+MAX_HOPS = 16  # X-Forwarded-For entries read, from the right: a longer list is caller text
+
+
+def trust_proxies(networks: tuple[Network, ...]) -> None:
+    global TRUSTED_PROXIES
+    TRUSTED_PROXIES = networks
+    peer_address.cache_clear()
+
+
+def trusted_proxy(ip: Address | None) -> bool:
+    return ip is not None and any(ip in net for net in TRUSTED_PROXIES)
 
 
 @functools.lru_cache(maxsize=4096)
-def peer_address(peer: str) -> str:
-    """The IP of a gRPC peer string (`ipv4:1.2.3.4:5`, `ipv6:[::1]:5`) or a web peer (`web:1.2.3.4:5`),
-    without the port; an IPv6 address by its /64."""
+def peer_address(peer: str, forwarded: str | None = None) -> str:
+    """The caller's IP, without the port, an IPv6 address by its /64: a gRPC peer string's
+    (`ipv4:1.2.3.4:5`, `ipv6:[::1]:5`) or a web peer's (`web:1.2.3.4:5`), or behind trusted proxies
+    the address they forwarded (`forwarded`: the call's X-Forwarded-For)."""
     kind, _, rest = peer.partition(":")
     if kind not in ("ipv4", "ipv6", "web"):
         return kind or "unknown"  # unix sockets and the like: one client
     host = rest.rsplit(":", 1)[0] if rest.count(":") == 1 or rest.startswith("[") else rest
-    host = host.strip("[]")
-    try:
-        ip = ipaddress.ip_address(host)
-    except ValueError:
-        return host[:64] or "unknown"
+    ip = ip_of(host)
+    if ip is None:
+        return host.strip("[]")[:64] or "unknown"
+    if forwarded and trusted_proxy(ip):
+        ip = forwarded_origin(ip, forwarded)
     if ip.version == 6:
-        if ip.ipv4_mapped is not None:
-            return str(ip.ipv4_mapped)
         return str(ipaddress.ip_network(f"{ip}/64", strict=False))
     return str(ip)
+
+
+def ip_of(text: str) -> Address | None:
+    """An address as peers and X-Forwarded-For write it (`1.2.3.4`, `1.2.3.4:5`, `::1`, `[::1]:5`), an
+    IPv4-mapped IPv6 one as IPv4; None for anything else."""
+    text = text.strip()
+    if text.startswith("["):
+        text = text[1:].partition("]")[0]
+    elif text.count(":") == 1:
+        text = text.partition(":")[0]
+    try:
+        ip = ipaddress.ip_address(text)
+    except ValueError:
+        return None
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return mapped if mapped is not None else ip
+
+
+def forwarded_origin(proxy: Address, forwarded: str) -> Address:
+    """The caller behind a trusted proxy: X-Forwarded-For read from the right, where each proxy
+    appended the address it was called from, past every trusted one. The first address not trusted is
+    the caller; an entry that is no address ends the walk at the last trusted hop, since anyone could
+    have written it (as nginx's realip_recursive)."""
+    ip = proxy
+    for hop in reversed(forwarded.split(",")[-MAX_HOPS:]):
+        if not trusted_proxy(ip):
+            break
+        found = ip_of(hop)
+        if found is None:
+            break
+        ip = found
+    return ip
 
 
 def _stream_refusal(message: str) -> Exhausted:
@@ -435,6 +485,12 @@ def player_token_of(metadata: Iterable[tuple[str, str | bytes]] | None) -> str:
         if key == PLAYER_TOKEN_HEADER:
             return value if isinstance(value, str) else ""  # a -bin header is no token
     return ""
+
+
+def forwarded_of(metadata: Iterable[tuple[str, str | bytes]] | None) -> str | None:
+    """The call's X-Forwarded-For, several headers joined in their order as one list; None without one."""
+    values = [v for k, v in metadata or () if k == "x-forwarded-for" and isinstance(v, str)]
+    return ",".join(values) if values else None
 
 
 def token_digest(token: str) -> str:

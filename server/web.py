@@ -51,7 +51,7 @@ from engines import registry
 from gameengine import codecs
 from gameengine.v1 import common_pb2, lobby_pb2, player_pb2, tournament_pb2
 
-from . import fanout, limits, transport, webguard
+from . import fanout, limits, quotas, transport, webguard
 from .errors import InvalidArgument, ServiceError, Unimplemented, undecodable
 from .grpcweb_text import grpc_web_text
 
@@ -208,7 +208,8 @@ class EdgeRefusals:
             raise edge_refusal(InvalidArgument(error.message)) from None
         if error.code == Code.RESOURCE_EXHAUSTED:  # connectrpc's "message is larger than configured max"
             err = webguard.oversize(self.max_bytes)
-            await webguard.pace_oversize(_address(ctx.client_address), err)
+            await webguard.pace_oversize(_address(ctx.client_address),
+                                         quotas.forwarded_of(ctx.request_headers.allitems()), err)
             raise edge_refusal(err) from None
 
 

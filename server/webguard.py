@@ -66,9 +66,10 @@ def oversize(max_bytes: int, size: int | None = None) -> Exhausted:
     return Exhausted(f"the request body {said}; the maximum is {max_bytes} (GE_MAX_MESSAGE_BYTES)")
 
 
-async def pace_oversize(client_address: Any, err: Exhausted) -> None:
-    """Hold an oversize refusal like other refusals the caller could repeat at once (README "Limits")."""
-    client = quotas.client_identity("web:" + _host_port(client_address))
+async def pace_oversize(client_address: Any, forwarded: str | None, err: Exhausted) -> None:
+    """Hold an oversize refusal like other refusals the caller could repeat at once (README "Limits");
+    `forwarded`: the request's X-Forwarded-For (quotas.peer_address)."""
+    client = quotas.client_identity("web:" + _host_port(client_address), forwarded=forwarded)
     q = quotas.QUOTAS
     await q.pace(client, q.pace_s(client, Exhausted(err.message, retry_after_ms=1000)))
     metrics.LIMIT_REFUSALS.labels("message_size").inc()
@@ -146,10 +147,16 @@ def with_body_limit(app: ASGIApp, max_bytes: int) -> ASGIApp:
             await app(scope, receive, send)
             return
         err = oversize(max_bytes, size)
-        await pace_oversize(scope.get("client"), err)
+        await pace_oversize(scope.get("client"), forwarded_in(scope), err)
         await send_refusal(send, content_type_of(scope), edge_status(err), RESOURCE_EXHAUSTED_HTTP, close=True)
 
     return limited_app
+
+
+def forwarded_in(scope: Scope) -> str | None:
+    """An ASGI request's X-Forwarded-For, several headers joined in their order as one list."""
+    return quotas.forwarded_of([(k.decode("latin-1"), v.decode("latin-1"))
+                                for k, v in scope.get("headers", ()) if k == b"x-forwarded-for"])
 
 
 def _content_length(scope: Scope) -> int | None:
@@ -171,8 +178,10 @@ class Caps:
         self.by_client: dict[str, int] = {}
 
     def admit(self, key: str) -> bool:
+        """`key` the client's address; "" a trusted proxy's (GE_TRUSTED_PROXIES), held to the total only."""
         n = self.by_client.get(key, 0)
-        if (self.max_connections and self.total >= self.max_connections) or (self.per_client and n >= self.per_client):
+        if (self.max_connections and self.total >= self.max_connections) or (
+                key and self.per_client and n >= self.per_client):
             return False
         self.by_client[key] = n + 1
         self.total += 1
@@ -228,7 +237,8 @@ class Acceptor:
                 self.loop.remove_reader(self.sock.fileno())
                 self.loop.call_later(0.1, self._resume)
                 return
-            key = quotas.peer_address("web:" + _host_port(addr))
+            # a trusted proxy carries many callers: only the total holds it (their calls have their own quotas)
+            key = "" if quotas.trusted_proxy(quotas.ip_of(addr[0])) else quotas.peer_address("web:" + _host_port(addr))
             if not self.caps.admit(key):
                 self._hold(conn)
                 continue

@@ -315,14 +315,22 @@ def test_item3_tls_overlay_mounts_the_secret_where_the_settings_point():
 
 
 @pytest.mark.parametrize("kustomization", ["base", "overlays/dev", "overlays/prod", "overlays/tls"])
-def test_replicas_behind_the_router_have_no_per_address_ceiling(kustomization):
-    """Every caller reaches a replica from the router's address: a per-address ceiling there would be one
-    ceiling for all players; and every setting in the ConfigMap is one the server reads."""
+def test_replicas_take_the_caller_from_the_routers_forwarded_for(kustomization):
+    """Every caller reaches a replica from a router's address: without trusting the router's
+    X-Forwarded-For, every quota would be one quota for all callers; and every setting in the ConfigMap
+    is one the server reads."""
     from dataclasses import fields
 
+    from server import quotas
     from server.config import Config
     config = next(d for d in build(kustomization) if d["kind"] == "ConfigMap"
                   and d["metadata"]["name"].startswith("gameengine-config"))["data"]
-    assert config["GE_LIVE_GAMES_PER_ADDRESS"] == config["GE_STREAMS_PER_ADDRESS"] == "0"
+    assert "GE_LIVE_GAMES_PER_ADDRESS" not in config and "GE_STREAMS_PER_ADDRESS" not in config
+    quotas.trust_proxies(Config.from_env(config).trusted_networks())
+    try:  # a router's pod address, with the header as the router's $proxy_add_x_forwarded_for makes it
+        assert quotas.peer_address("ipv4:10.42.3.7:5000", "203.0.113.9, 10.42.0.12") == "203.0.113.9"
+        assert quotas.peer_address("ipv4:10.42.3.7:5000", "10.1.1.1, 203.0.113.9, 10.42.0.12") == "203.0.113.9"
+    finally:
+        quotas.trust_proxies(())
     assert set(config) <= {f.metadata["env"] for f in fields(Config)} | {"GE_PURE_PYTHON"}
     Config.from_env(config)  # values the server starts with
