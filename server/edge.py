@@ -91,9 +91,10 @@ class Shown:
 def caller_of(context: Any) -> str:
     """The caller's quota identity, also kept for the rest of the call (quotas.caller())."""
     seen = observe.seen(context)  # the peer and metadata as the call's observation read them
-    peer, token, forwarded = seen if seen is not None else (
-        transport.peer_of(context)[0], quotas.player_token_of(context.invocation_metadata()),
-        quotas.forwarded_of(context.invocation_metadata()))
+    if seen is None:
+        metadata = context.invocation_metadata()
+        seen = transport.peer_of(context)[0], quotas.player_token_of(metadata), quotas.forwarded_of(metadata)
+    peer, token, forwarded = seen
     client = quotas.client_identity(peer, token, forwarded)
     quotas.CALLER.set(client)
     quotas.ADDRESS.set(client if client.startswith("ip:") else "ip:" + quotas.peer_address(peer, forwarded))
