@@ -38,7 +38,8 @@ log = structlog.get_logger("gameengine.lobby")
 RULES = {
     "LOBBY-0": "ids and tokens are at most 128 bytes, invite codes at most 64, names at most 32; a game type is "
                "one this server has",
-    "LOBBY-1": "a game with an open seat is waiting: no move is accepted until every seat is taken",
+    "LOBBY-1": "a game with an open seat is waiting: no move is accepted, and every seat sees what a spectator "
+               "sees, until every seat is taken",
     "LOBBY-2": "open and reserved seats are distinct seat numbers of the game, and need the creator's player token",
     "LOBBY-3": "that seat is taken",
     "LOBBY-4": "the game has no open seat",
@@ -48,6 +49,8 @@ RULES = {
     "LOBBY-8": "a player may hold at most GE_LOBBY_MAX_OPEN_JOINS seats in other players' waiting games",
     "LOBBY-9": "a waiting game expires GE_LOBBY_WAITING_TTL_S after its creation if a seat is still open",
     "LOBBY-10": "the player holds no such seat in this game",
+    "LOBBY-11": "a game with open or reserved seats is dealt from a seed the server draws: whoever chose the seed "
+                "would know every hand",
 }
 __doc__ += "\n".join(f"\n    {rule}: {text}" for rule, text in RULES.items())
 
@@ -96,8 +99,10 @@ def _count(store: Store, pred: Callable[[Seating], bool]) -> int:
 
 # ---- creation ---------------------------------------------------------------
 def plan(core: GameCore, cfg: Config, seats: int, open_seats: Iterable[int],
-         reservations: Iterable[common_pb2.SeatReservation], private: bool, player_token: str) -> tuple[Seating, str]:
-    """The Seating of a game about to be created, and its invite code ("" for a public game)."""
+         reservations: Iterable[common_pb2.SeatReservation], private: bool, player_token: str,
+         seeded: bool = False) -> tuple[Seating, str]:
+    """The Seating of a game about to be created (`seeded`: with a seed its creator chose), and its
+    invite code ("" for a public game)."""
     store = core.store
     creator = player_of(store.players, player_token)
     reserved = [(r.seat, bounded(r.player_id, MAX_ID, "reserved_seats.player_id")) for r in reservations]
@@ -107,6 +112,8 @@ def plan(core: GameCore, cfg: Config, seats: int, open_seats: Iterable[int],
         raise InvalidArgument(f"open and reserved seats must be distinct seats of 0..{seats - 1}", rule="LOBBY-2")
     if private and not open_seats:
         raise InvalidArgument("a private game needs an open seat for its invite code to open", rule="LOBBY-2")
+    if seeded and chosen:
+        raise InvalidArgument(RULES["LOBBY-11"], rule="LOBBY-11")
     for _, pid in reserved:
         if pid not in store.players.by_id:
             raise InvalidArgument(f"reserved seat for an unknown player id {pid[:64]!r}", rule="LOBBY-2")

@@ -164,7 +164,9 @@ class GameCore:
         return result
 
     def view(self, rec: GameRecord, seat: int | None) -> dict[str, Any]:
-        view: dict[str, Any] = rec.engine.view(rec.state, seat)
+        """The seat's view; a spectator's while the game waits for players (LOBBY-1): a seat may still be
+        left, and whoever takes it next would play a hand others have seen."""
+        view: dict[str, Any] = rec.engine.view(rec.state, None if lobby.waiting(rec) else seat)
         return view
 
     def legal_moves(self, rec: GameRecord, seat: int | None) -> list[Move]:

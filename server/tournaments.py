@@ -500,10 +500,16 @@ def standings_proto(core: GameCore, rows: list[dict[str, Any]]) -> list[tourname
     return [tournament_pb2.Standing(player_name=_name(core, r["player_id"]), **r) for r in rows]
 
 
+def seeds_shown(t: Tournament) -> bool:
+    """Seeds (the tournament's and its games') are shown once it is finished: a game's seed deals every
+    hand and orders every deck, so before, anyone could read the hands of the games in play (0 until then)."""
+    return t.state == FINISHED
+
+
 def slot_proto(t: Tournament, index: int, with_result: bool = True) -> tournament_pb2.ScheduledGame:
     s = t.slots[index]
     msg = tournament_pb2.ScheduledGame(index=s.index, round=s.round, seat_players=list(s.seats), game_id=s.game_id,
-                                       seed=s.seed)
+                                       seed=s.seed if seeds_shown(t) else 0)
     if with_result and s.counted:
         msg.finished, msg.failure = True, s.failure
         msg.forfeited.extend(s.forfeited)
@@ -525,7 +531,7 @@ def tournament_proto(core: GameCore, t: Tournament, full: bool = True) -> tourna
         entrants=[tournament_pb2.Entrant(player_id=p, player_name=_name(core, p)) for p in t.entrants],
         games_total=t.games_total, games_finished=sum(1 for s in t.slots if s.counted),
         rounds_total=t.rounds_total, rounds_finished=t.rounds_finished, created_at=t.created_at,
-        started_at=t.started_at, finished_at=t.finished_at, seed=t.seed,
+        started_at=t.started_at, finished_at=t.finished_at, seed=t.seed if seeds_shown(t) else 0,
         options=[f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in sorted(t.options.items())],
         cancel_reason=t.cancel_reason)
     if full:

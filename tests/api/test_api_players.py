@@ -47,7 +47,9 @@ def register(stubs, who: str | None = None):
 
 
 def create(stubs, seats=3, **fields):
-    return stubs[2].CreatePompeiiGame(pompeii_pb2.CreatePompeiiGameRequest(seats=seats, seed=7, **fields))
+    """A game; seeded unless others may join it (LOBBY-11)."""
+    seeded = {} if fields.get("open_seats") or fields.get("reserved_seats") else {"seed": 7}
+    return stubs[2].CreatePompeiiGame(pompeii_pb2.CreatePompeiiGameRequest(seats=seats, **seeded, **fields))
 
 
 def refused(fn, request, code: grpc.StatusCode, rule: str | None = None):

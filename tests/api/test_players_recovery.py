@@ -60,7 +60,7 @@ def test_player_stream_resumes_from_a_cursor_across_kill_9(fresh_server, snapsho
     server = fresh_server(GE_SNAPSHOT_INTERVAL_S="1").start()
     stubs, ch = stubs_of(server)
     alice, bob = register(stubs), register(stubs)
-    game = stubs[2].CreatePompeiiGame(pompeii_pb2.CreatePompeiiGameRequest(seats=2, seed=3, open_seats=[1],
+    game = stubs[2].CreatePompeiiGame(pompeii_pb2.CreatePompeiiGameRequest(seats=2, open_seats=[1],
                                                                            player_token=alice.player_token))
     joined = stubs[1].JoinGame(lobby_pb2.JoinGameRequest(game_id=game.game_id, player_token=bob.player_token))
     tokens = [game.seat_tokens[0].token, joined.seat_token]
@@ -88,7 +88,7 @@ def test_a_join_acknowledged_just_before_kill_9_survives(fresh_server):
     server = fresh_server(GE_FSYNC="never").start()
     stubs, ch = stubs_of(server)
     alice, bob, carol = register(stubs), register(stubs), register(stubs)
-    game = stubs[2].CreatePompeiiGame(pompeii_pb2.CreatePompeiiGameRequest(seats=3, seed=3, open_seats=[1, 2],
+    game = stubs[2].CreatePompeiiGame(pompeii_pb2.CreatePompeiiGameRequest(seats=3, open_seats=[1, 2],
                                                                            player_token=alice.player_token))
     joined = stubs[1].JoinGame(lobby_pb2.JoinGameRequest(game_id=game.game_id, player_token=bob.player_token))
     server.kill9()

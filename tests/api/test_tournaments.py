@@ -124,6 +124,8 @@ def test_round_robin_of_random_greedy_mcts_and_the_node_bot(fresh_server, node_b
     assert kinds["tournament_finished"] == 1 and kinds["standings_changed"] == 12
     assert [e.cursor for e in events] == list(range(1, len(events) + 1))
     assert [g.seed for g in t.schedule] == [game_seed(t.seed, g.index) for g in t.schedule]  # seeds fixed by it
+    assert t.seed == 7 and not any(e.body.game.seed for e in events if e.kind == "game_scheduled"), \
+        "a seed was shown while its game was played"
     node_last = json.loads(outs[3][0].strip().splitlines()[-1])["tournament_over"]
     assert node_last["played"] == 6
     for out, _ in outs[:3]:
@@ -254,7 +256,9 @@ def test_kill_9_mid_tournament_resumes_and_counts_every_game_once(fresh_server):
         while tc.get(tid).games_finished < 5:
             assert time.time() < deadline
             time.sleep(0.05)
-        in_flight = {g.index: g.game_id for g in tc.get(tid).schedule if g.game_id and not g.finished}
+        running = tc.get(tid)
+        in_flight = {g.index: g.game_id for g in running.schedule if g.game_id and not g.finished}
+        in_flight_seeds = [*running.schedule, *(x for x in tc.list().tournaments if x.tournament_id == tid)]
         assert in_flight  # the kill lands with games being played
         server.kill9()
         server.start()
@@ -263,7 +267,10 @@ def test_kill_9_mid_tournament_resumes_and_counts_every_game_once(fresh_server):
         finish(procs)
     tc = TournamentClient(server.target)
     t = tc.get(tid)
-    assert t.state == 3 and t.games_finished == 12 and t.seed == before.seed
+    # a seed deals every hand: none is shown while the games are played, all are once it is finished
+    assert before.seed == 0 and not any(g.seed for g in before.schedule) and not any(g.seed for g in in_flight_seeds)
+    assert t.state == 3 and t.games_finished == 12 and t.seed == 11
+    assert [g.seed for g in t.schedule] == [game_seed(11, g.index) for g in t.schedule]
     assert [tuple(g.seat_players) for g in t.schedule] == [tuple(g.seat_players) for g in before.schedule]
     for index, game_id in in_flight.items():
         assert t.schedule[index].game_id == game_id  # games in flight went on, none was created again

@@ -60,7 +60,7 @@ def test_python_bot_and_node_bot_join_from_the_lobby_and_play_to_the_end(fresh_s
     server = fresh_server().with_web().start()
     web_port = server.web_port
     alice = PlayerClient.register(server.target, "alice")
-    game_id, tokens = Client(server.target, "pompeii").create(3, seed=11, open_seats=[1, 2],
+    game_id, tokens = Client(server.target, "pompeii").create(3, open_seats=[1, 2],
                                                               player_token=alice.token)
     assert tokens[0] and not tokens[1] and not tokens[2]
     py_player = PlayerClient.register(server.target, "py-bot")
