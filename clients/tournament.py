@@ -152,8 +152,9 @@ def parse_args(argv=None):
     p.add_argument("--timeout-policy", default="autoplay", choices=POLICIES_ON_TIMEOUT,
                    help="what the referee does when a bank runs out (default %(default)s)")
     p.add_argument("--parallel", type=int, default=2, help="games played at once (default %(default)s)")
-    p.add_argument("--seed", type=int, default=1,
-                   help="seed of the schedule; each game's seed comes from it (default %(default)s)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of the schedule; each game's seed comes from it (default: the server draws one, "
+                        "since whoever knows it knows every hand; the results show it once the tournament is over)")
     p.add_argument("--max-moves", type=int, default=0,
                    help="the referee adjudicates a game after this many moves; 0 = no cap")
     p.add_argument("--json", default=None, metavar="PATH",
