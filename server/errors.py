@@ -1,6 +1,21 @@
 """Service-level refusals, mapped to gRPC status codes in one place (servicer.py)."""
 from __future__ import annotations
 
+# The game service's own rule ids, beside the games' (POM-, ERU-, CIT-, SW-, NEC-), the lobby's
+# (lobby.RULES), the players' (players.RULES), the tournaments' (tournaments.RULES) and the referee's
+# (REF-*): every refusal names one, so a client tells a wrong token from a forfeited seat without
+# reading the sentence.
+RULES = {
+    "REQUEST": "a request is a message of its method, with its required fields",
+    "LIMIT": "caller text and counts have a maximum size (README \"Limits\")",
+    "GAME-ID": "game_id names a game of this server",
+    "SEAT-TOKEN": "a seat's calls carry its token, and a token names one seat of one game",
+    "SEAT-FORFEITED": "a forfeited seat makes no moves and gets no hints: the referee plays it",
+    "VERSION": "expected_version is the game's version now, and from_version one it has reached",
+    "GAME-OVER": "nothing that needs the game running is done once it is over",
+    "IDEMPOTENCY-KEY": "an idempotency key names one move of one seat",
+}
+
 
 class ServiceError(Exception):
     code_name = "INTERNAL"
@@ -46,12 +61,12 @@ class Unimplemented(ServiceError):
 
 def undecodable(why: str) -> InvalidArgument:
     """Request bytes that are no valid message, in the words of both ports (servicer, web edge)."""
-    return InvalidArgument(f"the request is not a valid protobuf message: {why}")
+    return InvalidArgument(f"the request is not a valid protobuf message: {why}", rule="REQUEST")
 
 
 def forfeited(seat: int) -> PermissionDenied:
     """A forfeited seat's caller: its moves and hints are the referee's now."""
-    return PermissionDenied(f"seat {seat} has forfeited; the referee plays it")
+    return PermissionDenied(f"seat {seat} has forfeited; the referee plays it", rule="SEAT-FORFEITED")
 
 
 def game_over() -> Illegal:

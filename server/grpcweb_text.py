@@ -65,7 +65,8 @@ def grpc_web_text(app: ASGIApp, max_request_bytes: int) -> ASGIApp:
         try:
             body = decode(text)
         except ValueError:
-            await _refuse(send, content_type, InvalidArgument("the request body is not base64 (grpc-web-text)"))
+            await _refuse(send, content_type,
+                          InvalidArgument("the request body is not base64 (grpc-web-text)", rule="REQUEST"))
             return
         headers = [(k, (BINARY + suffix).encode() if k == b"content-type" else v)
                    for k, v in scope.get("headers", ()) if k != b"content-length"]

@@ -192,6 +192,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     await stop.wait()
 
     # Graceful: say NOT_SERVING, drain calls, snapshot, then exit.
+    store.stop_serving()
     log.info("stopping")
     for name in names + [""]:
         await _set(health_servicer, name, health_pb2.HealthCheckResponse.NOT_SERVING)

@@ -396,4 +396,4 @@ class Referee:
             return
         seats = {self.core.seat(rec, t) for t in tokens if t}
         if seats != set(range(rec.seats)):
-            raise PermissionDenied("adjudication needs every seat's token or the operator token")
+            raise PermissionDenied("adjudication needs every seat's token or the operator token", rule="SEAT-TOKEN")

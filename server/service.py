@@ -48,7 +48,7 @@ class GameCore:
 
     def record(self, game_id: str, game: str | None = None) -> GameRecord:
         if not game_id:
-            raise InvalidArgument("game_id is required")
+            raise InvalidArgument("game_id is required", rule="GAME-ID")
         limits.bounded("game_id", game_id, limits.MAX_GAME_ID_BYTES)
         rec = self.store.games.get(game_id)
         shard = self.store.shard
@@ -59,7 +59,7 @@ class GameCore:
                               f"{shard!r}; send the x-game-id header so the router can reach it",
                               retry_after_ms=1000)
         if rec is None or (game is not None and rec.game != game):
-            raise NotFound(f"no {game or ''} game with id {limits.quote(game_id)!r}".replace("  ", " "))
+            raise NotFound(f"no {game or ''} game with id {limits.quote(game_id)!r}".replace("  ", " "), rule="GAME-ID")
         return rec
 
     @overload
@@ -75,12 +75,12 @@ class GameCore:
         """The caller's seat; None for a spectator (empty token). A wrong token is refused."""
         if not token:
             if required:
-                raise PermissionDenied("this call needs a seat token")
+                raise PermissionDenied("this call needs a seat token", rule="SEAT-TOKEN")
             return None
         limits.bounded("token", token, limits.MAX_TOKEN_BYTES)
         seat = auth.seat_of(token, rec.token_hashes)
         if seat is None:
-            raise PermissionDenied("the token does not belong to any seat of this game")
+            raise PermissionDenied("the token does not belong to any seat of this game", rule="SEAT-TOKEN")
         return seat
 
     # ---- reads ----------------------------------------------------------------

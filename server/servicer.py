@@ -68,7 +68,7 @@ class GameServicer:
         try:
             return move_from_wire(self.codec, msg.SerializeToString())
         except MalformedMove as e:
-            raise InvalidArgument(f"malformed move: {e}") from None
+            raise InvalidArgument(f"malformed move: {e}", rule="REQUEST") from None
 
     def _moves_out(self, moves: Iterable[Move]) -> list[Message]:
         codec = self.codec
@@ -124,7 +124,7 @@ class GameServicer:
         rec = self.core.record(request.game_id, self.game)
         seat = self.core.seat(rec, request.token, required=True)
         if not request.HasField("move"):
-            raise InvalidArgument("move is required")
+            raise InvalidArgument("move is required", rule="REQUEST")
         move = self._move_in(request.move)
         note(seat=seat, move="withheld" if self.engine.move_is_private(move) else Shown(move),
              version=request.expected_version)
@@ -153,6 +153,9 @@ class GameServicer:
         note(game_id=request.game_id)
         rec = self.core.record(request.game_id, self.game)
         seat = self.core.seat(rec, request.token)
+        if request.from_version > rec.version:  # nothing would ever come: a client's lost track, said at once
+            raise InvalidArgument(f"from_version {request.from_version} is beyond the game's version {rec.version}",
+                                  rule="VERSION", metadata={"current_version": str(rec.version)})
         client = quotas.caller()
         with quotas.QUOTAS.stream(client, rec.game_id, spectator=seat is None, address=quotas.address()):
             metrics.STREAMS.labels(self.game).inc()
@@ -255,7 +258,8 @@ class GameServiceServicer(common_pb2_grpc.GameServiceServicer):
         rec = self.core.record(request.game_id)
         limits.bounded("reason", request.reason, limits.MAX_REASON_BYTES)
         if len(request.tokens) > 16:
-            raise InvalidArgument(f"{len(request.tokens)} tokens; at most 16 (one per seat, or the operator's)")
+            raise InvalidArgument(f"{len(request.tokens)} tokens; at most 16 (one per seat, or the operator's)",
+                                  rule="LIMIT")
         self.referee.may_adjudicate(rec, list(request.tokens), self.admin_token)
         if self.core.is_over(rec):
             raise game_over()

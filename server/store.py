@@ -76,6 +76,7 @@ class Store:
         self.tightened = datadir.prepare(self.data_dir)
         self.stopped_at = datadir.last_alive(self.data_dir)  # what a clock's seat used until then is charged
         self._lock_fd: int | None = datadir.lock(self.data_dir)
+        self.serving_stopped = False  # stop_serving: the alive mark is final
         self.games: dict[str, GameRecord] = {}
         self.locks: dict[str, asyncio.Lock] = {}
         self.changed: dict[str, asyncio.Event] = {}
@@ -386,7 +387,7 @@ class Store:
         it was: IllegalMove and engine errors propagate, a journal failure is Unavailable."""
         if expected_version is not None and expected_version != rec.version:
             raise Stale(f"expected_version {expected_version} is stale: the game is at version {rec.version}",
-                        metadata={"current_version": str(rec.version)})
+                        rule="VERSION", metadata={"current_version": str(rec.version)})
         sp = rec.savepoint()
         at = time.time()
         frames: list[bytes] = []
@@ -567,8 +568,14 @@ class Store:
 
     def alive(self) -> None:
         """Mark this server alive now (datadir.touch): a restart charges clocks up to it (clock.resumed)."""
-        if self._lock_fd is not None:
+        if self._lock_fd is not None and not self.serving_stopped:
             datadir.touch(self._lock_fd)
+
+    def stop_serving(self) -> None:
+        """The last mark: from now on no seat can move (a graceful stop drains and snapshots for a while,
+        which a seat on turn must not pay for)."""
+        self.alive()
+        self.serving_stopped = True
 
     def close(self) -> None:
         try:
@@ -576,7 +583,7 @@ class Store:
                 self.journal.close()
         finally:
             if self._lock_fd is not None:
-                datadir.touch(self._lock_fd)  # when it stopped
+                self.alive()  # when it stopped, unless stop_serving said so earlier
                 datadir.unlock(self._lock_fd)
                 self._lock_fd = None
 

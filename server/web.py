@@ -166,7 +166,7 @@ def decode_json(data: bytes, cls: Any) -> Message:
     except (json_format.ParseError, ValueError, TypeError, RecursionError) as e:
         said = limits.unechoed(str(e) or type(e).__name__, _json_strings(data))
         raise edge_refusal(InvalidArgument(limits.clip(
-            f"the request is not a valid {cls.DESCRIPTOR.full_name} in JSON: {said}"))) from None
+            f"the request is not a valid {cls.DESCRIPTOR.full_name} in JSON: {said}"), rule="REQUEST")) from None
     return message
 
 
@@ -205,7 +205,7 @@ class EdgeRefusals:
         if not isinstance(error, ConnectError) or error.details:
             return  # the gRPC server's refusals come with their details; a timeout or cancel has none
         if error.code == Code.INVALID_ARGUMENT:
-            raise edge_refusal(InvalidArgument(error.message)) from None
+            raise edge_refusal(InvalidArgument(error.message, rule="REQUEST")) from None
         if error.code == Code.RESOURCE_EXHAUSTED:  # connectrpc's "message is larger than configured max"
             err = webguard.oversize(self.max_bytes)
             await webguard.pace_oversize(_address(ctx.client_address),

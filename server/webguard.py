@@ -63,7 +63,7 @@ def oversize(max_bytes: int, size: int | None = None) -> Exhausted:
     """A body over GE_MAX_MESSAGE_BYTES (`size`: its declared length, when it has one). No RetryInfo:
     the same call never succeeds later."""
     said = f"is {size} bytes" if size is not None else f"is over {max_bytes} bytes"
-    return Exhausted(f"the request body {said}; the maximum is {max_bytes} (GE_MAX_MESSAGE_BYTES)")
+    return Exhausted(f"the request body {said}; the maximum is {max_bytes} (GE_MAX_MESSAGE_BYTES)", rule="LIMIT")
 
 
 async def pace_oversize(client_address: Any, forwarded: str | None, err: Exhausted) -> None:

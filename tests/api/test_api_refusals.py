@@ -40,6 +40,16 @@ def code_of(fn, *args, **kwargs):
     return e.value
 
 
+def rule_of(e: grpc.RpcError) -> str:
+    """The rule id the refusal names: ErrorInfo's metadata["rule"], also leading its sentence."""
+    status = rpc_status.from_call(e)
+    assert status is not None
+    info = next(i for i in (error_details_pb2.ErrorInfo(),) for d in status.details if d.Unpack(i))
+    rule = info.metadata["rule"]
+    assert rule and info.reason == rule.replace("-", "_") and e.details().startswith(f"{rule}: "), e.details()
+    return rule
+
+
 def test_bad_requests_are_refused_precisely_and_change_nothing(game):
     client, game_id, tokens = game
     before = snapshot(client, game_id, tokens)
@@ -48,24 +58,30 @@ def test_bad_requests_are_refused_precisely_and_change_nothing(game):
     legal = client.seat(game_id, actor, tokens[actor]).legal()
     good = client.codec.move_to_proto(legal[0])
 
-    # unknown game -> NOT_FOUND
+    # unknown or missing game -> NOT_FOUND / INVALID_ARGUMENT
     e = code_of(raw_move, client, game_id="nope", token=tokens[actor], expected_version=0, move=good)
-    assert e.code() == grpc.StatusCode.NOT_FOUND
+    assert e.code() == grpc.StatusCode.NOT_FOUND and rule_of(e) == "GAME-ID"
+    e = code_of(raw_move, client, game_id="", token=tokens[actor], expected_version=0, move=good)
+    assert e.code() == grpc.StatusCode.INVALID_ARGUMENT and rule_of(e) == "GAME-ID"
     # wrong token -> PERMISSION_DENIED
     e = code_of(raw_move, client, game_id=game_id, token="not-a-token", expected_version=0, move=good)
-    assert e.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert e.code() == grpc.StatusCode.PERMISSION_DENIED and rule_of(e) == "SEAT-TOKEN"
     # a spectator cannot move
     e = code_of(raw_move, client, game_id=game_id, token="", expected_version=0, move=good)
-    assert e.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert e.code() == grpc.StatusCode.PERMISSION_DENIED and rule_of(e) == "SEAT-TOKEN"
     # empty move -> INVALID_ARGUMENT
     e = code_of(raw_move, client, game_id=game_id, token=tokens[actor], expected_version=0)
-    assert e.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert e.code() == grpc.StatusCode.INVALID_ARGUMENT and rule_of(e) == "REQUEST"
     e = code_of(raw_move, client, game_id=game_id, token=tokens[actor], expected_version=0,
                 move=client.codec.msg("Move")())
-    assert e.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert e.code() == grpc.StatusCode.INVALID_ARGUMENT and rule_of(e) == "REQUEST"
     # stale version -> ABORTED
     e = code_of(raw_move, client, game_id=game_id, token=tokens[actor], expected_version=5, move=good)
-    assert e.code() == grpc.StatusCode.ABORTED
+    assert e.code() == grpc.StatusCode.ABORTED and rule_of(e) == "VERSION"
+    # events after a version the game has not reached: refused at once, not a stream that never sends
+    e = code_of(lambda: next(client.rpcs["stream_events"](client.request(
+        "stream_events", game_id=game_id, from_version=status.version + 1), timeout=5)))
+    assert e.code() == grpc.StatusCode.INVALID_ARGUMENT and rule_of(e) == "VERSION"
     # a seat that may not act -> FAILED_PRECONDITION naming a rule
     idle = next((s for s in range(len(tokens)) if s not in status.seats_to_act), None)
     if idle is not None:

@@ -144,7 +144,7 @@ def test_item11_error_details_match_common_proto(server):
         raw_move(client, seat, 0, "", first)
     assert e.value.code() == grpc.StatusCode.ABORTED
     info = details_of(e.value)["ErrorInfo"]
-    assert info.metadata["current_version"] == "1" and info.reason == "ABORTED"
+    assert info.metadata["current_version"] == "1" and info.reason == "VERSION"
     client.close()
 
 

@@ -581,3 +581,18 @@ def test_a_stored_message_of_another_game_is_refused_at_recovery(tmp_path):
     pb.move.move.CopyFrom(codecs.Codec.pack(codecs.codec("citadels").move_to_proto(TakeGold())))
     with pytest.raises(records.FormatError, match="gameengine.v1.PompeiiMove"):
         records.decode(pb, "pompeii")
+
+
+def test_a_graceful_stop_marks_the_server_last_alive_when_it_stops_serving(tmp_path):
+    """A restart charges the seat on turn up to the last alive mark (clock.resumed): the drain and the
+    final snapshot that follow a stop, seconds with many games, are not the seat's thinking time."""
+    import time
+
+    from server import datadir
+    store, _ = open_store(tmp_path)
+    store.stop_serving()
+    marked = datadir.last_alive(tmp_path)
+    time.sleep(0.3)
+    store.alive()  # the periodic mark, still running while the server drains
+    store.close()
+    assert marked is not None and datadir.last_alive(tmp_path) == marked

@@ -51,11 +51,13 @@ def status_of(details: dict[str, bytes]) -> tuple[error_details_pb2.ErrorInfo, e
 
 
 def assert_invalid_argument(err: dict) -> str:
-    """The gRPC port's INVALID_ARGUMENT shape: ErrorInfo (no rule) and one BadRequest violation of "request"."""
+    """The gRPC port's INVALID_ARGUMENT shape: ErrorInfo (rule REQUEST) and one BadRequest violation of "request"."""
     assert err["code"] == "invalid_argument", err
     info, bad = status_of(connect_details(err))
-    assert (info.reason, info.domain, dict(info.metadata)) == ("INVALID_ARGUMENT", "gameengine.v1", {"rule": ""})
-    assert bad is not None and [(v.field, v.description) for v in bad.field_violations] == [("request", err["message"])]
+    assert (info.reason, info.domain, dict(info.metadata)) == ("REQUEST", "gameengine.v1", {"rule": "REQUEST"})
+    assert err["message"].startswith("REQUEST: ")
+    sentence = err["message"].removeprefix("REQUEST: ")
+    assert bad is not None and [(v.field, v.description) for v in bad.field_violations] == [("request", sentence)]
     return str(err["message"])
 
 
@@ -226,7 +228,7 @@ def test_oversize_bodies_are_resource_exhausted_alike(web_server):
         err = json.loads(raw)
         assert status == 429 and err["code"] == "resource_exhausted", (chunked, status, raw[:300])
         info, _ = status_of(connect_details(err))
-        assert (info.reason, info.domain, dict(info.metadata)) == ("RESOURCE_EXHAUSTED", "gameengine.v1", {"rule": ""})
+        assert (info.reason, info.domain, dict(info.metadata)) == ("LIMIT", "gameengine.v1", {"rule": "LIMIT"})
         assert "GE_MAX_MESSAGE_BYTES" in err["message"]
         results.append(info)
     # a Connect stream reads its errors from the end-of-stream message, never the HTTP status
