@@ -155,6 +155,7 @@ def test_ERU_113_discard_for_wall():
 def test_ERU_113_discard_two_for_tile():
     st = make_state(hands=[["rain", "quake", "quake"], []])
     refused(st, 0, DiscardForTile(("rain", "rain")), "ERU-113")
+    refused(st, 0, DiscardForTile(("rain", "quake")), "ERU-113")  # a move is named as legal_moves lists it
     GAME.apply(st, 0, DiscardForTile(("quake", "rain")))
     assert st.phase == "placement" and st.placement_origin == "card" and st.hands[0] == ["quake"]
     GAME.apply(st, 0, GAME.legal_moves(st, 0)[0])
