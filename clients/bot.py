@@ -270,7 +270,7 @@ def main(argv=None) -> int:
                                        lambda seat: Bot(seat, args.policy, think, args.iterations, rng),
                                        connection_kwargs(args))
         except Refused as e:
-            print(f"refused: {e.rule or e.code.name}: {e.message}", file=sys.stderr)
+            print(f"refused: {e.code.name}: {e.message}", file=sys.stderr)
             return 1
         print(f"tournament over: played {len(outcomes)} games", flush=True)
         return 0
@@ -288,7 +288,7 @@ def main(argv=None) -> int:
             for outcome in lobby.run():
                 print(f"game over: {outcome}", flush=True)
         except Refused as e:
-            print(f"refused: {e.rule or e.code.name}: {e.message}", file=sys.stderr)
+            print(f"refused: {e.code.name}: {e.message}", file=sys.stderr)
             return 1
         return 0
     if args.game_id is None or args.seat is None or args.token is None:
@@ -298,7 +298,7 @@ def main(argv=None) -> int:
     try:
         outcome = bot.play()
     except Refused as e:
-        print(f"refused: {e.rule or e.code.name}: {e.message}", file=sys.stderr)
+        print(f"refused: {e.code.name}: {e.message}", file=sys.stderr)
         return 1
     print(f"game over: {outcome}")
     return 0

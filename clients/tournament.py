@@ -252,7 +252,7 @@ def run(args) -> dict[str, Any]:
         players = [PlayerClient.register(args.server, f"{name.replace('#', '-')}-{run_id}", route=t.tournament_id,
                                          tls=tls_of(args)) for name in names]
     except Refused as e:
-        raise Unreachable(f"the server refused the tournament: {e.rule or e.code.name}: {e.message}") from None
+        raise Unreachable(f"the server refused the tournament: {e.code.name}: {e.message}") from None
     label_of = {p.player_id: name for p, name in zip(players, names)}
     logs = [tempfile.TemporaryFile("w+") for _ in bots]
     procs = [entrant(args.server, p.token, t.tournament_id, bot, args.think_ms, log, tls_of(args))

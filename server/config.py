@@ -65,6 +65,8 @@ class Config:
     demo_bank_ms: int = setting("GE_DEMO_BANK_MS", 1000)
     streams_per_client: int = setting("GE_STREAMS_PER_CLIENT", 256)
     streams_per_address: int = setting("GE_STREAMS_PER_ADDRESS", 512)  # its players together
+    tournaments_per_address: int = setting("GE_TOURNAMENTS_PER_ADDRESS", 10)  # registering or running (TOUR-15)
+    tournament_registration_ttl_s: float = setting("GE_TOURNAMENT_REGISTRATION_TTL_S", 86400.0)  # TOUR-16
     spectators_per_game: int = setting("GE_SPECTATORS_PER_GAME", 32)
     replay_events_per_game_s: float = setting("GE_REPLAY_EVENTS_PER_GAME_S", 500.0)  # burst 2x
     hints_per_client: int = setting("GE_HINTS_PER_CLIENT", 2)

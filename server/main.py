@@ -184,6 +184,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
              asyncio.create_task(expiry.run(store, core, referee, cfg.idle_game_ttl_s)),
              asyncio.create_task(referee.run()),
              asyncio.create_task(lobby.expiry_loop(core, cfg.lobby_waiting_ttl_s)),
+             asyncio.create_task(tournaments.run(core, referee, cfg.tournament_registration_ttl_s)),
              asyncio.create_task(_watch_storage(journal, health_servicer, names + [""], lambda: referee.healthy)),
              asyncio.create_task(_alive(store)),
              asyncio.create_task(drain.STATE.watch(game_counts.unfinished))]

@@ -196,6 +196,7 @@ class Settings:
     demo_bank_ms: int = 0
     streams_per_client: int = 0
     streams_per_address: int = 0  # all identities calling from one address together
+    tournaments_per_address: int = 0  # registering or running, created from one address
     spectators_per_game: int = 0  # seat streams are not counted here: a victim keeps its own
     replay_events_per_game_s: float = 0  # history replayed to a game's spectators, all clients together
     hints_per_client: int = 0  # at once
@@ -376,6 +377,28 @@ class Quotas:
         self._take("create_total", "", total, max(1.0, total), 1,
                    f"the server takes at most {total:g} games a second from clients that create more than "
                    f"{light:g} a minute (GE_CREATES_TOTAL_PER_S, GE_CREATES_LIGHT_PER_MIN)", min_retry_s=1.0)
+
+    def has_room(self, client: str, address: str = "") -> bool:
+        """Whether `client` may hold one more unfinished game (the live-game caps of `may_create`): a
+        tournament's scheduler waits for room instead of being refused."""
+        s = self.settings
+        return not ((s.live_games and len(self.live) >= s.live_games)
+                    or (s.live_games_per_client and len(self.owned.get(client, ())) >= s.live_games_per_client)
+                    or (s.live_games_per_address
+                        and len(self.from_address.get(address or client, ())) >= s.live_games_per_address))
+
+    def may_create_tournament(self, client: str, address: str, active: int) -> None:
+        """A tournament costs its creator a create (GE_CREATES_PER_MIN), and the address holds at most
+        GE_TOURNAMENTS_PER_ADDRESS registering or running ones (`active`: it holds that many now)."""
+        s = self.settings
+        if s.tournaments_per_address and active >= s.tournaments_per_address:
+            raise Exhausted(f"this address has {active} tournaments registering or running, the maximum "
+                            "(GE_TOURNAMENTS_PER_ADDRESS); start, finish or cancel one first", rule="TOUR-15",
+                            retry_after_ms=60_000)
+        rate, burst = s.creates_per_min, s.create_burst()
+        self._take("create", client, rate / 60, burst, 1,
+                   f"this client creates at most {rate:g} games or tournaments a minute, {burst:g} at once "
+                   "(GE_CREATES_PER_MIN, GE_CREATES_BURST)")
 
     def may_register(self, address: str) -> None:
         """Registering players counts against the address's creates per minute: each player is a new client."""

@@ -39,7 +39,7 @@ from engines.core import InvalidOptions
 from gameengine import codecs
 from gameengine.v1 import common_pb2, tournament_pb2, tournament_pb2_grpc
 
-from . import auth, clock, drain, lobby, metrics, pairing
+from . import auth, clock, drain, lobby, metrics, pairing, periodic, quotas
 from .config import Config
 from .edge import note, rpc, rpc_stream
 from .errors import AlreadyExists, Exhausted, Illegal, InvalidArgument, NotFound, PermissionDenied, Unavailable
@@ -88,8 +88,14 @@ RULES = {
     "TOUR-10": "points_per_rank has one value per seat, not increasing, each within -1000..1000",
     "TOUR-11": "a stream cursor is one the tournament issued",
     "TOUR-12": "a round robin is sized by games, a Swiss event by rounds (at most 50)",
-    "TOUR-13": "only a registering tournament starts, and only one not yet finished or cancelled is cancelled",
+    "TOUR-13": "only a registering tournament starts, and only one not yet finished or cancelled is cancelled; "
+               "cancelling abandons its unfinished games",
     "TOUR-14": "at most 100 tournaments are registering or running on a server at once",
+    "TOUR-15": "one address creates at most GE_TOURNAMENTS_PER_ADDRESS tournaments registering or running at once, "
+               "each a create (GE_CREATES_PER_MIN); their games are live games of the tournament and of that "
+               "address (GE_LIVE_GAMES, GE_LIVE_GAMES_PER_CLIENT, GE_LIVE_GAMES_PER_ADDRESS): the scheduler waits "
+               "for room",
+    "TOUR-16": "a tournament still registering GE_TOURNAMENT_REGISTRATION_TTL_S after its creation is cancelled",
 }
 __doc__ += "\n".join(f"\n    {rule}: {text}" for rule, text in RULES.items())
 
@@ -190,9 +196,12 @@ def create(core: GameCore, cfg: Config, games: list[str], request: tournament_pb
         raise InvalidArgument("seed must be in 0..2^63-1", rule="TOUR-0")
     if request.max_parallel_games > 1000:
         raise InvalidArgument("max_parallel_games is at most 1000", rule="TOUR-0")
-    active = sum(1 for t in store.tournaments.by_id.values() if t.state in (REGISTERING, RUNNING))
-    if active >= MAX_ACTIVE:
+    active = [t.tournament_id for t in store.tournaments.by_id.values() if t.state in (REGISTERING, RUNNING)]
+    if len(active) >= MAX_ACTIVE:
         raise Exhausted(RULES["TOUR-14"], rule="TOUR-14", retry_after_ms=60_000)
+    address = quotas.address()
+    quotas.QUOTAS.may_create_tournament(quotas.caller(), address,
+                                        sum(1 for tid in active if _addresses.get(tid) == address))
     token, digest = auth.mint()
     # "<shard>-<16 hex>" like a game id, so the router (k8s/) reaches the owner by the x-game-id header
     tid = f"{shard}-{secrets.token_hex(8)}" if shard else f"t-{secrets.token_hex(8)}"
@@ -203,6 +212,7 @@ def create(core: GameCore, cfg: Config, games: list[str], request: tournament_pb
                    points_per_rank=points, seed=request.seed if request.HasField("seed") else secrets.randbits(63),
                    creator_hash=digest, created_at=time.time(), entrants=fixed)
     store.write_tournament(TournamentCreated(t))
+    _addresses[tid] = address
     log.info("tournament_created", tournament_id=tid, game=t.game, format=fmt, seats=k)
     return store.tournaments.by_id[tid], token
 
@@ -296,20 +306,63 @@ def start(core: GameCore, referee: Referee, tournament_id: str, token: str, admi
     return t
 
 
-def cancel(core: GameCore, tournament_id: str, token: str, admin_token: str) -> Tournament:
+def cancel(core: GameCore, referee: Referee, tournament_id: str, token: str, admin_token: str) -> Tournament:
     t = find(core, tournament_id)
     who = authorize(t, token, admin_token)
     if t.state in (FINISHED, CANCELLED):
         raise Illegal(f"{RULES['TOUR-13']}: this one is {t.state}", rule="TOUR-13")
-    core.store.write_tournament(TournamentEnded(t.tournament_id, t.seq + 1, CANCELLED, f"cancelled by its {who}",
-                                                time.time()))
-    log.info("tournament_cancelled", tournament_id=t.tournament_id)
+    end(core, referee, t, f"cancelled by its {who}")
     return t
+
+
+def end(core: GameCore, referee: Referee, t: Tournament, why: str) -> None:
+    """Cancel the tournament and abandon its unfinished games: nobody plays them for it any more, and
+    left running they would hold the server's live games and the referee's clocks for hours."""
+    store = core.store
+    store.write_tournament(TournamentEnded(t.tournament_id, t.seq + 1, CANCELLED, why, time.time()))
+    for slot in t.slots:
+        rec = store.games.get(slot.game_id) if slot.game_id else None
+        if rec is not None and not core.is_over(rec):
+            referee.abandon(rec, f"its tournament was {why}")
+    log.info("tournament_cancelled", tournament_id=t.tournament_id, why=why)
+
+
+async def run(core: GameCore, referee: Referee, registration_ttl_s: float) -> None:
+    """At start-up every running tournament resumes (`resume_all`); then every few seconds: cancel
+    tournaments registering past their time (TOUR-16), and let those whose scheduler waited for room
+    (TOUR-15) create their next games."""
+    try:
+        resume_all(core, referee)
+    except Exception:  # e.g. a journal that cannot be written now: the passes below try again
+        log.exception("tournament_resume_failed")
+        _short_of_room.update(t.tournament_id for t in core.store.tournaments.by_id.values() if t.state == RUNNING)
+
+    async def one_pass() -> None:
+        cutoff = time.time() - registration_ttl_s
+        for t in list(core.store.tournaments.by_id.values()):
+            if registration_ttl_s > 0 and t.state == REGISTERING and t.created_at < cutoff:
+                end(core, referee, t, f"not started within {registration_ttl_s:g} s (GE_TOURNAMENT_REGISTRATION_TTL_S)")
+        for tid in list(_short_of_room):
+            _short_of_room.discard(tid)
+            waiting = core.store.tournaments.by_id.get(tid)
+            if waiting is not None:
+                advance(core, referee, waiting)
+    await periodic.every(ROOM_EVERY_S, "tournament_pass_failed", one_pass)
 
 
 # ---- the scheduler ---------------------------------------------------------------------------
 _advancing: set[str] = set()
 _again: set[str] = set()
+_short_of_room: set[str] = set()  # running tournaments whose next game waits for live-game room (TOUR-15)
+_addresses: dict[str, str] = {}  # tournament id -> its creator's quota address, while this process runs
+ROOM_EVERY_S = 5.0
+
+
+def quota_owner(t: Tournament) -> tuple[str, str]:
+    """(client, address) its games count under (quotas.Quotas.created): the tournament itself, and its
+    creator's address (unknown after a restart: then the tournament's own)."""
+    owner = "tournament:" + t.tournament_id
+    return owner, _addresses.get(t.tournament_id, owner)
 
 
 def advance(core: GameCore, referee: Referee, t: Tournament) -> None:
@@ -364,11 +417,15 @@ def _advance_once(core: GameCore, referee: Referee, t: Tournament) -> None:
     # round by round: no game of a later round starts before every game of the rounds before it has
     # (entrants freed early by one game would otherwise start their next rounds' games ahead)
     due = min((s.round for s in t.slots if not s.game_id and not s.counted), default=0)
+    owner, address = quota_owner(t)
     for slot in t.slots:
         if len(running) >= limit or slot.round > due:
             break
         if slot.game_id or slot.counted or busy & set(slot.seats):
             continue
+        if not quotas.QUOTAS.has_room(owner, address):
+            _short_of_room.add(t.tournament_id)  # run() tries again
+            break
         _create_game(core, referee, t, slot.index)
         running.append(slot)
         busy.update(slot.seats)
@@ -388,10 +445,16 @@ def _create_game(core: GameCore, referee: Referee, t: Tournament, index: int) ->
                       expires_at=now, claims=[1] * k, token_pending=[True] * k, started=True,
                       tournament=f"{t.tournament_id}/{index}")
     rec, _ = core.create(t.game, k, t.options, slot.seed, dict(t.clock), seating)
+    quotas.QUOTAS.created(*_counted_as(t, rec.game_id))
     core.store.write_tournament(GameScheduled(t.tournament_id, t.seq + 1, index, rec.game_id))
     lobby.created(core, referee, rec)  # the clock starts; the entrants are told
     metrics.GAMES_CREATED.labels(t.game).inc()
     log.info("tournament_game_created", tournament_id=t.tournament_id, index=index, game_id=rec.game_id)
+
+
+def _counted_as(t: Tournament, game_id: str) -> tuple[str, str, int, str]:
+    owner, address = quota_owner(t)
+    return owner, game_id, 0, address
 
 
 def listener(core: GameCore, referee: Referee) -> Callable[[str], None]:
@@ -427,6 +490,10 @@ def resume_all(core: GameCore, referee: Referee) -> int:
             log.info("tournament_game_linked", tournament_id=tid, index=index, game_id=rec.game_id)
     running = [t for t in ts.by_id.values() if t.state == RUNNING]
     for t in running:
+        for slot in t.slots:  # its games in flight count as its own again (TOUR-15)
+            game = store.games.get(slot.game_id) if slot.game_id else None
+            if game is not None and not core.is_over(game):
+                quotas.QUOTAS.created(*_counted_as(t, game.game_id))
         advance(core, referee, t)
     return len(running)
 
@@ -597,7 +664,7 @@ class TournamentServicer(tournament_pb2_grpc.TournamentServiceServicer):
     async def CancelTournament(self, request: tournament_pb2.CancelTournamentRequest,
                                context: Any) -> tournament_pb2.CancelTournamentResponse:
         note(tournament_id=request.tournament_id[:MAX_ID])
-        t = cancel(self.core, request.tournament_id, request.creator_token, self.cfg.admin_token)
+        t = cancel(self.core, self.referee, request.tournament_id, request.creator_token, self.cfg.admin_token)
         return tournament_pb2.CancelTournamentResponse(tournament=tournament_proto(self.core, t))
 
     @rpc

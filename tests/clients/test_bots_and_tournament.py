@@ -112,7 +112,7 @@ def test_item13_failed_games_exit_1_and_json_only_when_asked(fresh_server, tmp_p
     r = run_cli_in(tmp_path, "--server", server.target, "--game", "eruption", "--seats", "2", "--bots",
                    "random,random", "--games", "2", "--parallel", "1", "--json", str(out), timeout=120)
     assert r.returncode == 1, (r.returncode, r.stderr[-2000:])
-    assert "refused the tournament: TOUR-1" in r.stderr
+    assert "refused the tournament: INVALID_ARGUMENT: TOUR-1: " in r.stderr
     assert list(tmp_path.iterdir()) == []
     # games that finish: exit 0, and nothing written without --json
     r = run_cli_in(tmp_path, "--server", server.target, "--game", "pompeii", "--seats", "2", "--bots",
