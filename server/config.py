@@ -75,6 +75,7 @@ class Config:
     pool_jobs_per_client: int = setting("GE_POOL_JOBS_PER_CLIENT", 2)
     referee_moves_per_client_s: float = setting("GE_REFEREE_MOVES_PER_CLIENT_S", 20.0)
     calls_per_client: int = setting("GE_CALLS_PER_CLIENT", 4)  # handlers at once; more wait their turn
+    calls_per_address: int = setting("GE_CALLS_PER_ADDRESS", 16)  # all its identities' handlers at once
     idle_game_ttl_s: float = setting("GE_IDLE_GAME_TTL_S", 86400.0)  # unfinished, no move: abandoned
     grpc_keepalive_s: float = setting("GE_GRPC_KEEPALIVE_S", 60.0)
     grpc_max_idle_s: float = setting("GE_GRPC_MAX_IDLE_S", 300.0)

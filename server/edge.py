@@ -127,7 +127,7 @@ class _Call:
         quotas.QUOTAS.request(self.client)
 
     def turn(self) -> AsyncContextManager[None]:
-        return quotas.QUOTAS.turn(self.client)
+        return quotas.QUOTAS.turn(self.client, quotas.address())
 
     def answered(self) -> None:
         """The call succeeded: its latency and its log line."""

@@ -43,7 +43,8 @@ class Exhausted(_Exhausted):
 PACE_MIN_S, PACE_MAX_S = 0.25, 1.0  # a paced refusal is held for its retry delay, within these
 LIGHT_BURST = 2  # a light share comes two at a time: sixty addresses cannot spend theirs in one burst
 STREAM_PACE_MAX_S = 5.0  # a refused stream has no deadline to keep: held for its whole retry delay
-PACED_PER_CLIENT = 256
+PACED_PER_CLIENT = 1024  # refusals held at once per client: one beyond is answered at once, and comes straight back
+PACED_TOTAL = 16384  # and for all clients together: each held refusal keeps its call
 JITTER = 0.2  # holds are shortened by up to this share: refused together, a flood would come back in waves
 EVENTS_PER_REQUEST = 10  # streamed events that cost a client one request (about as much work to send)
 CALLER: contextvars.ContextVar[str] = contextvars.ContextVar("caller", default="")
@@ -205,6 +206,7 @@ class Settings:
     pool_jobs_per_client: int = 0  # referee search jobs (autoplay, adjudication) at once, per game owner
     referee_moves_per_client_s: float = 0  # referee moves in games a client created
     calls_per_client: int = 0  # handlers of one client running at once; the rest wait their turn
+    calls_per_address: int = 0  # handlers of all the identities calling from one address, at once
 
     def create_burst(self) -> float:
         """Creates a client may make at once: GE_CREATES_BURST, never more than a minute's worth."""
@@ -232,6 +234,7 @@ class Quotas:
     hints: dict[str, int] = field(default_factory=dict)  # client or "game:<id>" -> hints running
     jobs: dict[str, int] = field(default_factory=dict)  # owner -> referee pool jobs running
     paced: dict[str, int] = field(default_factory=dict)  # client -> refusals being held
+    paced_total: int = 0
     running: dict[str, int] = field(default_factory=dict)  # client -> handlers running
     waiting: dict[str, collections.deque[asyncio.Future[None]]] = field(default_factory=dict)  # client -> its line
     _logged: dict[str, float] = field(default_factory=dict)
@@ -275,12 +278,14 @@ class Quotas:
             if wait_s:
                 await asyncio.sleep(wait_s)
 
-    def turn(self, client: str) -> Turn:
-        """Run one handler of `client` when fewer than calls_per_client of its own are running;
-        otherwise wait in its line (FIFO). One loop serves every caller, so a client with a hundred
-        calls in flight would otherwise put a hundred handlers ahead of everybody else's next one;
-        this way it has at most calls_per_client of them runnable, and nothing is refused."""
-        return Turn(self, client)
+    def turn(self, client: str, address: str = "") -> Turns:
+        """Run one handler of `client` when fewer than calls_per_client of its own are running, and
+        fewer than calls_per_address of its address's (all its players and its calls without a
+        player token); otherwise wait in line (FIFO). One loop serves every caller, so a client with
+        a hundred calls in flight, or an address with a hundred registered players, would otherwise
+        put a hundred handlers ahead of everybody else's next one; this way it has at most that many
+        of them runnable, and nothing is refused."""
+        return Turns(self, client, address)
 
     def _hand_over(self, client: str) -> None:
         line = self.waiting.get(client)
@@ -298,8 +303,9 @@ class Quotas:
         the refusal's own pace_max_s), less a jitter, within half the time left before the call's
         deadline. A client that ignores RetryInfo then gets about one refusal per call in flight per
         second, not one per few microseconds of server time. 0: answer at once (not a paced refusal,
-        or PACED_PER_CLIENT of the client's are held already)."""
-        if not getattr(failure, "paced", False) or self.paced.get(client, 0) >= PACED_PER_CLIENT:
+        or PACED_PER_CLIENT of the client's, or PACED_TOTAL in all, are held already)."""
+        if (not getattr(failure, "paced", False) or self.paced.get(client, 0) >= PACED_PER_CLIENT
+                or self.paced_total >= PACED_TOTAL):
             return 0.0
         delay = min(failure.pace_max_s or PACE_MAX_S, max(PACE_MIN_S, (failure.retry_after_ms or 0) / 1000))
         delay = max(min(delay, PACE_MIN_S), jittered(delay))
@@ -312,10 +318,12 @@ class Quotas:
         if delay_s <= 0:
             return
         _inc(self.paced, client)
+        self.paced_total += 1
         try:
             await asyncio.sleep(delay_s)
         finally:
             _dec(self.paced, client)
+            self.paced_total -= 1
 
     def should_log_refusal(self, client: str) -> bool:
         """One log line per client per second for rate-limit refusals: a flood must not become a log flood."""
@@ -557,16 +565,15 @@ QUOTAS = Quotas()  # unlimited until main.py installs the configured one
 
 
 class Turn:
-    """`async with quotas.turn(client):` one handler's turn (a class: every call enters one, and a
-    generator-based context manager cost twice as much)."""
-    __slots__ = ("quotas", "client")
+    """A place among `limit` handlers of one key (a client, or "@" + an address) running at once (a
+    class: every call enters one, and a generator-based context manager cost twice as much)."""
+    __slots__ = ("quotas", "client", "limit")
 
-    def __init__(self, quotas: Quotas, client: str):
-        self.quotas, self.client = quotas, client
+    def __init__(self, quotas: Quotas, client: str, limit: int):
+        self.quotas, self.client, self.limit = quotas, client, limit
 
     async def __aenter__(self) -> None:
-        q, client = self.quotas, self.client
-        limit = q.settings.calls_per_client
+        q, client, limit = self.quotas, self.client, self.limit
         if limit and q.running.get(client, 0) >= limit:
             ticket = asyncio.get_running_loop().create_future()
             q.waiting.setdefault(client, collections.deque()).append(ticket)
@@ -581,3 +588,27 @@ class Turn:
 
     async def __aexit__(self, *exc: object) -> None:
         self.quotas._hand_over(self.client)
+
+
+class Turns:
+    """`async with quotas.turn(client, address):` the client's place, then its address's (Turn)."""
+    __slots__ = ("own", "shared")
+
+    def __init__(self, quotas: Quotas, client: str, address: str):
+        per_address = quotas.settings.calls_per_address
+        self.own = Turn(quotas, client, quotas.settings.calls_per_client)
+        self.shared = Turn(quotas, "@" + address, per_address) if address and per_address else None
+
+    async def __aenter__(self) -> None:
+        await self.own.__aenter__()
+        if self.shared is not None:
+            try:
+                await self.shared.__aenter__()
+            except BaseException:
+                await self.own.__aexit__()
+                raise
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self.shared is not None:
+            await self.shared.__aexit__()
+        await self.own.__aexit__()

@@ -91,3 +91,33 @@ def test_zero_turns_the_line_off():
 
     run(main())
     assert not q.running
+
+
+def test_players_from_one_address_share_its_places_and_another_address_starts_at_once():
+    """GE_CALLS_PER_ADDRESS: 256 registered players from one address were 256 clients with 4 places each,
+    and a flood spread over them held the loop (a victim's p99 548 ms)."""
+    q = quotas.Quotas(quotas.Settings(calls_per_client=4, calls_per_address=3))
+    running, peak, started = [0], [0], {}
+
+    async def handler(client: str, address: str, key: str) -> None:
+        async with q.turn(client, address):
+            started[key] = asyncio.get_running_loop().time()
+            if address == "ip:attacker":
+                running[0] += 1
+                peak[0] = max(peak[0], running[0])
+            await asyncio.sleep(0.02)
+            if address == "ip:attacker":
+                running[0] -= 1
+
+    async def main():
+        t0 = asyncio.get_running_loop().time()
+        flood = [asyncio.create_task(handler(f"player:{i % 50}", "ip:attacker", f"a{i}")) for i in range(150)]
+        await asyncio.sleep(0.01)
+        await handler("ip:victim", "ip:victim", "victim")
+        await asyncio.gather(*flood)
+        return t0
+
+    t0 = run(main())
+    assert peak[0] == 3, "the address ran more than its places"
+    assert started["victim"] - t0 < 0.03, "another address waited behind the flood"
+    assert not q.running and not q.waiting, "every place is handed back"

@@ -348,3 +348,32 @@ def test_a_refusal_on_the_web_port_is_still_held(web):
         answers.append((status, time.perf_counter() - t0))
     refused = [took for status, took in answers if status == 429]
     assert refused and min(refused) >= 0.2, answers
+
+
+def test_players_calling_from_one_address_share_its_handler_places(fresh_server):
+    """GE_CALLS_PER_ADDRESS over the network: two players of one address, each with a hint of its own
+    game, run one after the other when the address has one place (two clients, so before they ran
+    side by side on the two hint workers)."""
+    import threading
+
+    from clients.sdk import PlayerClient
+    server = fresh_server(GE_CALLS_PER_ADDRESS="1").start()
+    seats = []
+    for name in ("ann2", "bob2"):
+        token = PlayerClient.register(server.target, name).token
+        client = Client(server.target, GAME)
+        game_id, tokens = client.create(2, seed=3)
+        actor = client.status(game_id).to_move
+        seats.append((client, game_id, tokens[actor], token))
+    budget_ms, ends = 700, []
+
+    def hint(client, game_id, token, player):
+        raw(client.rpcs["get_hint"], client.request("get_hint", game_id=game_id, token=token, budget_ms=budget_ms),
+            metadata=(("x-player-token", player),))
+        ends.append(time.perf_counter())
+    threads = [threading.Thread(target=hint, args=s) for s in seats]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert max(ends) - min(ends) >= 0.8 * budget_ms / 1000, "the address's two handlers ran at once"
