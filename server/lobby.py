@@ -20,7 +20,7 @@ from engines import registry
 from engines.core import Event
 from gameengine.v1 import common_pb2, lobby_pb2, lobby_pb2_grpc
 
-from . import auth, limits, periodic, player_stream
+from . import auth, limits, periodic, player_stream, quotas
 from .config import Config
 from .edge import note, rpc
 from .errors import Exhausted, Illegal, InvalidArgument, PermissionDenied, Unauthenticated, game_over
@@ -55,7 +55,7 @@ RULES = {
 __doc__ += "\n".join(f"\n    {rule}: {text}" for rule, text in RULES.items())
 
 MAX_ID, MAX_TOKEN, MAX_CODE = MAX_GAME_ID_BYTES, MAX_TOKEN_BYTES, MAX_INVITE_CODE_BYTES  # one bound everywhere
-PAGE_DEFAULT, PAGE_MAX = 20, 100
+PAGE_DEFAULT, PAGE_MAX, PAGE_COST = 20, 100, 10
 
 
 def bounded(value: str, limit: int, what: str) -> str:
@@ -93,8 +93,25 @@ def holders(players: Players, seating: Seating) -> list[dict[str, Any]]:
     return out
 
 
+def waiting_games(store: Store) -> list[tuple[GameRecord, Seating]]:
+    """The games waiting for players, from the store's index of them (built from every game once, then
+    kept by `created`; a game that started or left is dropped here): listing and counting them costs
+    what the waiting games are, not every game in memory (100,000 at scale)."""
+    if store.waiting is None:
+        store.waiting = {rec.game_id: None for rec in store.games.values() if waiting(rec)}
+    found = []
+    for game_id in list(store.waiting):
+        rec = store.games.get(game_id)
+        seating = seating_of(rec) if rec is not None else None
+        if rec is None or seating is None or not seating.waiting:
+            del store.waiting[game_id]
+        else:
+            found.append((rec, seating))
+    return found
+
+
 def _count(store: Store, pred: Callable[[Seating], bool]) -> int:
-    return sum(1 for rec in store.games.values() if (s := seating_of(rec)) is not None and s.waiting and pred(s))
+    return sum(1 for _, s in waiting_games(store) if pred(s))
 
 
 # ---- creation ---------------------------------------------------------------
@@ -139,6 +156,8 @@ def created(core: GameCore, referee: Referee, rec: GameRecord) -> None:
     """After a create: start the clocks unless the game waits; tell seated players."""
     if not waiting(rec):
         referee.on_create(rec)
+    elif core.store.waiting is not None:
+        core.store.waiting[rec.game_id] = None
     if seating_of(rec) is not None:
         player_stream.sync(core, rec.game_id)
 
@@ -244,10 +263,8 @@ def list_open(core: GameCore, game: str, page_size: int,
         except Exception:
             raise InvalidArgument("page_token is not one this server issued", rule="LOBBY-0") from None
     found: list[tuple[str, GameRecord, Seating]] = []
-    for rec in core.store.games.values():
-        seating = seating_of(rec)
-        if (seating is None or not seating.waiting or seating.private or (game and rec.game != game)
-                or not seating.open_seats()):
+    for rec, seating in waiting_games(core.store):
+        if seating.private or (game and rec.game != game) or not seating.open_seats():
             continue
         key = _page_key(seating, rec.game_id)
         if key > after:
@@ -262,9 +279,8 @@ async def expire(core: GameCore, now: float) -> int:
     """Expire waiting games past their time (LOBBY-9): journaled, seated players told, then forgotten."""
     store = core.store
     gone = 0
-    async for rec in store.sweep():
-        seating = seating_of(rec)
-        if seating is not None and seating.waiting and seating.expires_at <= now:
+    for rec, seating in waiting_games(store):
+        if seating.expires_at <= now:
             store.commit(rec, [SeatingChanged(dataclasses.replace(seating, expired=True))])
             log.info("waiting_game_expired", game_id=rec.game_id, game=rec.game, rule="LOBBY-9")
             forget(store, rec.game_id)  # after the write: its listener told the seated players
@@ -309,6 +325,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     async def ListOpenGames(self, request: lobby_pb2.ListOpenGamesRequest,
                             context: Any) -> lobby_pb2.ListOpenGamesResponse:
         note(game=request.game[:MAX_ID])
+        # a page costs a request per PAGE_COST games asked for, beyond the call's own: it scans and encodes them
+        quotas.QUOTAS.request(quotas.caller(), (request.page_size or PAGE_DEFAULT) / PAGE_COST)
         page, token = list_open(self.core, request.game, request.page_size, request.page_token)
         players = self.core.store.players
         games = []

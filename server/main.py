@@ -90,6 +90,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     store.listeners.append(player_stream.listener(core))
     player_stream.sync_all(core)  # what a crash kept from the player streams (idempotent)
     lobby.forget_expired(store)
+    lobby.waiting_games(store)  # its index, built before anything is served (a pass over every game)
     lobby.restart_clocks(core, referee)
     game_counts = observe.GameCounts(core, asyncio.get_running_loop())
     observe.data_volume(cfg.data_dir)

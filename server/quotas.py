@@ -257,9 +257,10 @@ class Quotas:
         if wait_s:
             raise Exhausted(what, retry_after_ms=max(1, math.ceil(max(wait_s, min_retry_s) * 1000)))
 
-    def request(self, client: str) -> None:
+    def request(self, client: str, cost: float = 1) -> None:
+        """A request of the client's GE_RATE_LIMIT_PER_S; `cost`: one that works like that many."""
         rate = self.settings.requests_per_s
-        self._take("request", client, rate, 2 * rate, 1, _rate_exceeded(rate))
+        self._take("request", client, rate, 2 * rate, cost, _rate_exceeded(rate))
 
     async def sent(self, client: str, events: int, replayed: int = 0, game_id: str = "") -> None:
         """A stream has sent `events` more events: every EVENTS_PER_REQUEST of them cost one request

@@ -87,6 +87,8 @@ class Store:
         self.orphans = 0  # records of games no snapshot holds (recovery)
         self.players = participation.Players()  # the players subject (records.PLAYER_KINDS)
         self.tournaments = tournament_records.Tournaments()  # tournament subjects (records.TOURNAMENT_KINDS)
+        # games created waiting for players, at least (lobby.waiting_games drops the rest); None until built
+        self.waiting: dict[str, None] | None = None
         self.listeners: list[Callable[[str], None]] = []  # fn(game_id) after every change to a game (player streams)
         self.last_snapshot = {"save_s": 0.0, "games": 0, "at": 0.0}
         # The journal segment the last snapshot began (it holds what came after it), and whether games
@@ -465,6 +467,8 @@ class Store:
         """The game leaves memory, and so the next snapshot (its records stay in older files)."""
         del self.games[game_id]
         self.locks.pop(game_id, None)
+        if self.waiting is not None:
+            self.waiting.pop(game_id, None)
         self._evicted = True
 
     async def sweep(self) -> AsyncIterator[GameRecord]:
