@@ -72,23 +72,28 @@ Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 # a router's or load balancer's own address would make every caller one client.
 TRUSTED_PROXIES: tuple[Network, ...] = ()
 MAX_HOPS = 16  # X-Forwarded-For entries read, from the right: a longer list is caller text
+MAX_FORWARDED_CHARS = MAX_HOPS * 48  # of its end: what a cache key holds of caller text
 
 
 def trust_proxies(networks: tuple[Network, ...]) -> None:
     global TRUSTED_PROXIES
     TRUSTED_PROXIES = networks
-    peer_address.cache_clear()
+    _peer_address.cache_clear()
 
 
 def trusted_proxy(ip: Address | None) -> bool:
     return ip is not None and any(ip in net for net in TRUSTED_PROXIES)
 
 
-@functools.lru_cache(maxsize=4096)
 def peer_address(peer: str, forwarded: str | None = None) -> str:
     """The caller's IP, without the port, an IPv6 address by its /64: a gRPC peer string's
     (`ipv4:1.2.3.4:5`, `ipv6:[::1]:5`) or a web peer's (`web:1.2.3.4:5`), or behind trusted proxies
     the address they forwarded (`forwarded`: the call's X-Forwarded-For)."""
+    return _peer_address(peer, forwarded[-MAX_FORWARDED_CHARS:] if forwarded and TRUSTED_PROXIES else None)
+
+
+@functools.lru_cache(maxsize=4096)
+def _peer_address(peer: str, forwarded: str | None) -> str:
     kind, _, rest = peer.partition(":")
     if kind not in ("ipv4", "ipv6", "web"):
         return kind or "unknown"  # unix sockets and the like: one client

@@ -415,10 +415,8 @@ def check_discard_for_wall(state, seat, move):
 
 def check_discard_for_tile(state, seat, move):
     cards = move.cards
-    if not isinstance(cards, tuple) or len(cards) != 2:
-        raise IllegalMove("ERU-113", "discard exactly two cards for a tile")
-    if cards[0] > cards[1]:  # one name per move, as legal_moves lists it
-        raise IllegalMove("ERU-113", "name the two cards in sorted order")
+    if not isinstance(cards, tuple) or len(cards) != 2 or cards[0] > cards[1]:  # named as legal_moves lists it
+        raise IllegalMove("ERU-113", "discard exactly two cards for a tile, named in sorted order")
     for card in dict.fromkeys(cards):
         _need_card(state, seat, card, cards.count(card))
     if not may_buy_tile(state):
