@@ -208,6 +208,12 @@ def rpc_stream(handler: Callable[[Any, Any, Any], AsyncIterator[Any]]) -> Callab
     return call
 
 
+async def opened(context: Any) -> None:
+    """A stream is set up (checked, within its quota): its headers go now, so a client knows it is
+    open on a quiet game, where gRPC would send them with the first message, minutes later."""
+    await context.send_initial_metadata(())
+
+
 async def guarded(method: str, context: Any, fn: Callable[[], Awaitable[Any]], fields: dict[str, Any] | None = None,
                   **more: Any) -> Any:
     """What `@rpc` does, for a call written as a function (server/players.py, lobby.py, tournaments.py)."""

@@ -22,7 +22,7 @@ import structlog
 from gameengine.v1 import common_pb2, player_pb2, player_pb2_grpc
 
 from . import access, auth, lobby, player_stream, quotas
-from .edge import note, rpc, rpc_stream
+from .edge import note, opened, rpc, rpc_stream
 from .errors import AlreadyExists, InvalidArgument, NotFound
 from .participation import Player, PlayerNotified, PlayerRegistered, seating_of
 from .store import Store
@@ -114,6 +114,7 @@ class PlayerServicer(player_pb2_grpc.PlayerServiceServicer):
         player = lobby.player_of(self.core.store.players, request.player_token)
         player_stream.check_cursor(player, request.cursor)
         with quotas.QUOTAS.stream(quotas.caller(), "", spectator=False, address=quotas.address()):
+            await opened(context)
             stream = player_stream.events(self.core, player, request.cursor)
             try:
                 async for event, token in stream:

@@ -25,7 +25,7 @@ from gameengine.codecs import Codec, MalformedMove
 from gameengine.v1 import common_pb2, common_pb2_grpc
 
 from . import access, clock, drain, fanout, limits, lobby, metrics, observe, quotas, wire
-from .edge import Shown, guarded, note, rpc, rpc_stream
+from .edge import Shown, guarded, note, opened, rpc, rpc_stream
 from .errors import InvalidArgument, game_over, undecodable
 from .moveprotos import move_fields, move_from_wire, move_proto
 from .service import GameCore
@@ -158,6 +158,7 @@ class GameServicer:
                                   rule="VERSION", metadata={"current_version": str(rec.version)})
         client = quotas.caller()
         with quotas.QUOTAS.stream(client, rec.game_id, spectator=seat is None, address=quotas.address()):
+            await opened(context)
             metrics.STREAMS.labels(self.game).inc()
             history = len(rec.events) if seat is None else 0  # what a spectator gets is a replay
             try:
@@ -180,6 +181,7 @@ class GameServicer:
         rec = self.core.record(request.game_id, self.game)
         seat = self.core.seat(rec, request.token)
         with quotas.QUOTAS.stream(quotas.caller(), rec.game_id, spectator=seat is None, address=quotas.address()):
+            await opened(context)
             metrics.STREAMS.labels(self.game).inc()
             try:
                 async for _ in self.core.changes(rec):

@@ -41,7 +41,7 @@ from gameengine.v1 import common_pb2, tournament_pb2, tournament_pb2_grpc
 
 from . import auth, clock, drain, lobby, metrics, pairing, periodic, quotas
 from .config import Config
-from .edge import note, rpc, rpc_stream
+from .edge import note, opened, rpc, rpc_stream
 from .errors import AlreadyExists, Exhausted, Illegal, InvalidArgument, NotFound, PermissionDenied, Unavailable
 from .participation import Seating, seating_of
 from .tournament_records import (
@@ -699,10 +699,12 @@ class TournamentServicer(tournament_pb2_grpc.TournamentServiceServicer):
         note(tournament_id=request.tournament_id[:MAX_ID], cursor=request.cursor)
         t = find(self.core, request.tournament_id)
         check_cursor(t, request.cursor)
-        stream = events(self.core, t, request.cursor)
-        try:
-            async for event in stream:
-                yield event_proto(self.core, t, event)
-        finally:
-            await stream.aclose()
+        with quotas.QUOTAS.stream(quotas.caller(), "", spectator=False, address=quotas.address()):
+            await opened(context)
+            stream = events(self.core, t, request.cursor)
+            try:
+                async for event in stream:
+                    yield event_proto(self.core, t, event)
+            finally:
+                await stream.aclose()
 
