@@ -64,6 +64,13 @@ def undecodable(why: str) -> InvalidArgument:
     return InvalidArgument(f"the request is not a valid protobuf message: {why}", rule="REQUEST")
 
 
+def oversize(max_bytes: int, size: int | None = None) -> Exhausted:
+    """A request over GE_MAX_MESSAGE_BYTES (`size`: its length, when known), in the words of both ports.
+    No RetryInfo: the same call never succeeds later."""
+    said = f"is {size} bytes" if size is not None else f"is over {max_bytes} bytes"
+    return Exhausted(f"the request body {said}; the maximum is {max_bytes} (GE_MAX_MESSAGE_BYTES)", rule="LIMIT")
+
+
 def forfeited(seat: int) -> PermissionDenied:
     """A forfeited seat's caller: its moves and hints are the referee's now."""
     return PermissionDenied(f"seat {seat} has forfeited; the referee plays it", rule="SEAT-FORFEITED")

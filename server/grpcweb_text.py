@@ -16,7 +16,7 @@ import re
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from . import webguard
-from .errors import Exhausted, InvalidArgument
+from .errors import Exhausted, InvalidArgument, oversize
 
 TEXT = "application/grpc-web-text"
 BINARY = "application/grpc-web"
@@ -58,7 +58,7 @@ def grpc_web_text(app: ASGIApp, max_request_bytes: int) -> ASGIApp:
             text += message.get("body", b"")
             more = message.get("more_body", False)
             if len(text) > max_text:
-                err = webguard.oversize(max_request_bytes)
+                err = oversize(max_request_bytes)
                 await webguard.pace_oversize(scope.get("client"), webguard.forwarded_in(scope), err)
                 await _refuse(send, content_type, err)
                 return

@@ -119,7 +119,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
         api.append((next(iter(pb.DESCRIPTOR.services_by_name.values())), pb, player_side))
     for service, pb, servicer in api:
         for srv in api_servers:
-            add_service(service, pb, servicer, srv)
+            add_service(service, pb, servicer, srv, max_request_bytes=cfg.max_message_bytes)
         if service.full_name not in names:
             names.append(service.full_name)
     health_servicer = health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
@@ -129,12 +129,13 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     # types-grpcio-health-checking (and -reflection) type DESCRIPTOR as upb's class, protobuf's own
     # stubs as descriptor.ServiceDescriptor: one class at run time
     add_service(health_pb2.DESCRIPTOR.services_by_name["Health"], health_pb2,  # type: ignore[arg-type]
-                health_servicer, server)
+                health_servicer, server, max_request_bytes=cfg.max_message_bytes)
     names.append(health_pb2.DESCRIPTOR.services_by_name["Health"].full_name)
     reflector = reflection.Reflection(names, reflection.load_sources())
     alpha = reflection_pb2.DESCRIPTOR.services_by_name["ServerReflection"]
     for name in (reflection.V1ALPHA, reflection.V1):  # the same messages under both names
-        add_service(alpha, reflection_pb2, reflector, server, name=name)  # type: ignore[arg-type]
+        add_service(alpha, reflection_pb2, reflector, server, name=name,  # type: ignore[arg-type]
+                    max_request_bytes=cfg.max_message_bytes)
     if edge is not None and internal is not None:
         gateway.add_internal(observe.Observing(internal), core, wanted)  # type: ignore[arg-type]
         internal.add_insecure_port("unix:" + edge.socket)

@@ -26,7 +26,7 @@ from gameengine.v1 import common_pb2, common_pb2_grpc
 
 from . import access, clock, drain, fanout, limits, lobby, metrics, observe, quotas, wire
 from .edge import Shown, guarded, note, opened, rpc, rpc_stream
-from .errors import InvalidArgument, game_over, undecodable
+from .errors import InvalidArgument, ServiceError, game_over, oversize, undecodable
 from .moveprotos import move_fields, move_from_wire, move_proto
 from .service import GameCore
 
@@ -276,15 +276,17 @@ def _option_text(value: Any) -> str:
 # ---- registration: request parsing that cannot fail outside the refusal mapping --------------
 
 class Undecodable:
-    """Stands in for a request whose bytes are not a valid message, so the handler can
-    answer INVALID_ARGUMENT instead of gRPC's generic deserialization failure."""
+    """Stands in for a request the server does not read: bytes that are no valid message, or more of
+    them than GE_MAX_MESSAGE_BYTES, so the handler answers with our refusal (INVALID_ARGUMENT, or a
+    paced RESOURCE_EXHAUSTED) instead of gRPC's generic deserialization failure or its own unpaced,
+    uncounted size refusal."""
 
-    def __init__(self, error: str):
-        self.error = error
+    def __init__(self, refusal: ServiceError):
+        self.refusal = refusal
 
     async def refuse(self, method: str, context: Any) -> None:
         async def body() -> None:
-            raise undecodable(self.error)
+            raise self.refusal
         await guarded(method, context, body)
 
 
@@ -319,12 +321,15 @@ def checked(method: str, impl: Callable[..., Any], streaming: bool,
     return unary
 
 
-def safe_parser(cls: type[Message]) -> Callable[[bytes], Any]:
+def safe_parser(cls: type[Message], max_bytes: int = 0) -> Callable[[bytes], Any]:
     def parse(data: bytes) -> Any:
+        if max_bytes and len(data) > max_bytes:
+            metrics.LIMIT_REFUSALS.labels("message_size").inc()
+            return Undecodable(oversize(max_bytes, len(data)))
         try:
             return cls.FromString(data)
         except Exception as e:  # DecodeError and friends
-            return Undecodable(str(e) or type(e).__name__)
+            return Undecodable(undecodable(str(e) or type(e).__name__))
     return parse
 
 
@@ -345,7 +350,7 @@ def handlers_of(servicer: Any, service: ServiceDescriptor) -> dict[str, Callable
 
 
 def add_service(service: ServiceDescriptor, pb: Any, servicer: Any, server: grpc.aio.Server,
-                name: str = "") -> None:
+                name: str = "", max_request_bytes: int = 0) -> None:
     """Register a service's methods like the generated add_..._to_server, but with
     request parsing that cannot fail outside our error mapping, and every call observed
     (server/observe.py) (`name`: serve it under another full name with the same messages,
@@ -357,5 +362,5 @@ def add_service(service: ServiceDescriptor, pb: Any, servicer: Any, server: grpc
         impl = checked(method.name, impls[method.name], method.server_streaming, method.client_streaming)
         make = HANDLERS[method.client_streaming, method.server_streaming]
         handlers[method.name] = observe.observed(f"/{name or service.full_name}/{method.name}", make(
-            impl, request_deserializer=safe_parser(cls), response_serializer=serialize))
+            impl, request_deserializer=safe_parser(cls, max_request_bytes), response_serializer=serialize))
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(name or service.full_name, handlers),))

@@ -16,13 +16,17 @@ import grpc
 
 from .config import Config
 
+HARD_REQUEST_FACTOR = 4
+
 
 def grpc_options(cfg: Config) -> list[tuple[str, int]]:
     def ms(s: float) -> int:
         return int(s * 1000)
 
     options = [
-        ("grpc.max_receive_message_length", cfg.max_message_bytes),
+        # gRPC's own refusal (unpaced, in no metric) only far past GE_MAX_MESSAGE_BYTES: up to it, the
+        # handler refuses (servicer.safe_parser), paced and counted as the web port's refusals are
+        ("grpc.max_receive_message_length", HARD_REQUEST_FACTOR * cfg.max_message_bytes),
         ("grpc.max_send_message_length", max(8 << 20, 8 * cfg.max_message_bytes)),  # whole game logs
         ("grpc.max_concurrent_streams", cfg.grpc_streams_per_connection),
         ("grpc.keepalive_time_ms", ms(cfg.grpc_keepalive_s)),

@@ -52,7 +52,7 @@ from gameengine import codecs
 from gameengine.v1 import common_pb2, lobby_pb2, player_pb2, tournament_pb2
 
 from . import fanout, limits, quotas, transport, webguard
-from .errors import InvalidArgument, ServiceError, Unimplemented, undecodable
+from .errors import InvalidArgument, ServiceError, Unimplemented, oversize, undecodable
 from .grpcweb_text import grpc_web_text
 
 log = structlog.get_logger("gameengine.web")
@@ -207,7 +207,7 @@ class EdgeRefusals:
         if error.code == Code.INVALID_ARGUMENT:
             raise edge_refusal(InvalidArgument(error.message, rule="REQUEST")) from None
         if error.code == Code.RESOURCE_EXHAUSTED:  # connectrpc's "message is larger than configured max"
-            err = webguard.oversize(self.max_bytes)
+            err = oversize(self.max_bytes)
             await webguard.pace_oversize(_address(ctx.client_address),
                                          quotas.forwarded_of(ctx.request_headers.allitems()), err)
             raise edge_refusal(err) from None

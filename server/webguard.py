@@ -27,7 +27,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol, RequestResponseCycle
 
 from . import limits, metrics, quotas
 from .edge import refusal_status
-from .errors import Exhausted, ServiceError
+from .errors import Exhausted, ServiceError, oversize
 
 # The page loads only its own script, style and data (no inline script or style), and may not be framed.
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -57,13 +57,6 @@ def edge_status(err: ServiceError) -> status_pb2.Status:
     """The google.rpc.Status of a refusal made by the web edge, shaped as the gRPC server's."""
     err.message = limits.clip(err.message)
     return refusal_status(err)
-
-
-def oversize(max_bytes: int, size: int | None = None) -> Exhausted:
-    """A body over GE_MAX_MESSAGE_BYTES (`size`: its declared length, when it has one). No RetryInfo:
-    the same call never succeeds later."""
-    said = f"is {size} bytes" if size is not None else f"is over {max_bytes} bytes"
-    return Exhausted(f"the request body {said}; the maximum is {max_bytes} (GE_MAX_MESSAGE_BYTES)", rule="LIMIT")
 
 
 async def pace_oversize(client_address: Any, forwarded: str | None, err: Exhausted) -> None:

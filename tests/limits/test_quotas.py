@@ -237,6 +237,28 @@ def test_a_request_over_64_kib_is_refused_by_default(web):
     assert code == "RESOURCE_EXHAUSTED"
 
 
+def test_an_oversize_grpc_request_is_refused_like_the_web_ports_paced_and_counted(fresh_server):
+    """It was gRPC's own refusal: no ErrorInfo, answered at once, in no metric or log."""
+    from google.rpc import error_details_pb2
+    from grpc_status import rpc_status
+
+    from tests.server.test_observability import scrape_until, value
+    server = fresh_server().start()
+    client = Client(server.target, GAME)
+    request = common_pb2.GetGameStatusRequest(game_id="x" * 70_000)
+    t0 = time.perf_counter()
+    with pytest.raises(grpc.RpcError) as e:
+        client.common.GetGameStatus(request, timeout=10)
+    assert time.perf_counter() - t0 >= 0.2, "answered at once"
+    status = rpc_status.from_call(e.value)
+    assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and status is not None
+    info = error_details_pb2.ErrorInfo()
+    assert status.details[0].Unpack(info) and info.metadata["rule"] == "LIMIT"
+    assert "GE_MAX_MESSAGE_BYTES" in e.value.details()
+    samples = scrape_until(server, lambda m: value(m, "ge_limit_refusals_total", limit="message_size") >= 1)
+    assert value(samples, "ge_limit_refusals_total", limit="message_size") == 1
+
+
 def test_an_oversized_web_body_is_refused_before_it_is_read(web):
     """The head declares 10 MB and no byte of the body follows: the answer comes anyway (paced, at
     most 1 s), as a Connect resource_exhausted, and the connection is closed."""
