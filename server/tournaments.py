@@ -30,7 +30,7 @@ import random
 import secrets
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import structlog
 
@@ -39,7 +39,7 @@ from engines.core import InvalidOptions
 from gameengine import codecs
 from gameengine.v1 import common_pb2, tournament_pb2, tournament_pb2_grpc
 
-from . import auth, clock, drain, lobby, metrics, pairing, periodic, quotas
+from . import auth, clock, drain, fanout, lobby, metrics, pairing, periodic, quotas
 from .config import Config
 from .edge import note, opened, rpc, rpc_stream
 from .errors import AlreadyExists, Exhausted, Illegal, InvalidArgument, NotFound, PermissionDenied, Unavailable
@@ -699,12 +699,21 @@ class TournamentServicer(tournament_pb2_grpc.TournamentServiceServicer):
         note(tournament_id=request.tournament_id[:MAX_ID], cursor=request.cursor)
         t = find(self.core, request.tournament_id)
         check_cursor(t, request.cursor)
-        with quotas.QUOTAS.stream(quotas.caller(), "", spectator=False, address=quotas.address()):
+        client = quotas.caller()
+        with quotas.QUOTAS.stream(client, "", spectator=False, address=quotas.address()):
             await opened(context)
             stream = events(self.core, t, request.cursor)
+            sent = 0
             try:
                 async for event in stream:
-                    yield event_proto(self.core, t, event)
+                    # one message (and encoding) per event and state, however many streams carry it
+                    yield cast(tournament_pb2.StreamTournamentEventsResponse, fanout.SHARED.message(
+                        ("tournament", t.tournament_id, event.cursor, seeds_shown(t)), event,
+                        lambda: event_proto(self.core, t, event)))  # noqa: B023 - called at once
+                    sent += 1
+                    if sent == quotas.EVENTS_PER_REQUEST:  # what it sends costs the client's rate, as game streams
+                        await quotas.QUOTAS.sent(client, sent)
+                        sent = 0
             finally:
                 await stream.aclose()
 
