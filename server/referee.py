@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import math
 import multiprocessing
 import os
 import random
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any, TypeVar, TypeVarTuple
 
@@ -108,7 +109,7 @@ class Referee:
         self.fair = FairShare(cfg.hint_workers, cfg.workers_per_client)  # which waiting job a freed worker takes
         metrics.HINT_QUEUE_CAPACITY.set(cfg.hint_workers + cfg.hint_queue)
         self.busy = 0
-        self.hints_running = 0
+        self.searches_running = 0  # hints and adjudications: every place of the pool but one (clock_place)
         self._acting: set[str] = set()
         self._tasks: set[asyncio.Task[None]] = set()  # strong references: the loop keeps only weak ones
         # Only games with a clock or a forfeited seat need watching; scanning every game
@@ -341,18 +342,25 @@ class Referee:
             raise Illegal(f"seat {seat} has no decision to make now", rule="HINT")
         budget = min(budget_ms or 200, self.cfg.hint_max_ms)
         view = round_trip_view(rec.game, self.core.view(rec, seat))
-        capacity = self.cfg.hint_workers + self.cfg.hint_queue
-        if capacity > 1 and self.hints_running >= capacity - 1:  # one place is kept for the referee's clocks
-            raise Exhausted("the referee's hint workers are all busy; retry shortly", retry_after_ms=500)
-        with quotas.QUOTAS.hint(quotas.caller(), rec.game_id, budget):
-            self.hints_running += 1
-            try:
-                best, stats = await self._in_pool(quotas.caller(), hint_job, rec.game, view, seat, rec.seats,
-                                                  rec.seed ^ rec.version ^ seat, budget, None)
-            finally:
-                self.hints_running -= 1
+        with quotas.QUOTAS.hint(quotas.caller(), rec.game_id, budget), self.clock_place():
+            best, stats = await self._in_pool(quotas.caller(), hint_job, rec.game, view, seat, rec.seats,
+                                              rec.seed ^ rec.version ^ seat, budget, None)
         metrics.HINTS.labels(rec.game, "ok").inc()
         return best, stats
+
+    @contextlib.contextmanager
+    def clock_place(self) -> Iterator[None]:
+        """A hint or an adjudication takes a place of the pool but never the last one: that one is kept
+        for the referee's clocks, or one client's searches would stop every clock on the server."""
+        capacity = self.cfg.hint_workers + self.cfg.hint_queue
+        if capacity > 1 and self.searches_running >= capacity - 1:
+            metrics.LIMIT_REFUSALS.labels("hint_queue").inc()
+            raise Exhausted("the referee's hint workers are all busy; retry shortly", retry_after_ms=500)
+        self.searches_running += 1
+        try:
+            yield
+        finally:
+            self.searches_running -= 1
 
     # ---- adjudication -------------------------------------------------------
     async def adjudicate(self, rec: GameRecord, reason: str, rollouts: int = 200) -> dict[str, Any]:
@@ -364,7 +372,7 @@ class Referee:
             state = rec.engine.clone(rec.state)
             running[rec.game_id] = running.get(rec.game_id, 0) + 1
         try:
-            with quotas.QUOTAS.pool_job(rec.game_id):
+            with quotas.QUOTAS.pool_job(rec.game_id), self.clock_place():
                 rows = await self._in_pool(self._owner(rec), rollout_job, rec.game, state, rec.seats,
                                            rec.seed ^ rec.version,
                                            min(max(rollouts or ROLLOUTS, MIN_ROLLOUTS), 2000), 10_000)

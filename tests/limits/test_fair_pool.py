@@ -168,3 +168,22 @@ def test_a_light_clients_hint_starts_while_a_heavy_clients_search_runs(fresh_ser
         assert [f.result()[0] for f in heavy] == [200, 200]
     assert code == "OK"
     assert waited < 1.2, waited  # one worker for everyone: it waited ~1.6 s for the heavy search
+
+
+def test_adjudications_leave_the_last_place_of_the_pool_to_the_clocks(fresh_server):
+    """Hints could never take the last place; adjudications could, so three players' adjudications
+    stopped every clock on the server (a victim's referee made 0-1 moves in 25 s instead of 56)."""
+    server = fresh_server(GE_HINT_WORKERS="1", GE_HINT_QUEUE="1", GE_ADMIN_TOKEN="op").start()
+    client = Client(server.target, GAME)
+    games = [client.create(2, seed=i)[0] for i in range(2)]
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        long = pool.submit(raw, client.common.AdjudicateGame, adjudicate_req(games[0], 2000), timeout=60)
+        time.sleep(1.0)  # it holds the one place a search may take
+        code, message, _ = raw(client.common.AdjudicateGame, adjudicate_req(games[1], 50), timeout=60)
+        assert long.result()[0] == "OK"
+    assert code == "RESOURCE_EXHAUSTED" and "busy" in message, (code, message)
+
+
+def adjudicate_req(game_id: str, rollouts: int):
+    from gameengine.v1 import common_pb2
+    return common_pb2.AdjudicateGameRequest(game_id=game_id, tokens=["op"], reason="test", rollouts=rollouts)
