@@ -401,6 +401,16 @@ class Quotas:
                     or (s.live_games_per_address
                         and len(self.from_address.get(address or client, ())) >= s.live_games_per_address))
 
+    def may_schedule(self, client: str, address: str = "") -> bool:
+        """Whether a tournament's scheduler may create its next game now: room for it (`has_room`), and a
+        create from the bucket all heavy creators share (GE_CREATES_TOTAL_PER_S), since a tournament
+        makes its games in bulk (one start was 128 games; a client's tournaments, 15,000 a minute)."""
+        if not self.has_room(client, address):
+            return False
+        total = self.settings.creates_total_per_s
+        burst = max(1.0, total)
+        return total <= 0 or self._bucket("create_total", "", burst).take(total, burst) == 0.0
+
     def may_create_tournament(self, client: str, address: str, active: int) -> None:
         """A tournament costs its creator a create (GE_CREATES_PER_MIN), and the address holds at most
         GE_TOURNAMENTS_PER_ADDRESS registering or running ones (`active`: it holds that many now)."""

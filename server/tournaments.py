@@ -355,7 +355,7 @@ _advancing: set[str] = set()
 _again: set[str] = set()
 _short_of_room: set[str] = set()  # running tournaments whose next game waits for live-game room (TOUR-15)
 _addresses: dict[str, str] = {}  # tournament id -> its creator's quota address, while this process runs
-ROOM_EVERY_S = 5.0
+ROOM_EVERY_S = 1.0
 
 
 def quota_owner(t: Tournament) -> tuple[str, str]:
@@ -423,7 +423,7 @@ def _advance_once(core: GameCore, referee: Referee, t: Tournament) -> None:
             break
         if slot.game_id or slot.counted or busy & set(slot.seats):
             continue
-        if not quotas.QUOTAS.has_room(owner, address):
+        if not quotas.QUOTAS.may_schedule(owner, address):
             _short_of_room.add(t.tournament_id)  # run() tries again
             break
         _create_game(core, referee, t, slot.index)
