@@ -30,6 +30,7 @@ class Config:
     fsync: str = setting("GE_FSYNC", "interval")
     fsync_interval_ms: int = setting("GE_FSYNC_INTERVAL_MS", 100)
     finished_ttl_s: float = setting("GE_FINISHED_TTL_S", 86400.0)
+    finished_games_max: int = setting("GE_FINISHED_GAMES_MAX", 20000)  # in memory; the oldest beyond leave early
     hibernate_after_s: float = setting("GE_HIBERNATE_AFTER_S", 10.0)  # idle and finished games pickled; 0 = never
     snapshot_interval_s: float = setting("GE_SNAPSHOT_INTERVAL_S", 60.0)
     snapshot_pace_ms: float = setting("GE_SNAPSHOT_PACE_MS", 10.0)  # the writer's rest per MiB; 0 = at once

@@ -181,7 +181,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     tasks = [asyncio.create_task(_snapshots(store, cfg.snapshot_interval_s)),
-             asyncio.create_task(_evictions(store, core, cfg.finished_ttl_s)),
+             asyncio.create_task(_evictions(store, core, cfg.finished_ttl_s, cfg.finished_games_max)),
              asyncio.create_task(_hibernation(store, core, cfg.hibernate_after_s)),
              asyncio.create_task(expiry.run(store, core, referee, cfg.idle_game_ttl_s)),
              asyncio.create_task(referee.run()),
@@ -258,12 +258,12 @@ async def _snapshots(store: Store, interval_s: float) -> None:
     await periodic.every(interval_s, "snapshot_failed", one_pass)
 
 
-async def _evictions(store: Store, core: GameCore, ttl_s: float) -> None:
+async def _evictions(store: Store, core: GameCore, ttl_s: float, keep_at_most: int) -> None:
     async def one_pass() -> None:  # may fail on a game whose engine refuses its records (Unsettled)
-        gone = await store.evict_finished(ttl_s, core.is_over)
+        gone = await store.evict_finished(ttl_s, core.is_over, keep_at_most)
         if gone:
             log.info("evicted_finished_games", games=gone, ttl_s=ttl_s)
-    await periodic.every(min(60.0, max(ttl_s / 4, 0.5)), "eviction_failed", one_pass)
+    await periodic.every(min(30.0, max(ttl_s / 4, 0.5)), "eviction_failed", one_pass)
 
 
 async def _hibernation(store: Store, core: GameCore, idle_s: float) -> None:

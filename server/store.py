@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import heapq
 import os
 import secrets
 import time
@@ -492,17 +493,34 @@ class Store:
             await asyncio.sleep(rest)
         self._share_until = time.perf_counter() + LOOP_SHARE_S
 
-    async def evict_finished(self, older_than_s: float, is_over: Callable[[GameRecord], bool]) -> int:
-        """Drop games that ended more than `older_than_s` ago from memory (and from the
-        next snapshot): live memory is bounded by live games, not by history."""
+    async def evict_finished(self, older_than_s: float, is_over: Callable[[GameRecord], bool],
+                             keep_at_most: int = 0) -> int:
+        """Drop games that ended more than `older_than_s` ago from memory (and from the next snapshot),
+        and beyond `keep_at_most` finished ones (0: no cap) the oldest of the rest: live memory is
+        bounded by live games, not by history, however fast games are finished."""
         cutoff = time.time() - older_than_s
         gone = 0
+        kept: list[tuple[float, str]] = []
         async for rec in self.sweep():
-            if last_activity(rec) < cutoff and is_over(rec):
-                self.forget(rec.game_id)
-                self._notify(rec.game_id)
+            if not is_over(rec):
+                continue
+            ended = last_activity(rec)
+            if ended < cutoff:
+                self._evict(rec)
                 gone += 1
+            elif keep_at_most:
+                kept.append((ended, rec.game_id))
+        if keep_at_most and len(kept) > keep_at_most:
+            for _, game_id in heapq.nsmallest(len(kept) - keep_at_most, kept):
+                oldest = self.games.get(game_id)
+                if oldest is not None:
+                    self._evict(oldest)
+                    gone += 1
         return gone
+
+    def _evict(self, rec: GameRecord) -> None:
+        self.forget(rec.game_id)
+        self._notify(rec.game_id)
 
     async def hibernate_idle(self, idle_s: float, is_over: Callable[[GameRecord], bool],
                              now: float | None = None) -> int:

@@ -185,7 +185,7 @@ def test_eviction_goes_on_after_a_pass_that_failed(tmp_path):
         return real_is_over(r)
     core.is_over = is_over_once_failing
 
-    asyncio.run(passes_until(main._evictions(store, core, 0.001), lambda: rec.game_id not in store.games))
+    asyncio.run(passes_until(main._evictions(store, core, 0.001, 0), lambda: rec.game_id not in store.games))
     assert failed and rec.game_id not in store.games
     referee.close()
     store.close()
@@ -217,4 +217,17 @@ def test_a_scrape_counts_the_games_on_the_event_loop(tmp_path):
     loop_thread, scraped = asyncio.run(main())
     assert scraped == (2, 1) and counted_on == {loop_thread}
     referee.close()
+    store.close()
+
+
+def test_finished_games_beyond_the_cap_leave_memory_oldest_first(tmp_path):
+    """GE_FINISHED_GAMES_MAX: games finished faster than GE_FINISHED_TTL_S lets them go held memory without
+    bound (11,662 abandoned tournament games, 299 MB in 42 s, kept for a day)."""
+    store, core = restored_games(tmp_path, 12)
+    over = sorted(store.games)[:8]
+    for i, game_id in enumerate(over):
+        store.games[game_id].created = time.time() - 100 + i  # when each ended, oldest first (no move made)
+    gone = asyncio.run(store.evict_finished(3600, lambda rec: rec.game_id in over, keep_at_most=5))
+    assert gone == 3 and not set(over[:3]) & set(store.games) and set(over[3:]) <= set(store.games)
+    assert len(store.games) == 9, "an unfinished game left"
     store.close()
