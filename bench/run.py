@@ -124,7 +124,8 @@ def speedups(now: dict, before: dict | None) -> dict:
 def start(module: str, port: int, data_dir: str, under: tuple[str, ...] = (), **env) -> subprocess.Popen:
     """`python -m module` serving on `port` (`under`: a command to run it under, e.g. valgrind)."""
     e = dict(os.environ, GE_PORT=str(port), GE_DATA_DIR=data_dir, GE_METRICS_PORT="0", GE_LOG_LEVEL="warning",
-             GE_RATE_LIMIT_PER_S="0", GE_CREATES_PER_MIN="0", GE_CREATES_TOTAL_PER_S="0", GE_LIVE_GAMES="0",
+             GE_RATE_LIMIT_PER_S="0", GE_RATE_LIMIT_PER_ADDRESS_S="0", GE_CREATES_PER_MIN="0",
+             GE_CREATES_TOTAL_PER_S="0", GE_LIVE_GAMES="0",
              GE_LIVE_GAMES_PER_CLIENT="0", GE_LIVE_GAMES_PER_ADDRESS="0",
              PYTHONPATH=f"{ROOT}:{ROOT / 'protos'}", **env)
     out = subprocess.DEVNULL if under else None  # valgrind's own lines would fill the bench's output

@@ -71,6 +71,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as d:
         server = ServerProcess(Path(d), GE_FINISHED_TTL_S="2", GE_RATE_LIMIT_PER_S="0",
+                               GE_RATE_LIMIT_PER_ADDRESS_S="0",
                                GE_CREATES_PER_MIN="0", GE_CREATES_TOTAL_PER_S="0").start()
         assert server.proc is not None  # start() launched it
         pid = server.proc.pid

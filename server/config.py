@@ -55,6 +55,7 @@ class Config:
     lobby_max_open_joins: int = setting("GE_LOBBY_MAX_OPEN_JOINS", 10)
     # ---- limits (server/limits.py, server/quotas.py; README "Limits"); 0 turns a quota off ----
     requests_per_s: float = setting("GE_RATE_LIMIT_PER_S", 200.0)  # per client, burst 2x
+    requests_per_address_s: float = setting("GE_RATE_LIMIT_PER_ADDRESS_S", 1000.0)  # its players together, burst 2x
     creates_per_min: float = setting("GE_CREATES_PER_MIN", 120.0)  # per client
     creates_burst: float = setting("GE_CREATES_BURST", 20.0)  # per client, at once
     creates_total_per_s: float = setting("GE_CREATES_TOTAL_PER_S", 20.0)  # heavy creators together, burst 1 s
@@ -72,6 +73,7 @@ class Config:
     replay_events_per_game_s: float = setting("GE_REPLAY_EVENTS_PER_GAME_S", 500.0)  # burst 2x
     hints_per_client: int = setting("GE_HINTS_PER_CLIENT", 2)
     hints_per_game: int = setting("GE_HINTS_PER_GAME", 2)
+    hints_per_address: int = setting("GE_HINTS_PER_ADDRESS", 2)  # its players together
     hint_ms_per_client_min: float = setting("GE_HINT_MS_PER_CLIENT_MIN", 20000.0)
     pool_jobs_per_client: int = setting("GE_POOL_JOBS_PER_CLIENT", 2)
     referee_moves_per_client_s: float = setting("GE_REFEREE_MOVES_PER_CLIENT_S", 20.0)

@@ -124,7 +124,7 @@ class _Call:
 
     def enter(self) -> None:
         self.client = caller_of(self.context)
-        quotas.QUOTAS.request(self.client)
+        quotas.QUOTAS.request(self.client, 1, quotas.ADDRESS.get())
 
     def turn(self) -> AsyncContextManager[None]:
         return quotas.QUOTAS.turn(self.client, quotas.address())

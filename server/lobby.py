@@ -326,7 +326,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
                             context: Any) -> lobby_pb2.ListOpenGamesResponse:
         note(game=request.game[:MAX_ID])
         # a page costs a request per PAGE_COST games asked for, beyond the call's own: it scans and encodes them
-        quotas.QUOTAS.request(quotas.caller(), (request.page_size or PAGE_DEFAULT) / PAGE_COST)
+        quotas.QUOTAS.request(quotas.caller(), (request.page_size or PAGE_DEFAULT) / PAGE_COST, quotas.address())
         page, token = list_open(self.core, request.game, request.page_size, request.page_token)
         players = self.core.store.players
         games = []

@@ -46,6 +46,10 @@ STREAM_PACE_MAX_S = 5.0  # a refused stream has no deadline to keep: held for it
 PACED_PER_CLIENT = 1024  # refusals held at once per client: one beyond is answered at once, and comes straight back
 PACED_TOTAL = 16384  # and for all clients together: each held refusal keeps its call
 JITTER = 0.2  # holds are shortened by up to this share: refused together, a flood would come back in waves
+# An address's requests come at most a tenth of a second's worth at once, and a refused one is held a
+# second: an address over its rate is many clients, whose refused calls come back together; with a
+# client's burst (two seconds') each wave was let in whole and held other callers' calls for 160-210 ms.
+ADDRESS_BURST_S = 0.1
 EVENTS_PER_REQUEST = 10  # streamed events that cost a client one request (about as much work to send)
 CALLER: contextvars.ContextVar[str] = contextvars.ContextVar("caller", default="")
 # The caller's address ("ip:..."), whatever identity it called as: players registered from one address
@@ -191,6 +195,7 @@ class Bucket:
 class Settings:
     """The quotas; 0 turns one off. Defaults are in config.py (and the README)."""
     requests_per_s: float = 0  # per client (GE_RATE_LIMIT_PER_S)
+    requests_per_address_s: float = 0  # all identities calling from one address together
     creates_per_min: float = 0  # per client
     creates_burst: float = 0  # per client, at once (0: creates_per_min)
     creates_total_per_s: float = 0  # all heavy creators together (a client's light share is not counted)
@@ -207,6 +212,7 @@ class Settings:
     replay_events_per_game_s: float = 0  # history replayed to a game's spectators, all clients together
     hints_per_client: int = 0  # at once
     hints_per_game: int = 0  # at once
+    hints_per_address: int = 0  # at once, all identities calling from one address together
     hint_ms_per_client_min: float = 0  # search time per client per minute
     pool_jobs_per_client: int = 0  # referee search jobs (autoplay, adjudication) at once, per game owner
     referee_moves_per_client_s: float = 0  # referee moves in games a client created
@@ -236,7 +242,7 @@ class Quotas:
     streams: dict[str, int] = field(default_factory=dict)  # client -> open streams
     address_streams: dict[str, int] = field(default_factory=dict)  # address -> open streams
     spectators: dict[str, int] = field(default_factory=dict)  # game id -> open spectator streams
-    hints: dict[str, int] = field(default_factory=dict)  # client or "game:<id>" -> hints running
+    hints: dict[str, int] = field(default_factory=dict)  # client, "game:<id>" or "address:<ip>" -> hints running
     jobs: dict[str, int] = field(default_factory=dict)  # owner -> referee pool jobs running
     paced: dict[str, int] = field(default_factory=dict)  # client -> refusals being held
     paced_total: int = 0
@@ -262,19 +268,28 @@ class Quotas:
         if wait_s:
             raise Exhausted(what, retry_after_ms=max(1, math.ceil(max(wait_s, min_retry_s) * 1000)))
 
-    def request(self, client: str, cost: float = 1) -> None:
-        """A request of the client's GE_RATE_LIMIT_PER_S; `cost`: one that works like that many."""
+    def request(self, client: str, cost: float = 1, address: str = "") -> None:
+        """A request of the client's GE_RATE_LIMIT_PER_S, and of its address's
+        GE_RATE_LIMIT_PER_ADDRESS_S (all its players and its calls without a player token: each
+        registered player is a client of its own, so without it registering players multiplied an
+        address's rate); `cost`: one that works like that many."""
         rate = self.settings.requests_per_s
         self._take("request", client, rate, 2 * rate, cost, _rate_exceeded(rate))
+        if address:
+            rate = self.settings.requests_per_address_s
+            self._take("address", address, rate, ADDRESS_BURST_S * rate, cost, _address_rate_exceeded(rate),
+                       min_retry_s=1.0)
 
-    async def sent(self, client: str, events: int, replayed: int = 0, game_id: str = "") -> None:
+    async def sent(self, client: str, events: int, replayed: int = 0, game_id: str = "", address: str = "") -> None:
         """A stream has sent `events` more events: every EVENTS_PER_REQUEST of them cost one request
-        of the client's rate. `replayed` of them went to a spectator of `game_id` from the history
+        of the client's rate, and of its address's. `replayed` of them went to a spectator of `game_id` from the history
         before its stream opened: those also draw on the game's GE_REPLAY_EVENTS_PER_GAME_S, which
         all addresses share. Either is waited for, not refused. A replay is the amplifier: one
         request re-opening a stream on a finished game gets its whole history, where live events
         reach a game's spectators only at the pace its players move."""
         await self._wait("request", client, self.settings.requests_per_s, events / EVENTS_PER_REQUEST)
+        if address:
+            await self._wait("address", address, self.settings.requests_per_address_s, events / EVENTS_PER_REQUEST)
         if replayed:
             await self._wait("replayed", game_id, self.settings.replay_events_per_game_s, replayed)
 
@@ -483,11 +498,15 @@ class Quotas:
 
     # ---- the referee's search pool -------------------------------------------------
     @contextlib.contextmanager
-    def hint(self, client: str, game_id: str, budget_ms: int) -> Iterator[None]:
+    def hint(self, client: str, game_id: str, budget_ms: int, address: str = "") -> Iterator[None]:
         s = self.settings
         if s.hints_per_client and self.hints.get(client, 0) >= s.hints_per_client:
             raise Exhausted(f"this client has {s.hints_per_client} hints running, the maximum "
                             "(GE_HINTS_PER_CLIENT)", retry_after_ms=max(budget_ms, 100))
+        address_key = "address:" + (address or client)
+        if s.hints_per_address and self.hints.get(address_key, 0) >= s.hints_per_address:
+            raise Exhausted(f"this address has {s.hints_per_address} hints running, the maximum for all the "
+                            "players calling from it (GE_HINTS_PER_ADDRESS)", retry_after_ms=max(budget_ms, 100))
         game_key = "game:" + game_id
         if s.hints_per_game and self.hints.get(game_key, 0) >= s.hints_per_game:
             raise Exhausted(f"this game has {s.hints_per_game} hints running, the maximum (GE_HINTS_PER_GAME)",
@@ -497,11 +516,13 @@ class Quotas:
                    f"this client used its {rate:g} ms of hint search per minute (GE_HINT_MS_PER_CLIENT_MIN)")
         _inc(self.hints, client)
         _inc(self.hints, game_key)
+        _inc(self.hints, address_key)
         try:
             yield
         finally:
             _dec(self.hints, client)
             _dec(self.hints, game_key)
+            _dec(self.hints, address_key)
 
     @contextlib.contextmanager
     def pool_job(self, game_id: str) -> Iterator[None]:
@@ -575,6 +596,12 @@ def _dec(counts: dict[str, int], key: str) -> None:
 def _rate_exceeded(rate: float) -> str:
     """The rate limit's refusal, formatted once (every call is checked against it)."""
     return f"rate limit of {rate:g} requests/s per client exceeded (GE_RATE_LIMIT_PER_S)"
+
+
+@functools.lru_cache(maxsize=8)
+def _address_rate_exceeded(rate: float) -> str:
+    return (f"rate limit of {rate:g} requests/s per address exceeded, all the players calling from it "
+            "together (GE_RATE_LIMIT_PER_ADDRESS_S)")
 
 
 QUOTAS = Quotas()  # unlimited until main.py installs the configured one

@@ -342,8 +342,10 @@ class Referee:
             raise Illegal(f"seat {seat} has no decision to make now", rule="HINT")
         budget = min(budget_ms or 200, self.cfg.hint_max_ms)
         view = round_trip_view(rec.game, self.core.view(rec, seat))
-        with quotas.QUOTAS.hint(quotas.caller(), rec.game_id, budget), self.clock_place():
-            best, stats = await self._in_pool(quotas.caller(), hint_job, rec.game, view, seat, rec.seats,
+        address = quotas.address()
+        with quotas.QUOTAS.hint(quotas.caller(), rec.game_id, budget, address), self.clock_place():
+            # the workers are shared by address: its players' hints take one at a time (GE_WORKERS_PER_CLIENT)
+            best, stats = await self._in_pool(address or quotas.caller(), hint_job, rec.game, view, seat, rec.seats,
                                               rec.seed ^ rec.version ^ seat, budget, None)
         metrics.HINTS.labels(rec.game, "ok").inc()
         return best, stats

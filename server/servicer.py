@@ -169,7 +169,7 @@ class GameServicer:
                     sent += 1
                     replayed += index < history
                     if sent == quotas.EVENTS_PER_REQUEST:
-                        await quotas.QUOTAS.sent(client, sent, replayed, rec.game_id)
+                        await quotas.QUOTAS.sent(client, sent, replayed, rec.game_id, quotas.address())
                         sent = replayed = 0
             finally:
                 metrics.STREAMS.labels(self.game).dec()
@@ -180,7 +180,8 @@ class GameServicer:
         note(game_id=request.game_id)
         rec = self.core.record(request.game_id, self.game)
         seat = self.core.seat(rec, request.token)
-        with quotas.QUOTAS.stream(quotas.caller(), rec.game_id, spectator=seat is None, address=quotas.address()):
+        client, address = quotas.caller(), quotas.address()
+        with quotas.QUOTAS.stream(client, rec.game_id, spectator=seat is None, address=address):
             await opened(context)
             metrics.STREAMS.labels(self.game).inc()
             try:
@@ -189,6 +190,8 @@ class GameServicer:
                         status=status_proto(self.core.status(rec, seat)),
                         view=self.codec.view_to_proto(self.core.view(rec, seat)),
                         legal_moves=self._moves_out(self.core.callers_moves(rec, seat)))
+                    # built for this stream alone (its seat's view, the live clocks): a request's work
+                    await quotas.QUOTAS.sent(client, quotas.EVENTS_PER_REQUEST, address=address)
             finally:
                 metrics.STREAMS.labels(self.game).dec()
 

@@ -699,8 +699,8 @@ class TournamentServicer(tournament_pb2_grpc.TournamentServiceServicer):
         note(tournament_id=request.tournament_id[:MAX_ID], cursor=request.cursor)
         t = find(self.core, request.tournament_id)
         check_cursor(t, request.cursor)
-        client = quotas.caller()
-        with quotas.QUOTAS.stream(client, "", spectator=False, address=quotas.address()):
+        client, address = quotas.caller(), quotas.address()
+        with quotas.QUOTAS.stream(client, "", spectator=False, address=address):
             await opened(context)
             stream = events(self.core, t, request.cursor)
             sent = 0
@@ -712,7 +712,7 @@ class TournamentServicer(tournament_pb2_grpc.TournamentServiceServicer):
                         lambda: event_proto(self.core, t, event)))  # noqa: B023 - called at once
                     sent += 1
                     if sent == quotas.EVENTS_PER_REQUEST:  # what it sends costs the client's rate, as game streams
-                        await quotas.QUOTAS.sent(client, sent)
+                        await quotas.QUOTAS.sent(client, sent, address=address)
                         sent = 0
             finally:
                 await stream.aclose()

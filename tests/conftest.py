@@ -40,8 +40,8 @@ class ServerProcess:
                         GE_LOG_LEVEL=os.environ.get("GE_TEST_LOG_LEVEL", "warning"),
                         # a test is one client doing the work of many: requests and creates as
                         # generous as before (tests/limits set the quotas they test)
-                        GE_RATE_LIMIT_PER_S="1000", GE_CREATES_PER_MIN="600", GE_CREATES_BURST="600",
-                        GE_CREATES_TOTAL_PER_S="0",
+                        GE_RATE_LIMIT_PER_S="1000", GE_RATE_LIMIT_PER_ADDRESS_S="0", GE_CREATES_PER_MIN="600",
+                        GE_CREATES_BURST="600", GE_CREATES_TOTAL_PER_S="0",
                         PYTHONPATH=f"{ROOT}{os.pathsep}{ROOT / 'protos'}")
         self.env.update(env)
         self.proc: subprocess.Popen | None = None

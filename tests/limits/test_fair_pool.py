@@ -51,7 +51,7 @@ def test_a_cancelled_waiter_leaves_the_line_and_the_place_is_not_lost():
 
 
 def test_a_light_clients_hint_does_not_wait_behind_a_heavy_clients_queue(fresh_server):
-    server = fresh_server(GE_HINT_QUEUE="6", GE_HINTS_PER_CLIENT="3", GE_HINTS_PER_GAME="3",
+    server = fresh_server(GE_HINT_QUEUE="6", GE_HINTS_PER_CLIENT="3", GE_HINTS_PER_GAME="3", GE_HINTS_PER_ADDRESS="3",
                           GE_HINT_MS_PER_CLIENT_MIN="60000").with_web().start()
     web_port = server.web_port
     light = Client(server.target, GAME)
