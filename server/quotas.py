@@ -287,15 +287,18 @@ class Quotas:
         all addresses share. Either is waited for, not refused. A replay is the amplifier: one
         request re-opening a stream on a finished game gets its whole history, where live events
         reach a game's spectators only at the pace its players move."""
-        await self._wait("request", client, self.settings.requests_per_s, events / EVENTS_PER_REQUEST)
+        s = self.settings
+        await self._wait("request", client, s.requests_per_s, 2 * s.requests_per_s, events / EVENTS_PER_REQUEST)
         if address:
-            await self._wait("address", address, self.settings.requests_per_address_s, events / EVENTS_PER_REQUEST)
+            rate = s.requests_per_address_s
+            await self._wait("address", address, rate, ADDRESS_BURST_S * rate, events / EVENTS_PER_REQUEST)
         if replayed:
-            await self._wait("replayed", game_id, self.settings.replay_events_per_game_s, replayed)
+            rate = s.replay_events_per_game_s
+            await self._wait("replayed", game_id, rate, 2 * rate, replayed)
 
-    async def _wait(self, kind: str, key: str, rate: float, cost: float) -> None:
+    async def _wait(self, kind: str, key: str, rate: float, burst: float, cost: float) -> None:
         if rate > 0:
-            wait_s = self._bucket(kind, key, 2 * rate).reserve(rate, 2 * rate, cost)
+            wait_s = self._bucket(kind, key, burst).reserve(rate, burst, cost)
             if wait_s:
                 await asyncio.sleep(wait_s)
 

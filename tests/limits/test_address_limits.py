@@ -79,3 +79,24 @@ def test_players_of_one_address_share_GE_HINTS_PER_ADDRESS(fresh_server):
     codes = sorted(code for code, _, _ in answers)
     assert codes == ["OK", "RESOURCE_EXHAUSTED"], answers
     assert "GE_HINTS_PER_ADDRESS" in next(m for c, m, _ in answers if c != "OK")
+
+
+def test_an_addresss_streams_wait_beyond_a_tenth_of_a_seconds_burst(monkeypatch):
+    """Streamed events draw on the address's rate with the burst its requests have (ADDRESS_BURST_S):
+    with a client's two seconds' burst, 512 replays from one address were sent 20,000 events at once,
+    and held other callers' calls at 150 ms (p99)."""
+    import asyncio
+
+    from server import quotas
+    waited: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waited.append(seconds)
+    monkeypatch.setattr(quotas.asyncio, "sleep", sleep)
+    q = quotas.Quotas(quotas.Settings(requests_per_address_s=100))
+
+    async def stream() -> None:
+        for _ in range(50):  # 50 requests' worth of events, from a full bucket of 10
+            await q.sent("player:a", quotas.EVENTS_PER_REQUEST, address="ip:198.51.100.7")
+    asyncio.run(stream())
+    assert len(waited) >= 39 and max(waited) >= 0.39, waited
