@@ -37,7 +37,7 @@ from bench import run as R  # noqa: E402
 from bench.readme_tables import abuse_table  # noqa: E402
 
 ATTACKS = ["mass_create", "mass_create_many_addresses", "demo_referee", "hint_flood", "stream_fanout",
-           "idle_connections", "big_ids", "request_flood"]
+           "idle_connections", "big_ids", "request_flood", "players_flood"]
 GOAL_P99_FACTOR = 2.0
 GOAL_MOVES_SHARE = 0.8  # the player keeps its pace: a slow hint or a stall would hide behind a good p99
 RSS_BOUND_MB = 512  # the StatefulSet's memory request (k8s/base/statefulset.yaml)
@@ -197,7 +197,69 @@ async def attack(name: str, web_port: int, grpc_port: int, seconds: float, victi
     elif name == "request_flood":
         view = json.dumps({"gameId": victim}).encode()
         await hammer(web_port, ["127.0.0.8"], 64, until, lambda: view, rpc("PompeiiService", "GetPompeiiView"), counts)
+    elif name == "players_flood":  # one address over gRPC, its 20 registered players each a client of its own
+        await players_flood(grpc_port, "127.0.0.9", victim, until, counts)
     return {str(k): v for k, v in counts.items()}
+
+
+async def forward_from(source: str, port: int) -> asyncio.Server:
+    """A loopback port whose connections reach `port` from the address `source` (gRPC cannot pick the
+    address it calls from)."""
+    async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while data := await reader.read(65536):
+                writer.write(data)
+                await writer.drain()
+        except OSError:
+            pass
+        finally:
+            writer.close()
+
+    async def connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+        except OSError:
+            writer.close()
+            return
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+    return await asyncio.start_server(connect, "127.0.0.1", 0)
+
+
+async def players_flood(grpc_port: int, source: str, victim: str, until: float, counts: dict) -> None:
+    """20 players registered from `source`, each keeping 16 cheap calls in flight on 4 channels."""
+    import grpc
+
+    from gameengine.v1 import player_pb2, player_pb2_grpc, pompeii_pb2, pompeii_pb2_grpc
+    forwarder = await forward_from(source, grpc_port)
+    target = f"127.0.0.1:{forwarder.sockets[0].getsockname()[1]}"
+    channels = [grpc.aio.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)])
+                for _ in range(4)]
+    tokens = []
+    for i in range(20):
+        try:
+            answer = await player_pb2_grpc.PlayerServiceStub(channels[0]).RegisterPlayer(
+                player_pb2.RegisterPlayerRequest(name=f"flood{i}"), timeout=10)
+            tokens.append(answer.player_token)
+        except grpc.aio.AioRpcError as e:
+            counts[f"register_{e.code().name}"] = counts.get(f"register_{e.code().name}", 0) + 1
+    counts["players"] = len(tokens)
+    request = pompeii_pb2.GetPompeiiViewRequest(game_id=victim)
+
+    async def loop(i: int) -> None:
+        stub = pompeii_pb2_grpc.PompeiiServiceStub(channels[i % len(channels)])
+        metadata = (("x-player-token", tokens[i % len(tokens)]),)
+        while time.time() < until:
+            try:
+                await stub.GetPompeiiView(request, metadata=metadata, timeout=max(0.1, until - time.time()))
+                key = "OK"
+            except grpc.aio.AioRpcError as e:
+                key = e.code().name
+            counts[key] = counts.get(key, 0) + 1
+    if tokens:
+        await all_of([loop(i) for i in range(16 * len(tokens))], counts)
+    for channel in channels:
+        await channel.close()
+    forwarder.close()
 
 
 async def own_games(web_port: int, source: str, n: int) -> list[dict]:
