@@ -55,7 +55,7 @@ class Config:
     lobby_max_open_joins: int = setting("GE_LOBBY_MAX_OPEN_JOINS", 10)
     # ---- limits (server/limits.py, server/quotas.py; README "Limits"); 0 turns a quota off ----
     requests_per_s: float = setting("GE_RATE_LIMIT_PER_S", 200.0)  # per client, burst 2x
-    requests_per_address_s: float = setting("GE_RATE_LIMIT_PER_ADDRESS_S", 400.0)  # its players together, burst 0.1 s
+    requests_per_address_s: float = setting("GE_RATE_LIMIT_PER_ADDRESS_S", 200.0)  # its players together, burst 0.1 s
     creates_per_min: float = setting("GE_CREATES_PER_MIN", 120.0)  # per client
     creates_burst: float = setting("GE_CREATES_BURST", 20.0)  # per client, at once
     creates_total_per_s: float = setting("GE_CREATES_TOTAL_PER_S", 20.0)  # heavy creators together, burst 1 s

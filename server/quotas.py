@@ -46,10 +46,12 @@ STREAM_PACE_MAX_S = 5.0  # a refused stream has no deadline to keep: held for it
 PACED_PER_CLIENT = 1024  # refusals held at once per client: one beyond is answered at once, and comes straight back
 PACED_TOTAL = 16384  # and for all clients together: each held refusal keeps its call
 JITTER = 0.2  # holds are shortened by up to this share: refused together, a flood would come back in waves
-# An address's requests come at most a tenth of a second's worth at once, and a refused one is held a
-# second: an address over its rate is many clients, whose refused calls come back together; with a
-# client's burst (two seconds') each wave was let in whole and held other callers' calls for 160-210 ms.
+# An address's requests come at most a tenth of a second's worth at once, and a refused one is held
+# (and told to wait) ADDRESS_RETRY_S: an address over its rate is many clients, whose refused calls come
+# back together; with a client's burst (two seconds') each wave was let in whole and held other callers'
+# calls for 160-210 ms, and held for a client's 0.25-1 s its refusals cost the loop as much as its calls.
 ADDRESS_BURST_S = 0.1
+ADDRESS_RETRY_S = 3.0
 EVENTS_PER_REQUEST = 10  # streamed events that cost a client one request (about as much work to send)
 CALLER: contextvars.ContextVar[str] = contextvars.ContextVar("caller", default="")
 # The caller's address ("ip:..."), whatever identity it called as: players registered from one address
@@ -275,10 +277,12 @@ class Quotas:
         address's rate); `cost`: one that works like that many."""
         rate = self.settings.requests_per_s
         self._take("request", client, rate, 2 * rate, cost, _rate_exceeded(rate))
-        if address:
-            rate = self.settings.requests_per_address_s
-            self._take("address", address, rate, ADDRESS_BURST_S * rate, cost, _address_rate_exceeded(rate),
-                       min_retry_s=1.0)
+        rate = self.settings.requests_per_address_s
+        if address and rate > 0 and self._bucket("address", address, ADDRESS_BURST_S * rate).take(
+                rate, ADDRESS_BURST_S * rate, cost):
+            refusal = Exhausted(_address_rate_exceeded(rate), retry_after_ms=round(ADDRESS_RETRY_S * 1000))
+            refusal.pace_max_s = ADDRESS_RETRY_S
+            raise refusal
 
     async def sent(self, client: str, events: int, replayed: int = 0, game_id: str = "", address: str = "") -> None:
         """A stream has sent `events` more events: every EVENTS_PER_REQUEST of them cost one request
