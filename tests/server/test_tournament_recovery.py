@@ -22,6 +22,16 @@ def open_store(path):
     return store, core, Referee(core, Config())
 
 
+def entrants(store):
+    """The ids of three players registered in `store`."""
+    ids = []
+    for name in ("x", "y", "z"):
+        pid = f"p-{name * 16}"
+        store.write_player(PlayerRegistered(pid, name, auth.token_hash(name), time.time()))
+        ids.append(pid)
+    return ids
+
+
 def request(player_ids):
     return tournament_pb2.CreateTournamentRequest(
         game="pompeii", seats_per_game=2, format=tournament_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN,
@@ -31,11 +41,7 @@ def request(player_ids):
 def test_a_game_created_before_its_scheduled_record_is_linked_not_created_again(tmp_path):
     async def scenario():
         store, core, referee = open_store(tmp_path)
-        ids = []
-        for name in ("x", "y", "z"):
-            pid = f"p-{name * 16}"
-            store.write_player(PlayerRegistered(pid, name, auth.token_hash(name), time.time()))
-            ids.append(pid)
+        ids = entrants(store)
         t, creator = tournaments.create(core, Config(), ["pompeii"], request(ids))
         store.write_tournament(tournaments.plan_start(t))  # started, but no game created yet: the crash
         slot = t.slots[0]
@@ -152,11 +158,7 @@ def test_every_stream_of_a_tournament_shares_each_events_message(tmp_path, monke
     """256 entrants' standings per event, built per stream: a few hundred streams held a victim's p50 at 280 ms."""
     async def scenario():
         store, core, referee = open_store(tmp_path)
-        ids = []
-        for name in ("x", "y", "z"):
-            pid = f"p-{name * 16}"
-            store.write_player(PlayerRegistered(pid, name, auth.token_hash(name), time.time()))
-            ids.append(pid)
+        ids = entrants(store)
         t, _ = tournaments.create(core, Config(), ["pompeii"], request(ids))
         tournaments.advance(core, referee, t)
         store.write_tournament(tournaments.plan_start(t))
