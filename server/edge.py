@@ -13,6 +13,7 @@ an unexpected one becomes INTERNAL and is logged.
 """
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import time
@@ -122,9 +123,11 @@ class _Call:
         self.request = request  # its long strings are quoted, not repeated, in a refusal (limits.unechoed)
         self.t0 = time.perf_counter()
 
-    def enter(self) -> None:
+    async def enter(self) -> None:
         self.client = caller_of(self.context)
-        quotas.QUOTAS.request(self.client, 1, quotas.ADDRESS.get())
+        wait_s = quotas.QUOTAS.request(self.client, 1, quotas.ADDRESS.get())
+        if wait_s:
+            await asyncio.sleep(wait_s)  # its address's line (GE_RATE_LIMIT_PER_ADDRESS_S)
 
     def turn(self) -> AsyncContextManager[None]:
         return quotas.QUOTAS.turn(self.client, quotas.address())
@@ -174,7 +177,7 @@ def rpc(handler: Callable[[Any, Any, Any], Awaitable[Any]]) -> Callable[[Any, An
     async def call(self: Any, request: Any, context: Any) -> Any:
         c = _Call(_method_name(self, handler), context, request)
         try:
-            c.enter()
+            await c.enter()
             async with c.turn():
                 response = await handler(self, request, context)
         except Exception as e:  # noqa: BLE001 - every failure is answered by _Call.exit
@@ -193,7 +196,7 @@ def rpc_stream(handler: Callable[[Any, Any, Any], AsyncIterator[Any]]) -> Callab
         c = _Call(_method_name(self, handler), context, request)
         responses = handler(self, request, context)
         try:
-            c.enter()  # no turn (quotas.turn): the first response may wait for the game to move
+            await c.enter()  # no turn (quotas.turn): the first response may wait for the game to move
             first = await responses.__anext__()
         except StopAsyncIteration:
             c.answered()
@@ -220,7 +223,7 @@ async def guarded(method: str, context: Any, fn: Callable[[], Awaitable[Any]], f
     note(**(fields or {}), **more)
     c = _Call(method, context)
     try:
-        c.enter()
+        await c.enter()
         async with c.turn():
             result = await fn()
     except Exception as e:  # noqa: BLE001

@@ -46,12 +46,12 @@ STREAM_PACE_MAX_S = 5.0  # a refused stream has no deadline to keep: held for it
 PACED_PER_CLIENT = 1024  # refusals held at once per client: one beyond is answered at once, and comes straight back
 PACED_TOTAL = 16384  # and for all clients together: each held refusal keeps its call
 JITTER = 0.2  # holds are shortened by up to this share: refused together, a flood would come back in waves
-# An address's requests come at most a tenth of a second's worth at once, and a refused one is held
-# (and told to wait) ADDRESS_RETRY_S: an address over its rate is many clients, whose refused calls come
-# back together; with a client's burst (two seconds') each wave was let in whole and held other callers'
-# calls for 160-210 ms, and held for a client's 0.25-1 s its refusals cost the loop as much as its calls.
+# An address's requests come at most a tenth of a second's worth at once, and beyond its rate wait in
+# line for up to a second; a call that would wait longer is refused, held and told to wait that second.
+# With a client's burst (two seconds') an address's refused calls came back in waves that were let in
+# whole and held other callers' calls for 160-210 ms.
 ADDRESS_BURST_S = 0.1
-ADDRESS_RETRY_S = 3.0
+ADDRESS_WAIT_MAX_S = 1.0
 EVENTS_PER_REQUEST = 10  # streamed events that cost a client one request (about as much work to send)
 CALLER: contextvars.ContextVar[str] = contextvars.ContextVar("caller", default="")
 # The caller's address ("ip:..."), whatever identity it called as: players registered from one address
@@ -270,19 +270,27 @@ class Quotas:
         if wait_s:
             raise Exhausted(what, retry_after_ms=max(1, math.ceil(max(wait_s, min_retry_s) * 1000)))
 
-    def request(self, client: str, cost: float = 1, address: str = "") -> None:
-        """A request of the client's GE_RATE_LIMIT_PER_S, and of its address's
+    def request(self, client: str, cost: float = 1, address: str = "") -> float:
+        """A request of the client's GE_RATE_LIMIT_PER_S (refused beyond it), and of its address's
         GE_RATE_LIMIT_PER_ADDRESS_S (all its players and its calls without a player token: each
         registered player is a client of its own, so without it registering players multiplied an
-        address's rate); `cost`: one that works like that many."""
+        address's rate); `cost`: one that works like that many. Returns how long the call waits for
+        its address's rate: an address's calls wait in line, up to ADDRESS_WAIT_MAX_S; beyond, they
+        are refused. Refused at once, a bot farm behind one address lost seconds to each refusal,
+        and an attacker's refusals came back as fast as they were answered."""
         rate = self.settings.requests_per_s
         self._take("request", client, rate, 2 * rate, cost, _rate_exceeded(rate))
         rate = self.settings.requests_per_address_s
-        if address and rate > 0 and self._bucket("address", address, ADDRESS_BURST_S * rate).take(
-                rate, ADDRESS_BURST_S * rate, cost):
-            refusal = Exhausted(_address_rate_exceeded(rate), retry_after_ms=round(ADDRESS_RETRY_S * 1000))
-            refusal.pace_max_s = ADDRESS_RETRY_S
+        if not address or rate <= 0:
+            return 0.0
+        bucket = self._bucket("address", address, ADDRESS_BURST_S * rate)
+        wait_s = bucket.reserve(rate, ADDRESS_BURST_S * rate, cost)
+        if wait_s > ADDRESS_WAIT_MAX_S:
+            bucket.tokens += cost  # not taken
+            refusal = Exhausted(_address_rate_exceeded(rate), retry_after_ms=round(ADDRESS_WAIT_MAX_S * 1000))
+            refusal.pace_max_s = ADDRESS_WAIT_MAX_S
             raise refusal
+        return wait_s
 
     async def sent(self, client: str, events: int, replayed: int = 0, game_id: str = "", address: str = "") -> None:
         """A stream has sent `events` more events: every EVENTS_PER_REQUEST of them cost one request
