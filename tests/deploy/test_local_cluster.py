@@ -210,11 +210,17 @@ def test_three_replicas_behind_router(cluster):
     router, replicas = cluster
     client = Client(router.target, "pompeii")
     try:
-        # Creates name no game: round robin over the replicas, each id names its minter.
+        # Creates name no game: round robin over the replicas, each id names its minter. A replica whose
+        # connect timed out (a loaded CI machine) is skipped for fail_timeout (2 s): keep creating, bounded.
         games = {}
-        for i in range(6):
+        deadline = time.time() + 15
+        for i in range(60):
             game_id, tokens = client.create(3, seed=100 + i)
             games[game_id] = tokens
+            if (i >= 5 and {owner_of(g) for g in games} == set(SHARDS)) or time.time() > deadline:
+                break
+            if i >= 5:
+                time.sleep(0.5)
         owners = {owner_of(g) for g in games}
         assert owners == set(SHARDS), games.keys()
 
