@@ -125,7 +125,7 @@ class _Call:
 
     async def enter(self) -> None:
         self.client = caller_of(self.context)
-        wait_s = quotas.QUOTAS.request(self.client, 1, quotas.ADDRESS.get())
+        wait_s = quotas.QUOTAS.request(self.client, 1, quotas.address())
         if wait_s:
             await asyncio.sleep(wait_s)  # its address's line (GE_RATE_LIMIT_PER_ADDRESS_S)
 

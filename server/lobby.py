@@ -325,7 +325,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     async def ListOpenGames(self, request: lobby_pb2.ListOpenGamesRequest,
                             context: Any) -> lobby_pb2.ListOpenGamesResponse:
         note(game=request.game[:MAX_ID])
-        # a page costs a request per PAGE_COST games asked for, beyond the call's own: it scans and encodes them
+        # a page costs a request per PAGE_COST games asked for, beyond the call's own: it scans and encodes them.
+        # The address's share is owed, not waited for (this call holds a handler place): its next calls wait.
         quotas.QUOTAS.request(quotas.caller(), (request.page_size or PAGE_DEFAULT) / PAGE_COST, quotas.address())
         page, token = list_open(self.core, request.game, request.page_size, request.page_token)
         players = self.core.store.players
