@@ -21,6 +21,37 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+class CallContext:
+    """A grpc.aio call's context for a handler called in-process: its peer and metadata (each read
+    counted in `reads`), no deadline, and an abort that keeps what it was given and raises."""
+
+    def __init__(self, metadata=(), peer: str = "ipv4:127.0.0.1:4000"):
+        self.metadata, self._peer = tuple(metadata), peer
+        self.reads = {"peer": 0, "metadata": 0}
+        self.aborted: list[tuple] = []  # (code, details, trailing metadata) of each abort
+
+    def peer(self) -> str:
+        self.reads["peer"] += 1
+        return self._peer
+
+    def invocation_metadata(self):
+        self.reads["metadata"] += 1
+        return self.metadata
+
+    def time_remaining(self):
+        return None
+
+    def code(self):
+        return None
+
+    async def send_initial_metadata(self, metadata) -> None:
+        return None
+
+    async def abort(self, code, details, trailing_metadata=()):
+        self.aborted.append((code, details, tuple(trailing_metadata)))
+        raise RuntimeError("aborted")
+
+
 class ServerProcess:
     """`python -m server.main` as a child process; restartable on the same data dir."""
 

@@ -11,6 +11,7 @@ import pytest
 
 from clients.sdk import Client
 from gameengine.v1 import common_pb2
+from tests.conftest import CallContext
 from tests.web.conftest import WebServer
 
 from .support import create, raw, web_call, web_retry_s
@@ -324,31 +325,14 @@ def test_a_web_callers_refusal_is_held_by_the_web_edge_not_in_the_servers_loop()
     from server import edge, quotas, transport
     from server.errors import Exhausted
 
-    class Context:
-        def __init__(self, peer: str):
-            self._peer, self.trailers = peer, ()
-
-        def peer(self) -> str:
-            return self._peer
-
-        def invocation_metadata(self):
-            return ((transport.WEB_PEER, "web:127.0.0.9:5000"),)
-
-        def time_remaining(self) -> None:
-            return None
-
-        async def abort(self, code, details, trailers):
-            self.trailers = trailers
-            raise RuntimeError("aborted")
-
     def refuse(peer: str) -> tuple[float, dict]:
-        ctx = Context(peer)
+        ctx = CallContext(((transport.WEB_PEER, "web:127.0.0.9:5000"),), peer)
         call = edge._Call("GetPompeiiView", ctx)
         call.client = "127.0.0.9"
         t0 = time.perf_counter()
         with pytest.raises(RuntimeError):
             asyncio.run(call.exit(Exhausted("over the test's quota", retry_after_ms=1000)))
-        return time.perf_counter() - t0, dict(ctx.trailers)
+        return time.perf_counter() - t0, dict(ctx.aborted[0][2])
 
     saved, quotas.QUOTAS = quotas.QUOTAS, quotas.Quotas(quotas.Settings())
     try:

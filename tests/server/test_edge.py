@@ -13,6 +13,7 @@ from gameengine import codecs
 from gameengine.codecs.base import Codec
 from server import edge, logs, web
 from server.errors import Illegal, InvalidArgument
+from tests.conftest import CallContext
 
 
 def test_item1_a_game_whose_codec_fails_to_import_fails_startup_loudly(monkeypatch):
@@ -63,21 +64,6 @@ def test_item2_one_decorator_logs_notes_and_maps_refusals():
     """@rpc: a handler notes its log fields and raises ServiceError; the call ends with its status."""
     import structlog
     from google.rpc import status_pb2
-    seen = []
-
-    class Context:
-        def peer(self):
-            return "ipv4:127.0.0.1:1"
-
-        def invocation_metadata(self):
-            return ()
-
-        def time_remaining(self):
-            return None
-
-        async def abort(self, code, details, trailing_metadata):
-            seen.append(status_pb2.Status.FromString(dict(trailing_metadata)["grpc-status-details-bin"]))
-            raise RuntimeError("refused")
 
     class Servicer:
         @edge.rpc
@@ -85,14 +71,17 @@ def test_item2_one_decorator_logs_notes_and_maps_refusals():
             edge.note(game_id="g-1", seat=2)
             raise InvalidArgument("bad thing")
 
+    ctx = CallContext()
+
     async def call():
-        with pytest.raises(RuntimeError, match="refused"):
-            await Servicer().GetThing(None, Context())
+        with pytest.raises(RuntimeError, match="aborted"):
+            await Servicer().GetThing(None, ctx)
         return logs.fields()  # the call's own context: what its lines carry
 
     with structlog.testing.capture_logs() as lines:
         fields = asyncio.run(call())
-    assert seen and seen[0].message == "bad thing"
+    [(_, _, trailers)] = ctx.aborted
+    assert status_pb2.Status.FromString(dict(trailers)["grpc-status-details-bin"]).message == "bad thing"
     assert fields["seat"] == 2 and fields["game_id"] == "g-1"
     assert [(x["event"], x["method"], x["code"]) for x in lines] == [("rpc", "GetThing", "INVALID_ARGUMENT")]
 

@@ -12,6 +12,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from server import logs, metrics, observe
 from server.servicer import add_service
+from tests.conftest import CallContext
 
 HEALTH = ("unary", "grpc.health.v1.Health", "Check", "grpc")
 ECHO = ("unary", "test.Echo", "Echo", "grpc")
@@ -94,27 +95,6 @@ def test_item2_the_move_answer_is_the_response_messages_encoding(tmp_path):
     store.close()
 
 
-class CountingContext:
-    """A grpc.aio context that counts how often the call's peer and metadata are read."""
-
-    def __init__(self, metadata=()):
-        self.metadata, self.reads = tuple(metadata), {"peer": 0, "metadata": 0}
-
-    def peer(self):
-        self.reads["peer"] += 1
-        return "ipv4:127.0.0.1:4000"
-
-    def invocation_metadata(self):
-        self.reads["metadata"] += 1
-        return self.metadata
-
-    def time_remaining(self):
-        return None
-
-    def code(self):
-        return None
-
-
 def test_item2_a_calls_peer_and_metadata_are_read_once_for_observation_and_quota():
     """observe reads the peer and the metadata for the log fields; @rpc's quota identity uses what it
     read instead of asking the call again (and still sees the player token the metadata carries)."""
@@ -128,10 +108,10 @@ def test_item2_a_calls_peer_and_metadata_are_read_once_for_observation_and_quota
     servicer = Servicer()
     handler = observe.observed("/test.Things/GetThing", grpc.unary_unary_rpc_method_handler(
         lambda request, context: servicer.GetThing(request, context)))
-    ctx = CountingContext([("x-request-id", "r-1"), ("x-player-token", "not-a-player")])
+    ctx = CallContext([("x-request-id", "r-1"), ("x-player-token", "not-a-player")])
     assert asyncio.run(handler.unary_unary(b"", ctx)) == "ip:127.0.0.1"  # an unverified token is no identity
     assert ctx.reads == {"peer": 1, "metadata": 1}
-    bare = CountingContext()  # a call @rpc sees without observation reads them itself
+    bare = CallContext()  # a call @rpc sees without observation reads them itself
     assert asyncio.run(servicer.GetThing(b"", bare)) == "ip:127.0.0.1"
     assert bare.reads == {"peer": 1, "metadata": 1}
 
