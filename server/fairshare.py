@@ -17,6 +17,11 @@ import time
 from collections.abc import AsyncIterator
 
 
+def halved(amount: float, since: float, now: float, half_life_s: float) -> float:
+    """`amount` counted at `since`, halved per half-life until `now`: how much a client used lately."""
+    return float(amount * 0.5 ** ((now - since) / half_life_s))
+
+
 class FairShare:
     def __init__(self, places: int, per_client: int = 0, half_life_s: float = 60.0) -> None:
         self.free = places
@@ -29,8 +34,7 @@ class FairShare:
     def usage(self, client: str, now: float | None = None) -> float:
         """Worker seconds the client used, each halved per half-life since."""
         used, at = self._used.get(client, (0.0, 0.0))
-        now = time.monotonic() if now is None else now
-        return float(used * 0.5 ** ((now - at) / self.half_life_s))
+        return halved(used, at, time.monotonic() if now is None else now, self.half_life_s)
 
     def _may_hold(self, client: str) -> bool:
         return not self.per_client or self.holding.get(client, 0) < self.per_client

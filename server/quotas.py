@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from . import metrics
 from .errors import Exhausted as _Exhausted
 from .errors import ServiceError
+from .fairshare import halved
 
 
 class Exhausted(_Exhausted):
@@ -52,6 +53,8 @@ JITTER = 0.2  # holds are shortened by up to this share: refused together, a flo
 # whole and held other callers' calls for 160-210 ms.
 ADDRESS_BURST_S = 0.1
 ADDRESS_WAIT_MAX_S = 1.0
+# A create beyond its light share waits for the shared bucket's next token up to this long (FairBucket).
+CREATE_WAIT_MAX_S = 1.0
 EVENTS_PER_REQUEST = 10  # streamed events that cost a client one request (about as much work to send)
 CALLER: contextvars.ContextVar[str] = contextvars.ContextVar("caller", default="")
 # The caller's address ("ip:..."), whatever identity it called as: players registered from one address
@@ -193,6 +196,92 @@ class Bucket:
         return max(0.0, -self.tokens / rate)
 
 
+class FairBucket:
+    """A token bucket many addresses share (GE_CREATES_TOTAL_PER_S). With a token free and nobody
+    waiting a take is immediate; otherwise the taker waits up to `max_wait_s`, and each token as it
+    refills goes to the waiting address that took the fewest lately (halved every `half_life_s`).
+    First come, first served, a botnet whose sixty addresses kept asking took nearly every token, and a
+    player creating one game every few seconds waited 1.5 s per create (bench.abuse
+    mass_create_many_addresses). At most `max_waiting` wait; a newcomer that took fewer lately than
+    the heaviest waiter takes that one's place."""
+
+    def __init__(self, rate: float, burst: float, max_wait_s: float = CREATE_WAIT_MAX_S,
+                 half_life_s: float = 10.0, max_waiting: int = 256) -> None:
+        self.rate, self.burst, self.max_wait_s = rate, burst, max_wait_s
+        self.half_life_s, self.max_waiting = half_life_s, max_waiting
+        self.bucket = Bucket(burst)
+        self.waiting: dict[asyncio.Future[bool], str] = {}  # ticket -> address, in arrival order
+        self._taken: dict[str, tuple[float, float]] = {}  # address -> (tokens taken, when counted)
+        self._timer: asyncio.TimerHandle | None = None
+
+    def taken(self, address: str, now: float) -> float:
+        count, at = self._taken.get(address, (0.0, now))
+        return halved(count, at, now, self.half_life_s)
+
+    def _count(self, address: str, now: float) -> None:
+        if len(self._taken) >= 100_000:  # bounded: forgetting an address only forgets its past takes
+            self._taken = {a: t for a, t in self._taken.items() if halved(*t, now, self.half_life_s) > 0.01}
+        self._taken[address] = (self.taken(address, now) + 1, now)
+
+    def try_take(self, address: str) -> bool:
+        """A token now if one is free and nobody waits for it (callers that do not wait)."""
+        if self.waiting or self.bucket.take(self.rate, self.burst) != 0.0:
+            return False
+        self._count(address, time.monotonic())
+        return True
+
+    async def take(self, address: str) -> float:
+        """0.0 once `address` has a token; else (nothing taken) the seconds to tell it to wait: the next
+        token's if that is more than `max_wait_s` away (refused at once), else `max_wait_s`."""
+        if self.try_take(address):
+            return 0.0
+        next_token_s = (1 - self.bucket.tokens) / self.rate  # try_take just refilled it
+        if not self.waiting and next_token_s > self.max_wait_s:
+            return next_token_s
+        now = time.monotonic()
+        if len(self.waiting) >= self.max_waiting:
+            heaviest = max(self.waiting, key=lambda t: self.taken(self.waiting[t], now))
+            if self.taken(self.waiting[heaviest], now) <= self.taken(address, now):
+                return self.max_wait_s
+            self._expire(heaviest)
+        loop = asyncio.get_running_loop()
+        ticket: asyncio.Future[bool] = loop.create_future()
+        self.waiting[ticket] = address
+        expiry = loop.call_later(self.max_wait_s, self._expire, ticket)
+        self._schedule(loop)
+        try:
+            return 0.0 if await ticket else self.max_wait_s
+        except asyncio.CancelledError:
+            self.waiting.pop(ticket, None)
+            if ticket.done() and not ticket.cancelled() and ticket.result():  # given as the caller left
+                self.bucket.tokens += 1
+                self._hand_over()
+            raise
+        finally:
+            expiry.cancel()
+
+    def _expire(self, ticket: asyncio.Future[bool]) -> None:
+        if self.waiting.pop(ticket, None) is not None and not ticket.done():
+            ticket.set_result(False)
+
+    def _schedule(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self._timer is None and self.waiting:
+            self._timer = loop.call_later(max(0.0, (1 - self.bucket.tokens) / self.rate), self._hand_over)
+
+    def _hand_over(self) -> None:
+        """Tokens refilled so far to the waiting addresses that took the fewest lately (ties: the first to come)."""
+        if self._timer is not None:
+            self._timer.cancel()  # called early, when a token came back
+            self._timer = None
+        now = time.monotonic()
+        while self.waiting and self.bucket.take(self.rate, self.burst) == 0.0:
+            ticket = min(self.waiting, key=lambda t: self.taken(self.waiting[t], now))
+            self._count(self.waiting.pop(ticket), now)
+            ticket.set_result(True)
+        if self.waiting:
+            self._schedule(asyncio.get_running_loop())
+
+
 @dataclass
 class Settings:
     """The quotas; 0 turns one off. Defaults are in config.py (and the README)."""
@@ -250,6 +339,7 @@ class Quotas:
     paced_total: int = 0
     running: dict[str, int] = field(default_factory=dict)  # client -> handlers running
     waiting: dict[str, collections.deque[asyncio.Future[None]]] = field(default_factory=dict)  # client -> its line
+    shared_creates: FairBucket | None = None  # GE_CREATES_TOTAL_PER_S, made at its first use
     _logged: dict[str, float] = field(default_factory=dict)
 
     # ---- rates -------------------------------------------------------------
@@ -372,7 +462,7 @@ class Quotas:
         return True
 
     # ---- games ---------------------------------------------------------------
-    def may_create(self, client: str, time_bank_ms: int, address: str = "") -> None:
+    async def may_create(self, client: str, time_bank_ms: int, address: str = "") -> None:
         s = self.settings
         if s.live_games and len(self.live) >= s.live_games:
             raise Exhausted(f"the server holds its maximum of {s.live_games} unfinished games (GE_LIVE_GAMES); "
@@ -396,18 +486,18 @@ class Quotas:
                    f"this client creates at most {rate:g} games a minute, {burst:g} at once "
                    "(GE_CREATES_PER_MIN, GE_CREATES_BURST)")
         try:
-            self._take_from_total(client)
+            await self._take_from_total(client, address or client)
         except Exhausted:
             own = self.buckets.get(("create", client))  # gone if the light bucket's creation cleared them
             if own is not None:
                 own.tokens += 1  # nothing was created: its own quota is given back
             raise
 
-    def _take_from_total(self, client: str) -> None:
+    async def _take_from_total(self, client: str, address: str) -> None:
         """Many addresses each within their own quota can still add up to more creates than the server
         should take: beyond a client's light share (GE_CREATES_LIGHT_PER_MIN), its creates come from one
         bucket all heavy creators share (GE_CREATES_TOTAL_PER_S), so a light user is never refused
-        because of them."""
+        because of them. Its tokens go to the addresses that took the fewest lately (FairBucket)."""
         s = self.settings
         if s.creates_total_per_s <= 0:
             return
@@ -415,12 +505,17 @@ class Quotas:
         burst = min(light, LIGHT_BURST)
         if light > 0 and self._bucket("create_light", client, burst).take(light / 60, burst) == 0.0:
             return
-        total = s.creates_total_per_s
-        # every heavy creator draws on this bucket: the next token is some other client's as likely as
-        # this one's, so each is told to come back when a whole second's worth has refilled
-        self._take("create_total", "", total, max(1.0, total), 1,
-                   f"the server takes at most {total:g} games a second from clients that create more than "
-                   f"{light:g} a minute (GE_CREATES_TOTAL_PER_S, GE_CREATES_LIGHT_PER_MIN)", min_retry_s=1.0)
+        retry_s = await self._shared_creates().take(address)
+        if retry_s:
+            raise Exhausted(f"the server takes at most {s.creates_total_per_s:g} games a second from clients "
+                            f"that create more than {light:g} a minute (GE_CREATES_TOTAL_PER_S, "
+                            "GE_CREATES_LIGHT_PER_MIN)", retry_after_ms=math.ceil(max(retry_s, 1.0) * 1000))
+
+    def _shared_creates(self) -> FairBucket:
+        if self.shared_creates is None:
+            total = self.settings.creates_total_per_s
+            self.shared_creates = FairBucket(total, max(1.0, total))
+        return self.shared_creates
 
     def has_room(self, client: str, address: str = "") -> bool:
         """Whether `client` may hold one more unfinished game (the live-game caps of `may_create`): a
@@ -437,9 +532,7 @@ class Quotas:
         makes its games in bulk (one start was 128 games; a client's tournaments, 15,000 a minute)."""
         if not self.has_room(client, address):
             return False
-        total = self.settings.creates_total_per_s
-        burst = max(1.0, total)
-        return total <= 0 or self._bucket("create_total", "", burst).take(total, burst) == 0.0
+        return self.settings.creates_total_per_s <= 0 or self._shared_creates().try_take(address or client)
 
     def may_create_tournament(self, client: str, address: str, active: int) -> None:
         """A tournament costs its creator a create (GE_CREATES_PER_MIN), and the address holds at most

@@ -87,7 +87,7 @@ class GameServicer:
         if request.open_seats or request.reserved_seats or request.private or request.player_token:
             seating, code = lobby.plan(core, referee.cfg, request.seats, request.open_seats,
                                        request.reserved_seats, request.private, request.player_token, seed is not None)
-        quotas.QUOTAS.may_create(quotas.caller(), request.referee.time_bank_ms, quotas.address())
+        await quotas.QUOTAS.may_create(quotas.caller(), request.referee.time_bank_ms, quotas.address())
         rec, tokens = core.create(self.game, request.seats, options, seed, referee_options(request.referee), seating)
         quotas.QUOTAS.created(quotas.caller(), rec.game_id, request.referee.time_bank_ms, quotas.address())
         lobby.created(core, referee, rec)

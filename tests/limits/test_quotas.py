@@ -300,19 +300,92 @@ def test_heavy_creators_share_GE_CREATES_TOTAL_PER_S_and_a_light_user_is_not_ref
     assert create_from("127.0.5.1")[0] == "OK"  # the shared bucket refills
 
 
-def test_a_refusal_by_the_shared_create_bucket_asks_for_a_whole_second():
-    """Many heavy creators share GE_CREATES_TOTAL_PER_S: the next token is as likely any other
-    client's, so a refused one is told to wait for a second's refill, not 1/rate (50 ms at the
-    default of 20), which paced sixty botnet addresses into ~240 refusals a second."""
+def test_a_create_beyond_the_shared_bucket_waits_for_its_next_token_or_is_told_to_wait_a_second():
+    """Beyond the shared burst a create waits for GE_CREATES_TOTAL_PER_S's next token when it comes within
+    CREATE_WAIT_MAX_S; when it does not, the refusal comes at once and asks for at least a second."""
+    import asyncio
+
     from server.errors import Exhausted
+    from server.quotas import CREATE_WAIT_MAX_S, Quotas, Settings
+
+    async def scenario(total: float) -> float:
+        q = Quotas(Settings(creates_per_min=1000, creates_total_per_s=total, creates_light_per_min=1))
+        for _ in range(1 + max(1, int(total))):  # its light share, then the shared burst
+            await q.may_create("10.0.0.1", 0)
+        t0 = time.perf_counter()
+        await q.may_create("10.0.0.1", 0)
+        return time.perf_counter() - t0
+
+    assert 0.02 <= asyncio.run(scenario(20)) < CREATE_WAIT_MAX_S  # the next token, 50 ms away
+    with pytest.raises(Exhausted) as refused:
+        asyncio.run(scenario(0.5))  # the next token is 2 s away
+    assert "GE_CREATES_TOTAL_PER_S" in str(refused.value) and refused.value.retry_after_ms >= 1000
+
+
+def test_the_shared_create_buckets_next_token_goes_to_the_address_that_took_fewest_lately():
+    """Sixty botnet addresses kept GE_CREATES_TOTAL_PER_S empty, and a player who created a game every
+    few seconds waited 1.5 s per create for a token one of them did not take first. Waiting creates
+    now get each token least-served address first: the player's create, come last, is served first."""
+    import asyncio
+
     from server.quotas import Quotas, Settings
 
-    q = Quotas(Settings(creates_per_min=1000, creates_total_per_s=20, creates_light_per_min=1))
-    for _ in range(21):  # its light share, then the shared second's burst
-        q.may_create("10.0.0.1", 0)
-    with pytest.raises(Exhausted) as refused:
-        q.may_create("10.0.0.1", 0)
-    assert "GE_CREATES_TOTAL_PER_S" in str(refused.value) and refused.value.retry_after_ms >= 1000
+    async def scenario() -> list[str]:
+        q = Quotas(Settings(creates_per_min=1000, creates_total_per_s=10))
+        for _ in range(10):
+            await q.may_create("ip:10.0.0.1", 0, "ip:10.0.0.1")  # a botnet address empties the bucket
+        served: list[str] = []
+
+        async def create(address: str) -> None:
+            await q.may_create(address, 0, address)
+            served.append(address)
+
+        heavy = [asyncio.create_task(create("ip:10.0.0.1")) for _ in range(3)]
+        await asyncio.sleep(0.01)
+        light = asyncio.create_task(create("ip:10.0.0.2"))
+        await asyncio.gather(*heavy, light)
+        return served
+
+    assert asyncio.run(scenario())[0] == "ip:10.0.0.2"
+
+
+def test_a_full_line_at_the_shared_create_bucket_lets_a_lighter_address_take_the_heaviest_ones_place():
+    import asyncio
+
+    from server.quotas import FairBucket
+
+    async def scenario() -> tuple[float, list[float], list[float]]:
+        line = FairBucket(rate=1, burst=1, max_wait_s=0.5, max_waiting=2)
+        assert await line.take("heavy") == 0.0  # the only token
+        line.bucket.tokens = 0.6  # the next one 0.4 s away, within the wait
+        heavy = [asyncio.create_task(line.take("heavy")) for _ in range(2)]
+        await asyncio.sleep(0.01)
+        light = await line.take("light")  # the line is full: it takes a heavy waiter's place
+        refused_first = [h.result() for h in heavy if h.done()]
+        return light, refused_first, [await h for h in heavy]
+
+    light, refused_first, heavy = asyncio.run(scenario())
+    assert light == 0.0 and refused_first == [0.5]  # the light one got the token; one heavy waiter made room
+    assert heavy == [0.5, 0.5]  # the other waited its half second: the next token is 1.4 s away
+
+
+def test_a_token_given_to_a_create_that_left_goes_to_the_next_waiter():
+    import asyncio
+
+    from server.quotas import FairBucket
+
+    async def scenario() -> float:
+        line = FairBucket(rate=20, burst=1, max_wait_s=1.0)
+        assert await line.take("a") == 0.0
+        leaving = asyncio.create_task(line.take("b"))
+        staying = asyncio.create_task(line.take("c"))
+        await asyncio.sleep(0)
+        leaving.cancel()
+        t0 = time.perf_counter()
+        assert await staying == 0.0
+        return time.perf_counter() - t0
+
+    assert asyncio.run(scenario()) < 0.5
 
 
 def test_a_web_callers_refusal_is_held_by_the_web_edge_not_in_the_servers_loop():
