@@ -28,7 +28,8 @@ SPEC = GameSpec(
     Option('own_decline_token_adds_cost', bool, True, (False, True), 'ED-9',
            'ED-9 Own in-decline token in cost: +1, like any token.'),
     Option('commit_exact_cost', bool, True, (False, True), 'ED-10',
-           'ED-10 Committing more than the cost: Exactly the cost; surplus via redeployment.'),
+           'ED-10 Committing more than the cost: Exactly the cost; surplus via redeployment. false plays the same: '
+           'tokens committed beyond the cost could only have been placed by redeployment, so no such move is offered.'),
     Option('final_die_requires_shortfall', bool, True, (False, True), 'ED-11',
            'ED-11 Final roll when hand covers cost: Not allowed; shortfall must be 1–3.'),
     Option('abandon_before_conquest_only', bool, True, (False, True), 'ED-12',
