@@ -125,6 +125,11 @@ def call(fn: Callable[..., Response], request: Message, retries: int = 5, timeou
             attempt += 1
 
 
+def key_metadata(api_key: str) -> tuple[tuple[str, str], ...]:
+    """The creator's API key (`x-api-key`) for a server with GE_CREATE_TOKENS: games, players, tournaments."""
+    return (("x-api-key", api_key),) if api_key else ()
+
+
 def make_channel(target: str, tls: bool = False, ca: str | None = None, cert: str | None = None,
                  key: str | None = None) -> grpc.Channel:
     """A channel to the server: plaintext, or TLS (`ca`: PEM file to trust instead of the system's
@@ -187,7 +192,7 @@ class Client:
                                         for s, p in (reserved or {}).items()])
         if seed is not None:
             req.seed = seed
-        resp = call(self.rpcs["create_game"], req, metadata=(("x-api-key", self.api_key),) if self.api_key else ())
+        resp = call(self.rpcs["create_game"], req, metadata=key_metadata(self.api_key))
         self.invite_code = resp.invite_code
         tokens = [""] * seats
         for t in resp.seat_tokens:
@@ -339,10 +344,11 @@ class PlayerClient:
         self.route = route  # behind the k8s router: a game or tournament id on the player's replica
 
     @classmethod
-    def register(cls, target: str, name: str, route: str = "", tls: dict[str, Any] | None = None) -> PlayerClient:
+    def register(cls, target: str, name: str, route: str = "", tls: dict[str, Any] | None = None,
+                 api_key: str = "") -> PlayerClient:
         with make_channel(target, **(tls or {})) as ch:
             resp = call(player_pb2_grpc.PlayerServiceStub(ch).RegisterPlayer,
-                        player_pb2.RegisterPlayerRequest(name=name), route=route)
+                        player_pb2.RegisterPlayerRequest(name=name), metadata=key_metadata(api_key), route=route)
         me = cls(target, resp.player_token, route=route, tls=tls)
         me.player_id, me.name = resp.player.player_id, resp.player.name
         return me
@@ -422,10 +428,12 @@ class TournamentClient:
         for event in tc.events(t.tournament_id): ...      # ends with tournament_finished
     """
 
-    def __init__(self, target: str, channel: grpc.Channel | None = None, tls: dict[str, Any] | None = None):
+    def __init__(self, target: str, channel: grpc.Channel | None = None, tls: dict[str, Any] | None = None,
+                 api_key: str = ""):
         self.target = target
         self.channel = channel or make_channel(target, **(tls or {}))
         self.stub = tournament_pb2_grpc.TournamentServiceStub(self.channel)
+        self.api_key = api_key  # sent on create (x-api-key), for a server with GE_CREATE_TOKENS
         self.cursor = 0
 
     def create(self, game: str, seats: int, fmt: str = "round_robin", games: int = 0, rounds: int = 0,
@@ -445,7 +453,7 @@ class TournamentClient:
             getattr(req, game).CopyFrom(codecs.codec(game).options_to_proto(options))
         if seed is not None:
             req.seed = seed
-        resp = call(self.stub.CreateTournament, req, retries=0)
+        resp = call(self.stub.CreateTournament, req, retries=0, metadata=key_metadata(self.api_key))
         return resp.tournament, resp.creator_token
 
     def join(self, tournament_id: str, player_token: str) -> tournament_pb2.Tournament:

@@ -238,7 +238,7 @@ def run(args) -> dict[str, Any]:
 
     console = Console(stderr=True, quiet=args.quiet)
     t0 = time.perf_counter()
-    tc = TournamentClient(args.server, tls=tls_of(args))
+    tc = TournamentClient(args.server, tls=tls_of(args), api_key=args.api_key)
     run_id = secrets.token_hex(3)
     names = labels(bots)
     try:
@@ -249,10 +249,15 @@ def run(args) -> dict[str, Any]:
                                timeout_policy=args.timeout_policy, max_moves=args.max_moves,
                                max_parallel=args.parallel, max_entrants=len(bots), seed=args.seed,
                                options=options, name=f"clients.tournament {run_id}")
-        players = [PlayerClient.register(args.server, f"{name.replace('#', '-')}-{run_id}", route=t.tournament_id,
-                                         tls=tls_of(args)) for name in names]
     except Refused as e:
         raise Unreachable(f"the server refused the tournament: {e.code.name}: {e.message}") from None
+    try:
+        players = [PlayerClient.register(args.server, f"{name.replace('#', '-')}-{run_id}", route=t.tournament_id,
+                                         tls=tls_of(args), api_key=args.api_key) for name in names]
+    except Refused as e:  # no entrant: the tournament would hold one of the address's places for a day
+        tc.cancel(t.tournament_id, creator)
+        raise Unreachable(f"the server refused the tournament's players: {e.code.name}: {e.message}; "
+                          "the tournament was cancelled") from None
     label_of = {p.player_id: name for p, name in zip(players, names)}
     logs = [tempfile.TemporaryFile("w+") for _ in bots]
     procs = [entrant(args.server, p.token, t.tournament_id, bot, args.think_ms, log, tls_of(args))

@@ -39,7 +39,7 @@ from engines.core import InvalidOptions
 from gameengine import codecs
 from gameengine.v1 import common_pb2, tournament_pb2, tournament_pb2_grpc
 
-from . import auth, clock, drain, fanout, lobby, metrics, pairing, periodic, quotas
+from . import access, auth, clock, drain, fanout, lobby, metrics, pairing, periodic, quotas
 from .config import Config
 from .edge import note, opened, rpc, rpc_stream
 from .errors import AlreadyExists, Exhausted, Illegal, InvalidArgument, NotFound, PermissionDenied, Unavailable
@@ -633,6 +633,7 @@ class TournamentServicer(tournament_pb2_grpc.TournamentServiceServicer):
     async def CreateTournament(self, request: tournament_pb2.CreateTournamentRequest,
                                context: Any) -> tournament_pb2.CreateTournamentResponse:
         note(game=request.game[:MAX_ID], seats=request.seats_per_game)
+        access.require_create_key(context.invocation_metadata())  # its games are creates too
         drain.STATE.refuse_new_game()  # a tournament is games to come: another replica takes it
         t, token = create(self.core, self.cfg, self.games, request, self.core.store.shard)
         return tournament_pb2.CreateTournamentResponse(tournament=tournament_proto(self.core, t),

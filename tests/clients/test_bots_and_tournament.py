@@ -124,6 +124,36 @@ def test_item13_failed_games_exit_1_and_json_only_when_asked(fresh_server, tmp_p
     assert r.returncode == 2 and "multiple of 2" in r.stderr
 
 
+def test_the_runner_sends_its_api_key_with_the_tournament_and_its_players(fresh_server, tmp_path):
+    """GE_CREATE_TOKENS: --api-key goes with the tournament and its players (before, with neither)."""
+    server = fresh_server(GE_CREATE_TOKENS="k1").start()
+    args = ["--server", server.target, "--game", "pompeii", "--seats", "2", "--bots", "random,random",
+            "--games", "2", "--parallel", "1", "--quiet"]
+    r = run_cli_in(tmp_path, *args, "--api-key", "k1", timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    r = run_cli_in(tmp_path, *args, timeout=120)
+    assert r.returncode == 1 and "UNAUTHENTICATED" in r.stderr, r.stderr[-2000:]
+
+
+def test_a_tournament_whose_players_are_refused_is_cancelled_not_left_registering(fresh_server, monkeypatch):
+    """A tournament made without its players held one of the address's GE_TOURNAMENTS_PER_ADDRESS places
+    for a day (TOUR-16), and its creator token was lost with the run."""
+    import grpc
+
+    from clients.sdk import Refused, TournamentClient
+    from gameengine.v1 import tournament_pb2
+    server = fresh_server().start()
+
+    def refused(*args, **kwargs):
+        raise Refused(grpc.StatusCode.RESOURCE_EXHAUSTED, "GE_CREATES_PER_MIN")
+    monkeypatch.setattr(tournament.PlayerClient, "register", refused)
+    code = tournament.main(["--server", server.target, "--game", "pompeii", "--seats", "2", "--bots",
+                            "random,random", "--games", "2", "--quiet"])
+    assert code == 1
+    [t] = TournamentClient(server.target).stub.ListTournaments(tournament_pb2.ListTournamentsRequest()).tournaments
+    assert t.state == tournament_pb2.TOURNAMENT_STATE_CANCELLED
+
+
 def test_item13_help_describes_every_option():
     r = run_cli("clients.tournament", "--help")
     assert r.returncode == 0

@@ -103,6 +103,24 @@ def test_registering_players_needs_a_key_and_counts_as_a_create(fresh_server):
     assert code == "RESOURCE_EXHAUSTED" and "GE_CREATES_PER_MIN" in message and delay > 1
 
 
+def test_creating_a_tournament_needs_a_key_when_configured(fresh_server):
+    """A tournament's games are creates: without the key anyone could have the server create games."""
+    from gameengine.v1 import tournament_pb2, tournament_pb2_grpc
+
+    from .support import raw
+    server = fresh_server(GE_CREATE_TOKENS="k1").start()
+    tournaments = tournament_pb2_grpc.TournamentServiceStub(Client(server.target, GAME).channel)
+    request = tournament_pb2.CreateTournamentRequest(
+        game=GAME, seats_per_game=2, format=tournament_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN,
+        clock=tournament_pb2.TournamentClock(time_bank_ms=60_000))
+    code, message, _ = raw(tournaments.CreateTournament, request, ())
+    assert code == "UNAUTHENTICATED" and "x-api-key" in message
+    assert raw(tournaments.CreateTournament, request, (("x-api-key", "wrong"),))[0] == "UNAUTHENTICATED"
+    listed = tournaments.ListTournaments(tournament_pb2.ListTournamentsRequest())
+    assert not listed.tournaments  # nothing was made
+    assert raw(tournaments.CreateTournament, request, (("x-api-key", "k1"),))[0] == "OK"
+
+
 def test_a_player_token_is_its_own_client(fresh_server):
     from gameengine.v1 import common_pb2, player_pb2, player_pb2_grpc
 
