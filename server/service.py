@@ -216,7 +216,7 @@ class GameCore:
             raise InvalidArgument(f"{game} takes {engine.min_seats} to {engine.max_seats} seats, not {seats}",
                                   rule=getattr(engine, "seats_rule", None))
         if seed is not None and not 0 <= seed <= MAX_SEED:
-            raise InvalidArgument("seed must be in 0..2^63-1")
+            raise InvalidArgument("seed must be in 0..2^63-1", rule="LIMIT")
         clock.validate(referee)
         options = {**engine.default_options(), **options}  # journaled whole: a later default never changes this game
         try:

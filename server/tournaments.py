@@ -96,6 +96,7 @@ RULES = {
                "address (GE_LIVE_GAMES, GE_LIVE_GAMES_PER_CLIENT, GE_LIVE_GAMES_PER_ADDRESS): the scheduler waits "
                "for room",
     "TOUR-16": "a tournament still registering GE_TOURNAMENT_REGISTRATION_TTL_S after its creation is cancelled",
+    "TOUR-17": "tournament_id names a tournament of this server",
 }
 __doc__ += "\n".join(f"\n    {rule}: {text}" for rule, text in RULES.items())
 
@@ -227,7 +228,7 @@ def find(core: GameCore, tournament_id: str) -> Tournament:
         raise Unavailable(f"tournament {tournament_id!r} belongs to another replica; send the x-game-id header "
                           "with the tournament id so the router can reach it", retry_after_ms=1000)
     if t is None:
-        raise NotFound(f"no tournament with id {tournament_id!r}")
+        raise NotFound(f"no tournament with id {tournament_id!r}", rule="TOUR-17")
     return t
 
 

@@ -327,7 +327,7 @@ def test_refusals_have_codes_and_rule_ids_and_change_nothing(fresh_server):
     assert refused(tc.start, tid, "wrong") == ("PERMISSION_DENIED", "TOUR-7")
     assert refused(tc.cancel, tid, "") == ("PERMISSION_DENIED", "TOUR-7")
     assert refused(tc.start, tid, creator) == ("FAILED_PRECONDITION", "TOUR-6")  # 5 games: cycles of 3
-    assert refused(tc.get, "t-0000000000000000") == ("NOT_FOUND", "")
+    assert refused(tc.get, "t-0000000000000000") == ("NOT_FOUND", "TOUR-17")
     from gameengine.v1 import tournament_pb2
     assert refused(lambda: list(tc.events(tid, cursor=99))) == ("INVALID_ARGUMENT", "TOUR-11")
     assert tc.get(tid) == snapshot  # nothing refused changed anything

@@ -90,3 +90,13 @@ def test_python_bot_and_node_bot_join_from_the_lobby_and_play_to_the_end(fresh_s
     log = connect(web_port, "GetPompeiiLog", {"game_id": game_id})
     movers = {e.get("seat", 0) for e in log["entries"] if not e.get("byReferee")}
     assert movers == {0, 1, 2}  # every seat played its own moves
+
+
+def test_the_node_bot_says_in_one_line_why_the_server_refused_it(fresh_server, node_bot):
+    """An unknown tournament ended the Node bot with an unhandled rejection and a stack trace."""
+    server = fresh_server().start()
+    done = subprocess.run(["node", str(node_bot), "--server", server.target, "--player-token", "not-a-token",
+                           "--tournament", "t-0000000000000000"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.strip().splitlines() == [done.stderr.strip()]  # one line, no trace
+    assert done.stderr.startswith("failed: 5 ") and "TOUR-17" in done.stderr

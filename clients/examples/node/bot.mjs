@@ -48,13 +48,18 @@ async function call(client, method, request) {
   }
 }
 const say = (obj) => console.log(JSON.stringify(obj));
+// A refusal the bot cannot get past (an unknown tournament, a wrong token): one line, exit code 1.
+const fail = (err) => {
+  console.error(`failed: ${err.code ?? ""} ${err.details ?? err.message}`);
+  process.exit(1);
+};
 if (opts.tournament) {
   // the tournament names the game: learn it before loading that game's proto
   const t = grpc.loadPackageDefinition(protoLoader.loadSync(["gameengine/v1/tournament.proto"], { includeDirs: [PROTOS],
     keepCase: true, longs: String, enums: String, defaults: true, oneofs: true })).gameengine.v1;
   const tournaments = new t.TournamentService(opts.server, creds);
   opts.tournamentClient = tournaments;
-  opts.game = (await call(tournaments, "GetTournament", { tournament_id: opts.tournament })).tournament.game;
+  opts.game = (await call(tournaments, "GetTournament", { tournament_id: opts.tournament }).catch(fail)).tournament.game;
 }
 if (!/^[a-z0-9_]+$/.test(opts.game) || !existsSync(path.join(PROTOS, "gameengine/v1", `${opts.game}.proto`))) {
   console.error(`unknown game ${opts.game}: no protos/gameengine/v1/${opts.game}.proto`);
@@ -226,7 +231,4 @@ async function main() {
   players.close(); lobby.close(); game.close();
 }
 
-main().catch((err) => {
-  console.error(`failed: ${err.code ?? ""} ${err.details ?? err.message}`);
-  process.exit(1);
-});
+main().catch(fail);
