@@ -355,3 +355,18 @@ def test_refusals_have_codes_and_rule_ids_and_change_nothing(fresh_server):
     t3, _ = tc.create("pompeii", 2, "round_robin", **good)
     assert tc.cancel(t3.tournament_id, "operator-secret").cancel_reason == "cancelled by its operator"
     assert refused(tc.leaderboard, "chess") == ("INVALID_ARGUMENT", "TOUR-1")
+
+
+def test_every_game_a_server_hosts_takes_its_options_in_a_tournament(fresh_server):
+    """The options oneof had no Kuhn field although `game` takes "kuhn": clients.tournament --game kuhn
+    --option ante=2 failed with an AttributeError, and no Kuhn tournament could set an option."""
+    from clients.sdk import TournamentClient
+    from gameengine.v1 import common_pb2, common_pb2_grpc, tournament_pb2
+    server = fresh_server().start()
+    tc = TournamentClient(server.target)
+    types = common_pb2_grpc.GameServiceStub(tc.channel).ListGameTypes(common_pb2.ListGameTypesRequest())
+    hosted = {g.game for g in types.game_types}
+    oneof = tournament_pb2.CreateTournamentRequest.DESCRIPTOR.oneofs_by_name["options"]
+    assert hosted <= {f.name for f in oneof.fields}
+    t, _ = tc.create("kuhn", 2, games=2, options={"ante": 2})
+    assert "ante=2" in t.options
