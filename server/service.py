@@ -181,12 +181,16 @@ class GameCore:
 
     def visible_events(self, rec: GameRecord, seat: int | None, after_version: int = 0, start: int = 0,
                        end: int | None = None) -> Iterator[tuple[int, int, bytes]]:
-        """(index, version, encoded event) for events after `after_version` that `seat` may see;
-        from 0 also those made before the first move (game_started, referee events)."""
+        """(index, version, encoded event) for events after `after_version` that `seat` may see, and
+        the referee's events at `after_version` itself: made between moves (a forfeit, a move it
+        announces, an adjudication), they carry the version they follow, so a client that saw that
+        version and reconnected before them would never get them (it may get one twice instead).
+        From 0 also those made before the first move (game_started)."""
         events = rec.events
         for i in range(start, len(events) if end is None else end):
             version = events.version(i)
-            if (version > after_version or version == after_version == 0) and events.visible_to(i, seat):
+            if (version > after_version or (version == after_version
+                                            and (version == 0 or events.by_referee(i)))) and events.visible_to(i, seat):
                 yield i, version, events.wire(i)
 
     def log(self, rec: GameRecord, seat: int | None) -> list[dict[str, Any]]:

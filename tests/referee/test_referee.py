@@ -101,6 +101,37 @@ def test_forfeit_ranks_the_absent_seat_last(referee_server):
         game_id=game_id)).status.forfeited == [1]
 
 
+def test_a_forfeit_between_moves_reaches_a_stream_open_at_that_version_and_one_resumed_from_it(referee_server):
+    """The referee's events carry the version they follow. A stream from the current version never got a
+    forfeit made at it (live), and one resumed "from the last version seen" skipped it."""
+    import threading
+    client = Client(referee_server.target, GAME)
+    game_id, tokens = client.create(3, seed=13, time_bank_ms=1500, increment_ms=200, timeout_policy="forfeit")
+    status = client.status(game_id)
+    mover = client.seat(game_id, status.to_move, tokens[status.to_move])
+    mover.move(mover.legal()[0], expected_version=status.version)  # the next seat never moves
+    status = mover.last
+    version, absent = status.version, status.to_move
+    live: list[tuple[int, str, dict]] = []
+
+    def follow() -> None:
+        for v, kind, data in client.spectator(game_id).events(from_version=version, timeout=20):
+            live.append((v, kind, data))
+            if kind == "referee" and data["action"] == "forfeit":
+                return
+    reader = threading.Thread(target=follow)
+    reader.start()
+    reader.join(timeout=25)
+    forfeit = ("referee", "forfeit", absent)
+    assert forfeit in [(k, d.get("action"), d.get("seat")) for _, k, d in live], live
+    resumed = []
+    for v, kind, data in client.spectator(game_id).events(from_version=version, timeout=20):
+        resumed.append((v, kind, data.get("action"), data.get("seat")))
+        if v > version:
+            break
+    assert (version, *forfeit) in resumed, resumed
+
+
 @pytest.mark.parametrize("stop", ["kill9", "stop"])
 def test_clock_survives_a_restart(fresh_server, stop):
     """The seat on turn pays its thinking time before the server went down, not the downtime."""
