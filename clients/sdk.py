@@ -472,8 +472,9 @@ class TournamentClient:
         return call(self.stub.CancelTournament, tournament_pb2.CancelTournamentRequest(
             tournament_id=tournament_id, creator_token=creator_token)).tournament
 
-    def get(self, tournament_id: str) -> tournament_pb2.Tournament:
-        req = tournament_pb2.GetTournamentRequest(tournament_id=tournament_id)
+    def get(self, tournament_id: str, creator_token: str = "") -> tournament_pb2.Tournament:
+        """`creator_token`: a finished tournament's seeds are shown to its creator only (0 otherwise)."""
+        req = tournament_pb2.GetTournamentRequest(tournament_id=tournament_id, creator_token=creator_token)
         return call(self.stub.GetTournament, req).tournament
 
     def list(self, game: str = "", page_size: int = 20, page_token: str = "") -> tournament_pb2.ListTournamentsResponse:

@@ -278,7 +278,7 @@ def run(args) -> dict[str, Any]:
             for event in tc.events(t.tournament_id, cursor=0):
                 if event.kind == "game_finished":
                     progress.advance(task)
-        t = tc.get(t.tournament_id)
+        t = tc.get(t.tournament_id, creator)  # with its seeds: a failed game can be played again
     finally:
         for proc in procs:
             try:

@@ -324,7 +324,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     @rpc
     async def ListOpenGames(self, request: lobby_pb2.ListOpenGamesRequest,
                             context: Any) -> lobby_pb2.ListOpenGamesResponse:
-        note(game=request.game[:MAX_ID])
+        note(game=request.game)
         # a page costs a request per PAGE_COST games asked for, beyond the call's own: it scans and encodes them.
         # The address's share is owed, not waited for (this call holds a handler place): its next calls wait.
         quotas.QUOTAS.request(quotas.caller(), (request.page_size or PAGE_DEFAULT) / PAGE_COST, quotas.address())
@@ -342,7 +342,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
 
     @rpc
     async def JoinGame(self, request: lobby_pb2.JoinGameRequest, context: Any) -> lobby_pb2.JoinGameResponse:
-        note(game_id=request.game_id[:MAX_ID])
+        note(game_id=request.game_id)
         seat = request.seat if request.HasField("seat") else None
         rec, seat, token = await join(self.core, self.referee, self.cfg, request.game_id,
                                       request.player_token, seat, request.invite_code)
@@ -352,7 +352,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
 
     @rpc
     async def LeaveGame(self, request: lobby_pb2.LeaveGameRequest, context: Any) -> lobby_pb2.LeaveGameResponse:
-        note(game_id=request.game_id[:MAX_ID])
+        note(game_id=request.game_id)
         rec = await leave(self.core, self.referee, request.game_id, request.player_token,
                           request.seat if request.HasField("seat") else None)
         return lobby_pb2.LeaveGameResponse(status=self._status(rec, None))

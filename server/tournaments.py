@@ -568,16 +568,19 @@ def standings_proto(core: GameCore, rows: list[dict[str, Any]]) -> list[tourname
     return [tournament_pb2.Standing(player_name=_name(core, r["player_id"]), **r) for r in rows]
 
 
-def seeds_shown(t: Tournament) -> bool:
-    """Seeds (the tournament's and its games') are shown once it is finished: a game's seed deals every
-    hand and orders every deck, so before, anyone could read the hands of the games in play (0 until then)."""
-    return t.state == FINISHED
+def seeds_shown(t: Tournament, asked_by_creator: bool) -> bool:
+    """Seeds (the tournament's and its games') are shown to its creator (or the operator) once it is
+    finished, 0 otherwise: a game's seed deals every hand and orders every deck, so anyone holding it
+    could read the hands of a game in play, and after the end the secrets a game never publishes (the
+    face-down characters of Citadels, the piles nobody sees in Pompeii), which its own log withholds."""
+    return asked_by_creator and t.state == FINISHED
 
 
-def slot_proto(t: Tournament, index: int, with_result: bool = True) -> tournament_pb2.ScheduledGame:
+def slot_proto(t: Tournament, index: int, with_result: bool = True,
+               seeds: bool = False) -> tournament_pb2.ScheduledGame:
     s = t.slots[index]
     msg = tournament_pb2.ScheduledGame(index=s.index, round=s.round, seat_players=list(s.seats), game_id=s.game_id,
-                                       seed=s.seed if seeds_shown(t) else 0)
+                                       seed=s.seed if seeds else 0)
     if with_result and s.counted:
         msg.finished, msg.failure = True, s.failure
         msg.forfeited.extend(s.forfeited)
@@ -586,7 +589,8 @@ def slot_proto(t: Tournament, index: int, with_result: bool = True) -> tournamen
     return msg
 
 
-def tournament_proto(core: GameCore, t: Tournament, full: bool = True) -> tournament_pb2.Tournament:
+def tournament_proto(core: GameCore, t: Tournament, full: bool = True,
+                     seeds: bool = False) -> tournament_pb2.Tournament:
     c = t.clock
     msg = tournament_pb2.Tournament(
         tournament_id=t.tournament_id, name=t.name, game=t.game, seats_per_game=t.seats,
@@ -599,11 +603,11 @@ def tournament_proto(core: GameCore, t: Tournament, full: bool = True) -> tourna
         entrants=[tournament_pb2.Entrant(player_id=p, player_name=_name(core, p)) for p in t.entrants],
         games_total=t.games_total, games_finished=sum(1 for s in t.slots if s.counted),
         rounds_total=t.rounds_total, rounds_finished=t.rounds_finished, created_at=t.created_at,
-        started_at=t.started_at, finished_at=t.finished_at, seed=t.seed if seeds_shown(t) else 0,
+        started_at=t.started_at, finished_at=t.finished_at, seed=t.seed if seeds else 0,
         options=[f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in sorted(t.options.items())],
         cancel_reason=t.cancel_reason)
     if full:
-        msg.schedule.extend(slot_proto(t, s.index) for s in t.slots)
+        msg.schedule.extend(slot_proto(t, s.index, seeds=seeds) for s in t.slots)
         msg.standings.extend(standings_proto(core, t.standings()))
     return msg
 
@@ -633,7 +637,7 @@ class TournamentServicer(tournament_pb2_grpc.TournamentServiceServicer):
     @rpc
     async def CreateTournament(self, request: tournament_pb2.CreateTournamentRequest,
                                context: Any) -> tournament_pb2.CreateTournamentResponse:
-        note(game=request.game[:MAX_ID], seats=request.seats_per_game)
+        note(game=request.game, seats=request.seats_per_game)
         access.require_create_key(context.invocation_metadata())  # its games are creates too
         drain.STATE.refuse_new_game()  # a tournament is games to come: another replica takes it
         t, token = create(self.core, self.cfg, self.games, request, self.core.store.shard)
@@ -643,21 +647,21 @@ class TournamentServicer(tournament_pb2_grpc.TournamentServiceServicer):
     @rpc
     async def JoinTournament(self, request: tournament_pb2.JoinTournamentRequest,
                              context: Any) -> tournament_pb2.JoinTournamentResponse:
-        note(tournament_id=request.tournament_id[:MAX_ID])
+        note(tournament_id=request.tournament_id)
         t = join(self.core, request.tournament_id, request.player_token)
         return tournament_pb2.JoinTournamentResponse(tournament=tournament_proto(self.core, t))
 
     @rpc
     async def WithdrawFromTournament(self, request: tournament_pb2.WithdrawFromTournamentRequest,
                                      context: Any) -> tournament_pb2.WithdrawFromTournamentResponse:
-        note(tournament_id=request.tournament_id[:MAX_ID])
+        note(tournament_id=request.tournament_id)
         t = withdraw(self.core, request.tournament_id, request.player_token)
         return tournament_pb2.WithdrawFromTournamentResponse(tournament=tournament_proto(self.core, t))
 
     @rpc
     async def StartTournament(self, request: tournament_pb2.StartTournamentRequest,
                               context: Any) -> tournament_pb2.StartTournamentResponse:
-        note(tournament_id=request.tournament_id[:MAX_ID])
+        note(tournament_id=request.tournament_id)
         drain.STATE.refuse_new_game()  # its games would be new; a running one finishes here (drain wait waits)
         t = start(self.core, self.referee, request.tournament_id, request.creator_token, self.cfg.admin_token)
         return tournament_pb2.StartTournamentResponse(tournament=tournament_proto(self.core, t))
@@ -665,16 +669,18 @@ class TournamentServicer(tournament_pb2_grpc.TournamentServiceServicer):
     @rpc
     async def CancelTournament(self, request: tournament_pb2.CancelTournamentRequest,
                                context: Any) -> tournament_pb2.CancelTournamentResponse:
-        note(tournament_id=request.tournament_id[:MAX_ID])
+        note(tournament_id=request.tournament_id)
         t = cancel(self.core, self.referee, request.tournament_id, request.creator_token, self.cfg.admin_token)
         return tournament_pb2.CancelTournamentResponse(tournament=tournament_proto(self.core, t))
 
     @rpc
     async def GetTournament(self, request: tournament_pb2.GetTournamentRequest,
                             context: Any) -> tournament_pb2.GetTournamentResponse:
-        note(tournament_id=request.tournament_id[:MAX_ID])
+        note(tournament_id=request.tournament_id)
+        t = find(self.core, request.tournament_id)
+        by_creator = bool(request.creator_token) and bool(authorize(t, request.creator_token, self.cfg.admin_token))
         return tournament_pb2.GetTournamentResponse(
-            tournament=tournament_proto(self.core, find(self.core, request.tournament_id)))
+            tournament=tournament_proto(self.core, t, seeds=seeds_shown(t, by_creator)))
 
     @rpc
     async def ListTournaments(self, request: tournament_pb2.ListTournamentsRequest,
@@ -686,7 +692,7 @@ class TournamentServicer(tournament_pb2_grpc.TournamentServiceServicer):
     @rpc
     async def GetLeaderboard(self, request: tournament_pb2.GetLeaderboardRequest,
                              context: Any) -> tournament_pb2.GetLeaderboardResponse:
-        note(game=request.game[:MAX_ID])
+        note(game=request.game)
         page, token = leaderboard(self.core, self.games, request.game, request.page_size, request.page_token)
         return tournament_pb2.GetLeaderboardResponse(entries=[
             tournament_pb2.LeaderboardEntry(player_id=pid, player_name=_name(self.core, pid), mu=r.mu,
@@ -698,7 +704,7 @@ class TournamentServicer(tournament_pb2_grpc.TournamentServiceServicer):
     @rpc_stream
     async def StreamTournamentEvents(self, request: tournament_pb2.StreamTournamentEventsRequest,
                                      context: Any) -> AsyncIterator[tournament_pb2.StreamTournamentEventsResponse]:
-        note(tournament_id=request.tournament_id[:MAX_ID], cursor=request.cursor)
+        note(tournament_id=request.tournament_id, cursor=request.cursor)
         t = find(self.core, request.tournament_id)
         check_cursor(t, request.cursor)
         client, address = quotas.caller(), quotas.address()
@@ -710,7 +716,7 @@ class TournamentServicer(tournament_pb2_grpc.TournamentServiceServicer):
                 async for event in stream:
                     # one message (and encoding) per event and state, however many streams carry it
                     yield cast(tournament_pb2.StreamTournamentEventsResponse, fanout.SHARED.message(
-                        ("tournament", t.tournament_id, event.cursor, seeds_shown(t)), event,
+                        ("tournament", t.tournament_id, event.cursor), event,
                         lambda: event_proto(self.core, t, event)))  # noqa: B023 - called at once
                     sent += 1
                     if sent == quotas.EVENTS_PER_REQUEST:  # what it sends costs the client's rate, as game streams

@@ -123,9 +123,11 @@ def test_round_robin_of_random_greedy_mcts_and_the_node_bot(fresh_server, node_b
     assert kinds["game_scheduled"] == 12 and kinds["game_finished"] == 12 and kinds["round_finished"] == 6
     assert kinds["tournament_finished"] == 1 and kinds["standings_changed"] == 12
     assert [e.cursor for e in events] == list(range(1, len(events) + 1))
+    assert t.seed == 0 and not any(g.seed for g in t.schedule)  # a seed deals every hand: never to anyone
+    assert not any(e.body.game.seed for e in events if e.kind in ("game_scheduled", "game_finished"))
+    t = tc.get(tid, creator)  # its creator's, once finished
     assert [g.seed for g in t.schedule] == [game_seed(t.seed, g.index) for g in t.schedule]  # seeds fixed by it
-    assert t.seed == 7 and not any(e.body.game.seed for e in events if e.kind == "game_scheduled"), \
-        "a seed was shown while its game was played"
+    assert t.seed == 7
     node_last = json.loads(outs[3][0].strip().splitlines()[-1])["tournament_over"]
     assert node_last["played"] == 6
     for out, _ in outs[:3]:
@@ -266,8 +268,9 @@ def test_kill_9_mid_tournament_resumes_and_counts_every_game_once(fresh_server):
     finally:
         finish(procs)
     tc = TournamentClient(server.target)
-    t = tc.get(tid)
-    # a seed deals every hand: none is shown while the games are played, all are once it is finished
+    assert not tc.get(tid).seed and refused(tc.get, tid, "not-the-creator") == ("PERMISSION_DENIED", "TOUR-7")
+    t = tc.get(tid, creator)
+    # a seed deals every hand: none is shown while the games are played, all are to the creator once it is finished
     assert before.seed == 0 and not any(g.seed for g in before.schedule) and not any(g.seed for g in in_flight_seeds)
     assert t.state == 3 and t.games_finished == 12 and t.seed == 11
     assert [g.seed for g in t.schedule] == [game_seed(11, g.index) for g in t.schedule]
@@ -282,7 +285,7 @@ def test_kill_9_mid_tournament_resumes_and_counts_every_game_once(fresh_server):
     assert all(board[p.player_id].games == 6 for p in players)
     server.stop()  # and a clean restart from the snapshot keeps it all
     server.start()
-    again = TournamentClient(server.target).get(tid)
+    again = TournamentClient(server.target).get(tid, creator)
     assert again.standings == t.standings and again.schedule == t.schedule
 
 

@@ -2,6 +2,8 @@
 INVALID_ARGUMENT; messages and log lines quote at most a short prefix of it."""
 from __future__ import annotations
 
+import json
+
 import grpc
 import pytest
 
@@ -129,3 +131,17 @@ def test_a_long_idempotency_key_is_refused_before_any_look_up(srv):
     req.move.CopyFrom(client.codec.move_to_proto(client.seat(game_id, 0, tokens[0]).legal()[0]))
     code, message, _ = refusal(client.rpcs["make_move"], req)
     assert code == "INVALID_ARGUMENT" and "idempotency_key" in message and "maximum is 128" in message, message
+
+
+def test_a_long_game_or_tournament_id_is_logged_with_its_full_size(srv):
+    """The lobby and tournament handlers cut the text to 128 bytes before the log line quoted it, so the
+    line said "(+88 bytes)" of a 60,000-byte value: README promises a prefix and the full size."""
+    from gameengine.v1 import lobby_pb2, lobby_pb2_grpc, tournament_pb2, tournament_pb2_grpc
+    client = Client(srv.target, "pompeii")
+    lobby = lobby_pb2_grpc.LobbyServiceStub(client.channel)
+    tournaments = tournament_pb2_grpc.TournamentServiceStub(client.channel)
+    raw(lobby.ListOpenGames, lobby_pb2.ListOpenGamesRequest(game="q" * 60_000))
+    raw(tournaments.GetTournament, tournament_pb2.GetTournamentRequest(tournament_id="w" * 60_000))
+    log = srv.log.read_text()
+    for text in ("q" * 60_000, "w" * 60_000):
+        assert json.dumps(limits.quote(text)) in log  # as the JSON line writes it
