@@ -358,6 +358,12 @@ def check_header(data: bytes, magic: bytes) -> str:
     return ""
 
 
+def header_cut_short(data: bytes, magic: bytes) -> bool:
+    """A file that holds only the start of its header: a crash between creating it (`Journal._open`)
+    and writing the header, so it never held a record."""
+    return len(data) < FILE_HEADER.size and file_header(magic).startswith(data)
+
+
 def scan(path: Path, magic: bytes, data: bytes | None = None) -> Scan:
     """Every intact frame and every damaged stretch of a file, without changing it."""
     data = path.read_bytes() if data is None else data
@@ -425,11 +431,17 @@ def mend(data: bytes, d: Damage) -> Frame | None:
 
 
 def crc_suspect(data: bytes, d: Damage) -> Frame | None:
-    """The payload of a damaged stretch whose length holds but whose CRC does not: a candidate
-    for a hit on the CRC field itself, to be accepted only if it parses and fits."""
+    """The payload of a damaged stretch whose length holds and whose CRC field differs from the
+    payload's CRC in one byte only: a candidate for a hit on the CRC field itself, to be accepted
+    only if it parses and fits. A payload that was hit too has a CRC unlike the stored one in
+    every byte, almost surely: it is no candidate (parsing and fitting let a changed move through)."""
     if d.end - d.offset < FRAME.size:
         return None
-    length, _ = FRAME.unpack_from(data, d.offset)
+    length, crc = FRAME.unpack_from(data, d.offset)
     if d.offset + FRAME.size + length != d.end:
         return None
-    return Frame(d.offset, data[d.offset + FRAME.size:d.end], "CRC field did not match an intact payload")
+    payload = data[d.offset + FRAME.size:d.end]
+    differs = (zlib.crc32(payload) ^ crc).to_bytes(4, "little")
+    if sum(1 for b in differs if b) != 1:
+        return None
+    return Frame(d.offset, payload, "CRC field did not match an intact payload")

@@ -238,6 +238,11 @@ class Store:
         path = journal.segment_path(self.data_dir, seg)
         data = path.read_bytes()
         s = journal.scan(path, journal.JOURNAL_MAGIC, data)
+        if s.header_error and newest and journal.header_cut_short(data, journal.JOURNAL_MAGIC):
+            # killed between creating the file and writing its header: nothing in it was acknowledged
+            journal.write_file(path, journal.file_header(journal.JOURNAL_MAGIC))
+            log.warning("journal_segment_header_completed", file=path.name, had_bytes=len(data))
+            return 0
         if s.header_error:
             raise StartupError(f"{path} offset 0: {s.header_error}. Nothing was changed. "
                                f"Run `python -m server.store verify {self.data_dir}`, then "

@@ -296,6 +296,35 @@ def test_item3_only_the_torn_tail_of_the_newest_segment_is_dropped(tmp_path):
     assert os.path.getsize(path) == size + 20, "nothing is cut from an older segment"
 
 
+def test_a_record_hit_in_its_crc_and_its_payload_is_not_taken_for_a_crc_hit():
+    """repair took a record whose CRC field and payload were both hit for a hit on the CRC field alone;
+    the payload still parsed and fitted, so the next start applied a move nobody made."""
+    payload = b"\x0a\x10" + bytes(range(16)) + b"\x18\x07"
+    data = bytearray(journal.file_header(journal.JOURNAL_MAGIC) + journal.frame(payload))
+    at = journal.FILE_HEADER.size
+    data[at + 5] ^= 0x01  # a byte of the CRC field
+    damage = journal.Damage(at, len(data), "CRC mismatch", tail=True)
+    suspect = journal.crc_suspect(bytes(data), damage)
+    assert suspect is not None and suspect.payload == payload  # the CRC field alone: a candidate
+    data[-3] ^= 0x04  # and a bit of the payload
+    assert journal.crc_suspect(bytes(data), damage) is None
+
+
+@pytest.mark.parametrize("written", [0, 3])
+def test_a_kill_between_creating_the_newest_segment_and_its_header_restarts_by_itself(tmp_path, written):
+    """kill -9 between a segment's creation and its header write (at every start and rotation) left a
+    file shorter than its header, and the server refused to start until an operator ran repair."""
+    acked = populated(tmp_path, moves=8)
+    newest = journal.segment_path(tmp_path, journal.segments(tmp_path)[-1] + 1)
+    newest.write_bytes(journal.file_header(journal.JOURNAL_MAGIC)[:written])
+    assert recovered(tmp_path) == acked
+    assert newest.read_bytes() == journal.file_header(journal.JOURNAL_MAGIC)
+    assert recovered(tmp_path) == acked  # and again, from what recovery left
+    # Anything else short of a header, or in an older segment, is damage: startup still stops.
+    newest.write_bytes(b"XYZ")
+    assert "shorter than its" in recover_refused(tmp_path)
+
+
 @pytest.mark.parametrize("region", ["length", "crc", "payload"])
 def test_item3_a_flipped_byte_in_the_newest_segments_last_record_is_damage_not_a_torn_write(tmp_path, region):
     """A whole last record was written (its bytes reach the file's end) and then changed: it was
