@@ -334,7 +334,7 @@ def _frame_at(data: bytes, pos: int) -> int:
         return -1
     length, crc = FRAME.unpack_from(data, pos)
     end = pos + FRAME.size + length
-    if length > MAX_FRAME or end > len(data):
+    if length == 0 or length > MAX_FRAME or end > len(data):  # no record is empty: zeros are no frame
         return -1
     return length if zlib.crc32(data[pos + FRAME.size:end]) == crc else -1
 

@@ -279,26 +279,17 @@ class Store:
                            f"salvage the intact ones")
 
     def _written_whole(self, data: bytes, torn: journal.Damage) -> bool:
-        """Whether a damaged last stretch is a record written whole (so acknowledged) and hit since:
-        one changed byte mends it, or its CRC field alone is wrong and it is the next record of its
-        game. A write cut short by a crash is neither."""
-        fix = journal.mend(data, torn)
-        if fix is not None:
+        """Whether a damaged last stretch is a record written whole (so maybe acknowledged) and hit
+        since. A write a crash cut short is a prefix of its frame, so its length field runs past the
+        file's end; a power loss can leave zeros where unsynced bytes were. A frame that reaches the
+        file's end exactly and does not end in zeros was written whole: its damage came later."""
+        if journal.mend(data, torn) is not None:
             return True
-        suspect = journal.crc_suspect(data, torn)
-        if suspect is None:
+        if torn.end - torn.offset < journal.FRAME.size:
             return False
-        try:
-            pb = records.parse(suspect.payload)
-        except records.FormatError:
-            return False
-        kind = pb.WhichOneof("write")
-        if kind == "created":
-            return pb.game_id not in self.games
-        if kind in records.PLAYER_KINDS or kind in records.TOURNAMENT_KINDS:
-            return True
-        rec = self.games.get(pb.game_id)
-        return rec is not None and pb.seq == rec.seq + 1
+        length, _ = journal.FRAME.unpack_from(data, torn.offset)
+        return (torn.offset + journal.FRAME.size + length == torn.end
+                and not data[torn.offset:torn.end].endswith(bytes(journal.FRAME.size)))
 
     def _cut_torn_tail(self, path: Path, data: bytes, torn: journal.Damage) -> None:
         """Drop a torn last write of the newest segment (never acknowledged), its bytes kept in damaged/."""

@@ -296,6 +296,32 @@ def test_item3_only_the_torn_tail_of_the_newest_segment_is_dropped(tmp_path):
     assert os.path.getsize(path) == size + 20, "nothing is cut from an older segment"
 
 
+def test_a_whole_last_record_hit_in_two_bytes_stops_startup_it_is_not_a_torn_write(tmp_path):
+    """A frame that reaches the file's end was written whole (a crash tears a prefix): two bytes hit
+    since were dropped as a torn write, and with them an acknowledged move."""
+    populated(tmp_path, moves=15)
+    path, s = segment_frames(tmp_path)
+    victim = s.frames[-1]
+    flip(path, victim.offset + 8 + 2)
+    flip(path, victim.offset + 8 + len(victim.payload) - 2)
+    size = os.path.getsize(path)
+    message = recover_refused(tmp_path)
+    assert f"{path.name} offset {victim.offset}" in message and "not a torn" in message
+    assert os.path.getsize(path) == size, "nothing was cut"
+
+
+def test_zeros_a_power_loss_left_at_the_newest_segments_end_are_a_torn_tail(tmp_path):
+    """Eight zero bytes read as an empty frame (crc32 of nothing is 0): zeros at the end of the newest
+    segment stopped startup as "a record of a kind this server does not know"."""
+    acked = populated(tmp_path, moves=8)
+    path = journal.segment_path(tmp_path, 1)
+    size = os.path.getsize(path)
+    with open(path, "ab") as f:
+        f.write(bytes(4096))
+    assert recovered(tmp_path) == acked
+    assert os.path.getsize(path) == size
+
+
 def test_a_record_hit_in_its_crc_and_its_payload_is_not_taken_for_a_crc_hit():
     """repair took a record whose CRC field and payload were both hit for a hit on the CRC field alone;
     the payload still parsed and fitted, so the next start applied a move nobody made."""
