@@ -190,6 +190,11 @@ def _json_strings(data: bytes) -> list[str]:
     return found
 
 
+# connectrpc's words for a request that is no well-formed message, which it answers UNIMPLEMENTED or
+# INTERNAL (an empty body, a compressed flag without an encoding): the caller's request is malformed
+MALFORMED = ("unary request has zero messages", "unary request has multiple messages", "protocol error: ")
+
+
 class EdgeRefusals:
     """A metadata interceptor (connectrpc runs it around reading the request) giving the refusals
     connectrpc makes itself the gRPC port's shape: a gRPC-Web envelope cut short, a body that does not
@@ -204,7 +209,7 @@ class EdgeRefusals:
     async def on_end(self, token: None, ctx: RequestContext[Any, Any], error: Exception | None, /) -> None:
         if not isinstance(error, ConnectError) or error.details:
             return  # the gRPC server's refusals come with their details; a timeout or cancel has none
-        if error.code == Code.INVALID_ARGUMENT:
+        if error.code == Code.INVALID_ARGUMENT or error.message.startswith(MALFORMED):
             raise edge_refusal(InvalidArgument(error.message, rule="REQUEST")) from None
         if error.code == Code.RESOURCE_EXHAUSTED:  # connectrpc's "message is larger than configured max"
             err = oversize(self.max_bytes)

@@ -191,6 +191,21 @@ def test_undecodable_requests_have_the_grpc_ports_status(web_server):
     assert live_total(web_server.base) == before
 
 
+def test_a_request_with_no_message_or_a_compressed_one_unasked_is_invalid_argument(web_server):
+    """connectrpc's own words for these were UNIMPLEMENTED "unary request has zero messages" and INTERNAL
+    "protocol error: ...", with no ErrorInfo: the caller's request is malformed, as on the gRPC port."""
+    for framed in (b"", struct.pack(">BI", 1, 3) + b"abc"):  # no envelope; a compressed flag, no encoding
+        st = grpc_web_status(grpc_web(web_server.base, POMPEII, framed))
+        assert_invalid_argument({"code": "invalid_argument", "message": st.message,
+                                 "details": [{"type": k, "value": base64.b64encode(v).decode()}
+                                             for k, v in status_details(st).items()]})
+    status, _, raw = post(web_server.base, "/gameengine.v1.PompeiiService/StreamPompeiiEvents", b"",
+                          "application/connect+json", {"connect-protocol-version": "1"})
+    flags, n = struct.unpack(">BI", raw[:5])
+    assert status == 200 and flags & 2, raw[:300]
+    assert_invalid_argument(json.loads(raw[5:5 + n])["error"])
+
+
 # ---- 3: an unknown service or method is UNIMPLEMENTED --------------------------------------------
 
 def test_unknown_method_is_unimplemented(web_server):
