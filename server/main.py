@@ -13,7 +13,6 @@ import grpc
 import structlog
 from grpc_health.v1 import health, health_pb2
 from grpc_reflection.v1alpha import reflection_pb2
-from prometheus_client import start_http_server
 
 from engines import native
 from gameengine import codecs
@@ -49,6 +48,7 @@ log = structlog.get_logger("gameengine")
 # A health service name that is SERVING while the process answers at all (the k8s livenessProbe's):
 # "" and each API's go NOT_SERVING on a full disk, which a restart does not cure.
 LIVENESS = "liveness"
+SERVING: dict[str, bool] = {}  # health service name -> SERVING now
 ALIVE_EVERY_S = 1.0  # how much thinking time before a crash a restart may fail to charge
 if TYPE_CHECKING:
     Health = health.HealthServicer | health.aio.HealthServicer
@@ -147,7 +147,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
         raise StartupError(f"cannot bind {cfg.host}:{cfg.port} ({e}): another process has the port") from None
     if cfg.metrics_port:
         try:
-            start_http_server(cfg.metrics_port, addr=cfg.host)
+            metrics.serve_http(cfg.metrics_port, cfg.host, lambda: SERVING.get("", False))
         except OSError as e:
             why = ": another process has the port" if e.errno == errno.EADDRINUSE else ""
             raise StartupError(f"cannot bind the metrics port {cfg.host}:{cfg.metrics_port} ({e.strerror}){why} "
@@ -234,6 +234,7 @@ async def _watch_storage(journal: Journal, health_servicer: Health, names: list[
 
 
 async def _set(health_servicer: Health, name: str, status: int) -> None:
+    SERVING[name] = status == health_pb2.HealthCheckResponse.SERVING  # read by the metrics port's /readyz
     result = health_servicer.set(name, status)
     if asyncio.iscoroutine(result):
         await result

@@ -1,13 +1,18 @@
-"""Prometheus metrics, served over HTTP on GE_METRICS_PORT (default 9464).
+"""Prometheus metrics, served over HTTP on GE_METRICS_PORT (default 9464), with a readiness page.
 
 k8s/monitoring's alerts and dashboard query these names; tests/deploy/test_monitoring.py
 checks every query against a running server's /metrics."""
 from __future__ import annotations
 
+import socket
+import threading
 from bisect import bisect_left
+from collections.abc import Callable, Iterable
 from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, make_server
 
-from prometheus_client import Counter, Gauge, Histogram
+from prometheus_client import Counter, Gauge, Histogram, make_wsgi_app
+from prometheus_client.exposition import ThreadingWSGIServer
 
 
 class _Unlocked:
@@ -114,3 +119,28 @@ LIMIT_REFUSALS = Counter("ge_limit_refusals_total", "Requests refused for a limi
 HINT_QUEUE_DEPTH = Gauge("ge_hint_queue_depth", "Hint and referee searches running or waiting for a worker")
 HINT_QUEUE_CAPACITY = Gauge("ge_hint_queue_capacity",
                             "Searches the referee admits at once (GE_HINT_WORKERS + GE_HINT_QUEUE)")
+
+
+class _Quiet(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        return None  # scrapes and probes every few seconds: no line each
+
+
+def serve_http(port: int, host: str, ready: Callable[[], bool]) -> None:
+    """GE_METRICS_PORT in a daemon thread: /metrics, and /readyz, 200 while the gRPC health status ""
+    is SERVING and 503 otherwise (a full disk, a worker pool that cannot replace a dead worker), for
+    probes that cannot speak gRPC over TLS (k8s/overlays/tls): /metrics answers whatever the health."""
+    metrics = make_wsgi_app()
+
+    def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        if environ.get("PATH_INFO") != "/readyz":
+            return metrics(environ, start_response)  # type: ignore[no-any-return]
+        ok = ready()
+        start_response("200 OK" if ok else "503 Service Unavailable", [("Content-Type", "text/plain; charset=utf-8")])
+        return [b"ready\n" if ok else b"not ready: the gRPC health status is NOT_SERVING\n"]
+
+    class Server(ThreadingWSGIServer):
+        address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
+
+    httpd = make_server(host, port, app, Server, handler_class=_Quiet)
+    threading.Thread(target=httpd.serve_forever, daemon=True, name="metrics-http").start()

@@ -297,6 +297,8 @@ def test_item3_tls_overlay_mounts_the_secret_where_the_settings_point():
     # kubelet gRPC probes cannot speak TLS: the replicas are probed on the plain metrics port
     for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
         assert server[probe]["httpGet"]["port"] == "metrics", probe
+    # readiness follows the health status (a full disk: not ready), the others the process
+    assert server["readinessProbe"]["httpGet"]["path"] == "/readyz"
     router = one(docs, "Deployment", "gameengine-router")
     (nginx,) = router["spec"]["template"]["spec"]["containers"]
     renv = env_of(nginx)

@@ -10,6 +10,8 @@ import shutil
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import grpc
@@ -93,6 +95,22 @@ def small_disk(tmp_path):
     subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
 
 
+def http_status(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as resp:
+            return int(resp.status)
+    except urllib.error.HTTPError as e:
+        return int(e.code)
+
+
+def readyz(server: ServerProcess) -> int:
+    return http_status(f"http://127.0.0.1:{server.metrics_port}/readyz")
+
+
+def metrics_page(server: ServerProcess) -> int:
+    return http_status(f"http://127.0.0.1:{server.metrics_port}/metrics")
+
+
 def fill(path: Path) -> None:
     with open(path, "wb", buffering=0) as f:
         for chunk in (65536, 4096, 512, 1):
@@ -153,10 +171,13 @@ def test_item3_a_restart_on_a_full_disk_serves_reads_and_resumes_writes_by_itsel
         server.kill9()
         server.start(service="liveness")
         assert health(server.target) == health_pb2.HealthCheckResponse.NOT_SERVING
+        # what the tls overlay's probes ask over plain HTTP: /metrics answers, /readyz says not ready
+        assert readyz(server) == 503 and metrics_page(server) == 200
         assert game.matches(server.target)  # reads are served
         assert game.step() == grpc.StatusCode.UNAVAILABLE
         os.unlink(small_disk / "filler")
         assert wait_for(lambda: health(server.target) == health_pb2.HealthCheckResponse.SERVING)
+        assert readyz(server) == 200
         for _ in range(4):
             assert game.step() == grpc.StatusCode.OK
         server.kill9()
