@@ -36,7 +36,7 @@ from typing import Any
 import grpc
 import structlog
 
-from . import lifetime, logs, quotas, transport, web
+from . import lifetime, logs, metrics, quotas, transport, web
 from .config import Config
 from .participation import seating_of
 
@@ -70,8 +70,11 @@ def live_games(core: Any, wanted: list[str], offset: int, limit: int, newest: in
             "next_offset": offset + limit if offset + limit < len(games) else None}
 
 
+EDGE_LIMITS = frozenset({"message_size"})  # the ge_limit_refusals_total labels the web edge counts
+
+
 def add_internal(server: grpc.aio.Server, core: Any, wanted: list[str]) -> None:
-    """web.LIVE_GAMES, on the internal server only (the public port does not have it)."""
+    """web.LIVE_GAMES and web.EDGE_REFUSED, on the internal server only (the public port does not have them)."""
     async def live(request: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> bytes:
         try:
             q = json.loads(request)
@@ -80,9 +83,18 @@ def add_internal(server: grpc.aio.Server, core: Any, wanted: list[str]) -> None:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "offset and limit are integers")
         return json.dumps(live_games(core, wanted, offset, limit)).encode()
 
-    service, _, method = web.LIVE_GAMES.strip("/").partition("/")
-    handler = grpc.unary_unary_rpc_method_handler(live, request_deserializer=bytes, response_serializer=bytes)
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, {method: handler}),))
+    async def refused(request: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> bytes:
+        limit = request.decode(errors="replace")
+        if limit in EDGE_LIMITS:
+            metrics.LIMIT_REFUSALS.labels(limit).inc()
+        return b""
+
+    handlers = {}
+    for path, fn in ((web.LIVE_GAMES, live), (web.EDGE_REFUSED, refused)):
+        service, _, method = path.strip("/").partition("/")
+        handlers[method] = grpc.unary_unary_rpc_method_handler(fn, request_deserializer=bytes,
+                                                               response_serializer=bytes)
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, handlers),))
 
 
 DIR_PREFIX, SOCKET_NAME = "ge-web-", "edge.sock"

@@ -40,7 +40,7 @@ def _content_type(scope: Scope) -> str:
     return ""
 
 
-def grpc_web_text(app: ASGIApp, max_request_bytes: int) -> ASGIApp:
+def grpc_web_text(app: ASGIApp, max_request_bytes: int, count: webguard.Count) -> ASGIApp:
     """Wrap an ASGI app that serves binary gRPC-Web so it also serves text mode on the same paths."""
     max_text = 4 * (max_request_bytes + 5 + 2) // 3 + 64  # base64 of one framed message, some slack
 
@@ -59,7 +59,7 @@ def grpc_web_text(app: ASGIApp, max_request_bytes: int) -> ASGIApp:
             more = message.get("more_body", False)
             if len(text) > max_text:
                 err = oversize(max_request_bytes)
-                await webguard.pace_oversize(scope.get("client"), webguard.forwarded_in(scope), err)
+                await webguard.pace_oversize(scope.get("client"), webguard.forwarded_in(scope), err, count)
                 await _refuse(send, content_type, err)
                 return
         try:

@@ -71,6 +71,8 @@ EXPOSE_HEADERS = ["grpc-status", "grpc-message", "grpc-status-details-bin", "con
 FORWARDED = frozenset({"authorization", "x-api-key", "x-player-token", "x-game-id", "x-request-id",
                        "x-forwarded-for", "traceparent", "tracestate"})
 LIVE_GAMES = "/gameengine.internal.WebEdge/LiveGames"  # the page's game list (main.py answers it)
+# A refusal the web edge made itself, counted in the server's metrics: the edge's own registry is scraped by nobody
+EDGE_REFUSED = "/gameengine.internal.WebEdge/Refused"
 HOLD_MAX_MS = 10_000  # above any hold the server asks for (quotas.STREAM_PACE_MAX_S); the web caps bound how many
 
 
@@ -195,13 +197,23 @@ def _json_strings(data: bytes) -> list[str]:
 MALFORMED = ("unary request has zero messages", "unary request has multiple messages", "protocol error: ")
 
 
+def refusal_counter(channel: grpc.aio.Channel) -> webguard.Count:
+    """Counts a refusal by `limit` in the server's ge_limit_refusals_total (EDGE_REFUSED)."""
+    call = channel.unary_unary(EDGE_REFUSED, request_serializer=str.encode, response_deserializer=bytes)
+
+    async def count(limit: str) -> None:
+        with contextlib.suppress(grpc.aio.AioRpcError):  # a count lost with a restarting server is no refusal lost
+            await call(limit, timeout=5)
+    return count
+
+
 class EdgeRefusals:
     """A metadata interceptor (connectrpc runs it around reading the request) giving the refusals
     connectrpc makes itself the gRPC port's shape: a gRPC-Web envelope cut short, a body that does not
     decompress, a body without a declared length that grows over GE_MAX_MESSAGE_BYTES."""
 
-    def __init__(self, max_bytes: int):
-        self.max_bytes = max_bytes
+    def __init__(self, max_bytes: int, count: webguard.Count):
+        self.max_bytes, self.count = max_bytes, count
 
     async def on_start(self, ctx: RequestContext[Any, Any]) -> None:
         return None
@@ -214,7 +226,7 @@ class EdgeRefusals:
         if error.code == Code.RESOURCE_EXHAUSTED:  # connectrpc's "message is larger than configured max"
             err = oversize(self.max_bytes)
             await webguard.pace_oversize(_address(ctx.client_address),
-                                         quotas.forwarded_of(ctx.request_headers.allitems()), err)
+                                         quotas.forwarded_of(ctx.request_headers.allitems()), err, self.count)
             raise edge_refusal(err) from None
 
 
@@ -301,10 +313,11 @@ def build_app(channel: grpc.aio.Channel, cfg: Any) -> ASGIApp:
     """The ASGI application: RPC paths go to connectrpc, the rest to the static page."""
     wanted = [g for g in cfg.games.split(",") if g] or list(codecs.load_all())
     routes = endpoints(services_of(wanted), channel)
+    count = refusal_counter(channel)
     rpc = grpc_web_text(_App(service=None, endpoints=lambda _: routes,  # type: ignore[arg-type, return-value]
                              codecs=[fanout.SharedCodec(StrictCodec(c)) for c in google_protobuf_codecs()],
-                             interceptors=[EdgeRefusals(cfg.max_message_bytes)],
-                             read_max_bytes=cfg.max_message_bytes), cfg.max_message_bytes)
+                             interceptors=[EdgeRefusals(cfg.max_message_bytes, count)],
+                             read_max_bytes=cfg.max_message_bytes), cfg.max_message_bytes, count)
     static = StaticFiles(directory=STATIC, html=True)
     list_games = channel.unary_unary(LIVE_GAMES, request_serializer=_json_bytes, response_deserializer=json.loads)
 
@@ -339,7 +352,7 @@ def build_app(channel: grpc.aio.Channel, cfg: Any) -> ASGIApp:
             await _files(static, scope, receive, send)
 
     origins = [o.strip() for o in cfg_value(cfg, "web_cors_origins", "").split(",") if o.strip()]
-    guarded = webguard.with_security_headers(webguard.with_body_limit(app, cfg.max_message_bytes))
+    guarded = webguard.with_security_headers(webguard.with_body_limit(app, cfg.max_message_bytes, count))
     if not origins:
         return guarded
     return CORSMiddleware(guarded, allow_origins=origins, allow_methods=["GET", "POST", "OPTIONS"],

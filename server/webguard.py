@@ -18,14 +18,14 @@ import socket
 import ssl as ssl_module
 import struct
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from google.rpc import code_pb2, status_pb2
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol, RequestResponseCycle
 
-from . import limits, metrics, quotas
+from . import limits, quotas
 from .edge import refusal_status
 from .errors import Exhausted, ServiceError, oversize
 
@@ -59,13 +59,16 @@ def edge_status(err: ServiceError) -> status_pb2.Status:
     return refusal_status(err)
 
 
-async def pace_oversize(client_address: Any, forwarded: str | None, err: Exhausted) -> None:
-    """Hold an oversize refusal like other refusals the caller could repeat at once (README "Limits");
-    `forwarded`: the request's X-Forwarded-For (quotas.peer_address)."""
+Count = Callable[[str], Awaitable[None]]  # counts a refusal by its limit where /metrics is served (web.refusal_counter)
+
+
+async def pace_oversize(client_address: Any, forwarded: str | None, err: Exhausted, count: Count) -> None:
+    """Hold an oversize refusal like other refusals the caller could repeat at once (README "Limits"),
+    and count it; `forwarded`: the request's X-Forwarded-For (quotas.peer_address)."""
     client = quotas.client_identity("web:" + _host_port(client_address), forwarded=forwarded)
     q = quotas.QUOTAS
-    await q.pace(client, q.pace_s(client, Exhausted(err.message, retry_after_ms=1000)))
-    metrics.LIMIT_REFUSALS.labels("message_size").inc()
+    await asyncio.gather(q.pace(client, q.pace_s(client, Exhausted(err.message, retry_after_ms=1000))),
+                         count("message_size"))
 
 
 def connect_error_body(status: status_pb2.Status) -> bytes:
@@ -126,7 +129,7 @@ def content_type_of(scope: Scope) -> bytes:
 RESOURCE_EXHAUSTED_HTTP = 429
 
 
-def with_body_limit(app: ASGIApp, max_bytes: int) -> ASGIApp:
+def with_body_limit(app: ASGIApp, max_bytes: int, count: Count) -> ASGIApp:
     """Refuse a request whose declared body is over `max_bytes` (GE_MAX_MESSAGE_BYTES, plus the 5-byte
     envelope) before reading any of it, paced like other refusals and closing the connection, so an
     oversized body costs the server one header parse instead of reading and decoding it. The refusal is
@@ -140,7 +143,7 @@ def with_body_limit(app: ASGIApp, max_bytes: int) -> ASGIApp:
             await app(scope, receive, send)
             return
         err = oversize(max_bytes, size)
-        await pace_oversize(scope.get("client"), forwarded_in(scope), err)
+        await pace_oversize(scope.get("client"), forwarded_in(scope), err, count)
         await send_refusal(send, content_type_of(scope), edge_status(err), RESOURCE_EXHAUSTED_HTTP, close=True)
 
     return limited_app

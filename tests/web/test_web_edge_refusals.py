@@ -256,3 +256,20 @@ def test_oversize_bodies_are_resource_exhausted_alike(web_server):
         assert st.code == 8 and "GE_MAX_MESSAGE_BYTES" in st.message, (text, chunked, st.message)
         info = error_details_pb2.ErrorInfo.FromString(status_details(st)["google.rpc.ErrorInfo"])
         assert info == results[0]
+
+
+def test_the_web_edges_oversize_refusals_are_counted_on_the_servers_metrics(web_server):
+    """The web edge runs in its own process, whose metrics nobody scrapes: its refusals were counted
+    there, and ge_limit_refusals_total{limit="message_size"} never saw a web port's."""
+    def counted() -> float:
+        with urllib.request.urlopen(f"http://127.0.0.1:{web_server.metrics_port}/metrics", timeout=5) as r:
+            lines = r.read().decode().splitlines()
+        return sum(float(line.split()[-1]) for line in lines
+                   if line.startswith('ge_limit_refusals_total{limit="message_size"}'))
+
+    before = counted()
+    big = json.dumps({"seats": 3, "options": {"edition": "x" * (70 << 10)}}).encode()
+    for chunked in (False, True):  # refused by the body limit unread, and by connectrpc as it is read
+        assert post(web_server.base, POMPEII, iter([big]) if chunked else big, "application/json")[0] == 429
+    assert counted() == before + 2
+
