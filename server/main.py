@@ -80,9 +80,16 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     quotas.QUOTAS = quotas.Quotas(quotas.Settings.of(cfg))
     quotas.trust_proxies(cfg.trusted_networks())
     core = GameCore(store)
+    unserved: dict[str, int] = {}
     for rec in store.games.values():
         if not core.is_over(rec):
             quotas.QUOTAS.recovered(rec.game_id)
+            if rec.game not in wanted:
+                unserved[rec.game] = unserved.get(rec.game, 0) + 1
+    if unserved:  # nobody could move in them, and `drain wait` would wait for them forever
+        raise StartupError(f"the data dir holds unfinished games GE_GAMES leaves out "
+                           f"({', '.join(f'{n} {g}' for g, n in sorted(unserved.items()))}): serve those games "
+                           "until their games end, or end them first with AdjudicateGame (GE_ADMIN_TOKEN)")
     quotas.verify_player_token = lambda token: getattr(store.players.authenticate(token), "player_id", None)
     access.configure(cfg.create_tokens, cfg.create_tokens_file)
     transport.raise_fd_limit()

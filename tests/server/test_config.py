@@ -60,3 +60,21 @@ def test_an_unknown_game_in_GE_GAMES_is_refused_in_one_log_line_before_the_data_
     assert run.returncode == 1 and "Traceback" not in run.stderr
     assert "startup_refused" in run.stderr and "'chess'" in run.stderr
     assert not (tmp_path / "data").exists()
+
+
+def test_narrowing_GE_GAMES_past_unfinished_games_is_refused_at_start(tmp_path):
+    """Restarted with GE_GAMES=pompeii, a data dir's unfinished Citadels game was restored running but
+    no call could move in it, and it kept ge_unfinished_games (so `drain wait`) above 0 for good."""
+    from clients.sdk import Client
+    from tests.conftest import ServerProcess
+    server = ServerProcess(tmp_path / "data").start()
+    try:
+        Client(server.target, "citadels").create(4, seed=1)
+    finally:
+        server.stop()
+    env = dict(server.env, GE_GAMES="pompeii")
+    run = subprocess.run([sys.executable, "-m", "server.main"], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert "startup_refused" in run.stderr and "1 citadels" in run.stderr
+
