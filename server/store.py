@@ -31,7 +31,7 @@ import structlog
 from engines.core import Event, IllegalMove
 from gameengine.storage.v1 import storage_pb2 as spb
 
-from . import auth, datadir, journal, legacy, participation, records, snapshots, tournament_records
+from . import auth, datadir, journal, legacy, metrics, participation, records, snapshots, tournament_records
 from .datadir import StartupError
 from .errors import Stale, Unavailable
 from .movelog import LogEntry
@@ -127,6 +127,7 @@ class Store:
         counts["games"] = len(self.games)
         if self.orphans:
             counts["records_of_evicted_games"] = self.orphans
+            metrics.RECOVERY_MENDS.labels("records_of_evicted_games").inc(self.orphans)
         if self.tightened:
             counts["modes_tightened"] = self.tightened
         return counts
@@ -160,6 +161,7 @@ class Store:
                 self.players = participation.Players()
                 self.tournaments = tournament_records.Tournaments()
                 log.error("snapshot_damaged", reason=str(e), fallback="the previous snapshot and the journal")
+                metrics.RECOVERY_MENDS.labels("damaged_snapshot").inc()
                 counts.setdefault("damaged_snapshots", []).append(str(e))
                 continue
             counts["snapshot"] = file.name
@@ -242,6 +244,7 @@ class Store:
             # killed between creating the file and writing its header: nothing in it was acknowledged
             journal.write_file(path, journal.file_header(journal.JOURNAL_MAGIC))
             log.warning("journal_segment_header_completed", file=path.name, had_bytes=len(data))
+            metrics.RECOVERY_MENDS.labels("segment_header").inc()
             return 0
         if s.header_error:
             raise StartupError(f"{path} offset 0: {s.header_error}. Nothing was changed. "
@@ -302,6 +305,7 @@ class Store:
         except OSError as e:  # a full disk: the copy is a courtesy, those bytes were never acknowledged
             where = f"not kept: {journal.describe(e)}"
         os.truncate(path, torn.offset)
+        metrics.RECOVERY_MENDS.labels("torn_tail").inc()
         log.warning("journal_torn_tail_dropped", file=path.name, offset=torn.offset,
                     bytes=torn.end - torn.offset, kept=where)
 

@@ -313,12 +313,15 @@ def test_a_whole_last_record_hit_in_two_bytes_stops_startup_it_is_not_a_torn_wri
 def test_zeros_a_power_loss_left_at_the_newest_segments_end_are_a_torn_tail(tmp_path):
     """Eight zero bytes read as an empty frame (crc32 of nothing is 0): zeros at the end of the newest
     segment stopped startup as "a record of a kind this server does not know"."""
+    from server import metrics
     acked = populated(tmp_path, moves=8)
     path = journal.segment_path(tmp_path, 1)
     size = os.path.getsize(path)
     with open(path, "ab") as f:
         f.write(bytes(4096))
+    dropped = metrics.RECOVERY_MENDS.labels("torn_tail")._value.get()
     assert recovered(tmp_path) == acked
+    assert metrics.RECOVERY_MENDS.labels("torn_tail")._value.get() == dropped + 1
     assert os.path.getsize(path) == size
 
 
@@ -340,10 +343,13 @@ def test_a_record_hit_in_its_crc_and_its_payload_is_not_taken_for_a_crc_hit():
 def test_a_kill_between_creating_the_newest_segment_and_its_header_restarts_by_itself(tmp_path, written):
     """kill -9 between a segment's creation and its header write (at every start and rotation) left a
     file shorter than its header, and the server refused to start until an operator ran repair."""
+    from server import metrics
     acked = populated(tmp_path, moves=8)
     newest = journal.segment_path(tmp_path, journal.segments(tmp_path)[-1] + 1)
     newest.write_bytes(journal.file_header(journal.JOURNAL_MAGIC)[:written])
+    mended = metrics.RECOVERY_MENDS.labels("segment_header")._value.get()
     assert recovered(tmp_path) == acked
+    assert metrics.RECOVERY_MENDS.labels("segment_header")._value.get() == mended + 1  # an operator can see it
     assert newest.read_bytes() == journal.file_header(journal.JOURNAL_MAGIC)
     assert recovered(tmp_path) == acked  # and again, from what recovery left
     # Anything else short of a header, or in an older segment, is damage: startup still stops.
