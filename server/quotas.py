@@ -224,10 +224,14 @@ class FairBucket:
         self._taken[address] = (self.taken(address, now) + 1, now)
 
     def try_take(self, address: str) -> bool:
-        """A token now if one is free and nobody waits for it (callers that do not wait)."""
-        if self.waiting or self.bucket.take(self.rate, self.burst) != 0.0:
+        """A token now if one is free and no waiting address took fewer lately (callers that do not
+        wait, such as a tournament's scheduler, keep their fair share too)."""
+        now = time.monotonic()
+        if self.waiting and min(self.taken(a, now) for a in self.waiting.values()) <= self.taken(address, now):
             return False
-        self._count(address, time.monotonic())
+        if self.bucket.take(self.rate, self.burst) != 0.0:
+            return False
+        self._count(address, now)
         return True
 
     async def take(self, address: str) -> float:

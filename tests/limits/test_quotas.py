@@ -369,6 +369,29 @@ def test_a_full_line_at_the_shared_create_bucket_lets_a_lighter_address_take_the
     assert heavy == [0.5, 0.5]  # the other waited its half second: the next token is 1.4 s away
 
 
+def test_a_caller_that_does_not_wait_keeps_its_fair_share_of_the_shared_create_bucket():
+    """A tournament's scheduler takes without waiting (may_schedule): with a botnet always waiting, it
+    got no token at all. It takes a free one when it took fewer lately than every waiter."""
+    import asyncio
+
+    from server.quotas import FairBucket
+
+    async def scenario() -> tuple[bool, bool]:
+        line = FairBucket(rate=20, burst=1, max_wait_s=1.0)
+        for _ in range(3):
+            assert await line.take("botnet") == 0.0  # the second and third after 50 ms each
+        waiting = asyncio.create_task(line.take("botnet"))
+        await asyncio.sleep(0)
+        line.bucket.tokens = 1.0  # a token came back before the line was served
+        scheduler = line.try_take("tournament")
+        line.bucket.tokens = 1.0
+        heavier = line.try_take("botnet")  # took as many as the waiter: it does not jump the line
+        await waiting
+        return scheduler, heavier
+
+    assert asyncio.run(scenario()) == (True, False)
+
+
 def test_a_token_given_to_a_create_that_left_goes_to_the_next_waiter():
     import asyncio
 
