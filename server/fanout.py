@@ -62,6 +62,11 @@ def _binary(message: Message) -> bytes:
     return message.SerializeToString()
 
 
+# What a web stream yields once the gRPC server has opened it (web._stream): connectrpc starts the
+# response, headers first, and encodes it as nothing; web.opening drops that empty message.
+OPENED: Any = object()
+
+
 class SharedCodec:
     """A connectrpc codec (proto or JSON) whose encodings of shared messages are computed once."""
 
@@ -73,6 +78,8 @@ class SharedCodec:
         return str(self.inner.name())
 
     def encode(self, message: Message) -> bytes:
+        if message is OPENED:
+            return b""
         return self.SHARED.encode(message, self._wire, self.inner.encode)
 
     def decode(self, data: bytes | bytearray, message_class: Any) -> Any:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import hashlib
 import json
 import re
@@ -288,10 +289,43 @@ def _unary(call: Any) -> Callable[[Any, RequestContext[Any, Any]], Awaitable[Any
     return forward
 
 
+# Set by `opening` for each web call: a stream endpoint appends to it when it yields fanout.OPENED
+OPENING: contextvars.ContextVar[list[bool] | None] = contextvars.ContextVar("opening", default=None)
+
+
+def opening(app: ASGIApp) -> ASGIApp:
+    """A stream's headers go out once the gRPC server has opened it, not with its first message:
+    connectrpc starts a response with its first message, so a browser's fetch (which resolves on the
+    headers) and a proxy's header timeout saw nothing on a quiet game until its next move. The stream
+    yields fanout.OPENED, which connectrpc answers with the headers and an empty message dropped here."""
+    async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
+        opened: list[bool] = []
+        dropped = False
+
+        async def without_opened(message: Any) -> None:
+            nonlocal dropped
+            if opened and not dropped and message["type"] == "http.response.body":
+                dropped = True  # the first message sent after OPENED is its (empty) envelope
+                return
+            await send(message)
+
+        token = OPENING.set(opened)
+        try:
+            await app(scope, receive, without_opened)
+        finally:
+            OPENING.reset(token)
+    return wrapped
+
+
 def _stream(call: Any) -> Callable[[Any, RequestContext[Any, Any]], AsyncIterator[Any]]:
     async def forward(request: Any, ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:
         stream = call(request, metadata=metadata_of(ctx), timeout=timeout_of(ctx))
         try:
+            await stream.initial_metadata()  # the gRPC server sends its headers once the stream is set up
+            opened = OPENING.get()
+            if opened is not None and not stream.done():  # a refusal keeps its trailers-only answer
+                opened.append(True)
+                yield fanout.OPENED
             async for message in stream:
                 yield message
         except grpc.aio.AioRpcError as e:
@@ -314,10 +348,10 @@ def build_app(channel: grpc.aio.Channel, cfg: Any) -> ASGIApp:
     wanted = [g for g in cfg.games.split(",") if g] or list(codecs.load_all())
     routes = endpoints(services_of(wanted), channel)
     count = refusal_counter(channel)
-    rpc = grpc_web_text(_App(service=None, endpoints=lambda _: routes,  # type: ignore[arg-type, return-value]
-                             codecs=[fanout.SharedCodec(StrictCodec(c)) for c in google_protobuf_codecs()],
-                             interceptors=[EdgeRefusals(cfg.max_message_bytes, count)],
-                             read_max_bytes=cfg.max_message_bytes), cfg.max_message_bytes, count)
+    rpc = grpc_web_text(opening(_App(service=None, endpoints=lambda _: routes,  # type: ignore[arg-type, return-value]
+                                     codecs=[fanout.SharedCodec(StrictCodec(c)) for c in google_protobuf_codecs()],
+                                     interceptors=[EdgeRefusals(cfg.max_message_bytes, count)],
+                                     read_max_bytes=cfg.max_message_bytes)), cfg.max_message_bytes, count)
     static = StaticFiles(directory=STATIC, html=True)
     list_games = channel.unary_unary(LIVE_GAMES, request_serializer=_json_bytes, response_deserializer=json.loads)
 

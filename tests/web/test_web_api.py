@@ -146,3 +146,47 @@ def test_page_types_data_and_cors(web_server):
     trailers, msg = grpc_web_call(web_server.base, "GameService", "ListGameTypes", common_pb2.ListGameTypesRequest())
     assert trailers.get("grpc-status", "0") == "0"
     assert len(common_pb2.ListGameTypesResponse.FromString(msg).game_types) == len(registry.GAME_IDS)
+
+
+def test_a_stream_on_a_quiet_game_sends_its_headers_at_once_and_then_only_events(web_server):
+    """connectrpc started a response with its first message: a stream opened at the game's version (a
+    spectator waiting for the next move) sent no status line until then, so a browser's fetch could not
+    tell a waiting stream from a hung one, and a proxy's header timeout cut it."""
+    import http.client
+    import struct
+    import time
+
+    from gameengine.v1 import pompeii_pb2
+    client = Client(web_server.target, "pompeii")
+    game_id, tokens = client.create(2, seed=5)
+    status = client.status(game_id)
+    seat = client.seat(game_id, status.to_move, tokens[status.to_move])
+    seat.move(seat.legal()[0], expected_version=status.version)
+    version = seat.last.version
+    path = f"/gameengine.v1.{SERVICE['pompeii']}/StreamPompeiiEvents"
+    as_json = json.dumps({"gameId": game_id, "fromVersion": version}).encode()
+    as_proto = pompeii_pb2.StreamPompeiiEventsRequest(game_id=game_id, from_version=version).SerializeToString()
+    streams = []
+    for ctype, body in (("application/connect+json", as_json), ("application/grpc-web+proto", as_proto)):
+        conn = http.client.HTTPConnection("127.0.0.1", web_server.web_port, timeout=10)
+        conn.request("POST", path, struct.pack(">BI", 0, len(body)) + body,
+                     {"content-type": ctype, "connect-protocol-version": "1", "x-grpc-web": "1"})
+        t0 = time.perf_counter()
+        response = conn.getresponse()  # the status line and headers, with nothing to send yet
+        assert time.perf_counter() - t0 < 3 and response.status == 200, ctype
+        assert response.getheader("content-type") == ctype
+        streams.append((ctype, response, conn))
+    status = client.status(game_id)
+    mover = client.seat(game_id, status.to_move, tokens[status.to_move])
+    mover.move(mover.legal()[0], expected_version=status.version)
+    for ctype, response, conn in streams:
+        flags, n = struct.unpack(">BI", response.read(5))  # the first message is an event, not an empty one
+        data = response.read(n)
+        assert flags == 0 and n > 0, ctype
+        if ctype.endswith("json"):
+            assert json.loads(data)["version"] == version + 1 and json.loads(data)["event"]
+        else:
+            message = pompeii_pb2.StreamPompeiiEventsResponse.FromString(data)
+            assert message.version == version + 1 and message.HasField("event")
+        conn.close()
+    client.close()
