@@ -212,7 +212,7 @@ class Referee:
 
     def _spawn(self, rec: GameRecord, seat: int, action: str, reason: str) -> None:
         self._acting.add(rec.game_id)
-        task = self._keep(asyncio.get_running_loop().create_task(self.act(rec, seat, action, reason)))
+        task = self._keep(asyncio.get_running_loop().create_task(self.act(rec, seat, action, reason, rec.version)))
         task.add_done_callback(lambda _: self._acting.discard(rec.game_id))
 
     def _spawn_adjudication(self, rec: GameRecord) -> None:
@@ -235,9 +235,12 @@ class Referee:
         task.add_done_callback(self._tasks.discard)
         return task
 
-    async def act(self, rec: GameRecord, seat: int, action: str, reason: str) -> None:
-        """Take a timed-out (or forfeited) seat's turn, recorded as a referee event."""
+    async def act(self, rec: GameRecord, seat: int, action: str, reason: str, seen: int | None = None) -> None:
+        """Take a timed-out (or forfeited) seat's turn, recorded as a referee event; `seen`: the version
+        the clock was read at (a move made since, before this task ran, ends the timeout)."""
         try:
+            if seen is not None and rec.version != seen:
+                return  # the seat moved meanwhile
             if action == "forfeit":
                 self._note(rec, "forfeit", seat, reason)
                 self.core.write(rec, SeatForfeited(seat, reason),

@@ -295,3 +295,31 @@ def test_search_workers_end_with_a_server_killed_with_9(fresh_server):
     while Path(f"/proc/{worker}").exists() and time.time() < deadline:
         time.sleep(0.1)
     assert not Path(f"/proc/{worker}").exists(), "the search worker outlived the server"
+
+
+def test_a_seat_that_moved_before_the_forfeit_task_ran_is_not_forfeited(tmp_path):
+    """The referee reads the clock on its tick and acts in a task of its own. A move that landed in
+    between ended the timeout, but autoplay and random checked the version and the forfeit did not:
+    a seat that had just moved could still forfeit."""
+    import asyncio
+
+    from server.config import Config
+    from server.referee import Referee
+    from tests.storage.support import open_store
+
+    store, core = open_store(tmp_path)
+    referee = Referee(core, Config())
+    rec, _ = core.create("pompeii", 3, {}, 1, {"time_bank_ms": 1000, "increment_ms": 0, "timeout_policy": "forfeit",
+                                               "max_moves": 0})
+    seat = core.to_move(rec)
+
+    async def scenario() -> None:
+        referee._spawn(rec, seat, "forfeit", f"seat {seat} ran out of time")  # what a tick does
+        move = rec.engine.legal_moves(rec.state, seat)[0]
+        await core.make_move(rec, seat, rec.version, "k", move)  # lands before the referee's task runs
+        await asyncio.gather(*referee._tasks)
+
+    asyncio.run(scenario())
+    assert seat not in rec.referee_state.forfeited
+    referee.close()
+    store.close()
