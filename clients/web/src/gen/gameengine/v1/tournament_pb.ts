@@ -559,8 +559,8 @@ export type ScheduledGame = Message<"gameengine.v1.ScheduledGame"> & {
   forfeited: number[];
 
   /**
-   * The game's seed (fixed by the tournament seed and `index`); 0 until the tournament is finished,
-   * since a seed deals every hand of its game.
+   * The game's seed (fixed by the tournament seed and `index`); 0 except in GetTournament with the
+   * creator token once the tournament is finished, since a seed deals every hand of its game.
    *
    * @generated from field: uint64 seed = 8;
    */
@@ -796,7 +796,7 @@ export type Tournament = Message<"gameengine.v1.Tournament"> & {
   finishedAt: number;
 
   /**
-   * 0 until the tournament is finished: every game's seed comes from it.
+   * 0 except in GetTournament with the creator token once it is finished: every game's seed comes from it.
    *
    * @generated from field: uint64 seed = 22;
    */
