@@ -55,7 +55,9 @@ def test_another_client_starts_at_once_while_the_flood_waits():
         return t0
 
     t0 = run(main())
-    assert started["player"] - t0 < 0.04, "the player's call did not wait behind the attacker's 40"
+    # in order, not by the clock (a loaded CI machine delayed the player's start to 92 ms once): it
+    # started before the attacker's third call, which waited for one of the first two to end
+    assert started["player"] < started["a2"], "the player's call waited behind the attacker's 40"
     assert started["a39"] - t0 > 0.9, "the attacker's calls ran two at a time"
 
 
