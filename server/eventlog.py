@@ -23,13 +23,12 @@ _PUBLIC_SEAT = -1  # `to` of an event every seat and spectator may see
 class EventLog:
     """The events of one game, in order: index -> (version, to, encoded message)."""
 
-    __slots__ = ("game", "_versions", "_seats", "_referee", "_wires")
+    __slots__ = ("game", "_versions", "_seats", "_wires")
 
     def __init__(self, game: str):
         self.game = game
         self._versions = array("q")
         self._seats = array("b")
-        self._referee = array("b")  # 1: a referee event, made between moves at the version it follows
         self._wires = PackedBytes()
 
     def __len__(self) -> int:
@@ -41,19 +40,15 @@ class EventLog:
         for e in events:
             self._versions.append(version)
             self._seats.append(_PUBLIC_SEAT if e.to is PUBLIC else e.to)
-            self._referee.append(e.kind == "referee")
             self._wires.append(codec.event_to_proto(e).SerializeToString())
 
     def truncate(self, n: int) -> None:
         """Keep the first `n` events (a rolled-back write's are dropped)."""
-        del self._versions[n:], self._seats[n:], self._referee[n:]
+        del self._versions[n:], self._seats[n:]
         self._wires.truncate(n)
 
     def version(self, i: int) -> int:
         return self._versions[i]
-
-    def by_referee(self, i: int) -> bool:
-        return bool(self._referee[i])
 
     def wire(self, i: int) -> bytes:
         """Event `i` as the game's encoded Event message, exactly as clients receive it."""

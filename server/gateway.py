@@ -89,11 +89,10 @@ def add_internal(server: grpc.aio.Server, core: Any, wanted: list[str]) -> None:
             metrics.LIMIT_REFUSALS.labels(limit).inc()
         return b""
 
-    handlers = {}
-    for path, fn in ((web.LIVE_GAMES, live), (web.EDGE_REFUSED, refused)):
-        service, _, method = path.strip("/").partition("/")
-        handlers[method] = grpc.unary_unary_rpc_method_handler(fn, request_deserializer=bytes,
-                                                               response_serializer=bytes)
+    service = web.LIVE_GAMES.strip("/").partition("/")[0]  # EDGE_REFUSED's too
+    handlers = {path.rpartition("/")[2]: grpc.unary_unary_rpc_method_handler(fn, request_deserializer=bytes,
+                                                                             response_serializer=bytes)
+                for path, fn in ((web.LIVE_GAMES, live), (web.EDGE_REFUSED, refused))}
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, handlers),))
 
 

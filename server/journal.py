@@ -430,16 +430,22 @@ def mend(data: bytes, d: Damage) -> Frame | None:
     return Frame(start, bytes(buf), f"payload byte {i} corrected from 0x{orig:02x} to 0x{v:02x}")
 
 
+def spans_one_frame(data: bytes, d: Damage) -> bool:
+    """Whether a damaged stretch is one frame whose length field reaches exactly its end."""
+    if d.end - d.offset < FRAME.size:
+        return False
+    length: int = FRAME.unpack_from(data, d.offset)[0]
+    return d.offset + FRAME.size + length == d.end
+
+
 def crc_suspect(data: bytes, d: Damage) -> Frame | None:
     """The payload of a damaged stretch whose length holds and whose CRC field differs from the
     payload's CRC in one byte only: a candidate for a hit on the CRC field itself, to be accepted
     only if it parses and fits. A payload that was hit too has a CRC unlike the stored one in
     every byte, almost surely: it is no candidate (parsing and fitting let a changed move through)."""
-    if d.end - d.offset < FRAME.size:
+    if not spans_one_frame(data, d):
         return None
-    length, crc = FRAME.unpack_from(data, d.offset)
-    if d.offset + FRAME.size + length != d.end:
-        return None
+    _, crc = FRAME.unpack_from(data, d.offset)
     payload = data[d.offset + FRAME.size:d.end]
     differs = (zlib.crc32(payload) ^ crc).to_bytes(4, "little")
     if sum(1 for b in differs if b) != 1:

@@ -235,11 +235,11 @@ class Referee:
         task.add_done_callback(self._tasks.discard)
         return task
 
-    async def act(self, rec: GameRecord, seat: int, action: str, reason: str, seen: int | None = None) -> None:
+    async def act(self, rec: GameRecord, seat: int, action: str, reason: str, seen: int) -> None:
         """Take a timed-out (or forfeited) seat's turn, recorded as a referee event; `seen`: the version
         the clock was read at (a move made since, before this task ran, ends the timeout)."""
         try:
-            if seen is not None and rec.version != seen:
+            if rec.version != seen:
                 return  # the seat moved meanwhile
             if action == "forfeit":
                 self._note(rec, "forfeit", seat, reason)

@@ -185,12 +185,14 @@ class GameCore:
         the referee's events at `after_version` itself: made between moves (a forfeit, a move it
         announces, an adjudication), they carry the version they follow, so a client that saw that
         version and reconnected before them would never get them (it may get one twice instead).
-        From 0 also those made before the first move (game_started)."""
+        From 0 also those made before the first move (game_started). Only the events at `after_version`
+        are decoded, to tell the referee's (a move's events, written for every move, carry no flag)."""
         events = rec.events
         for i in range(start, len(events) if end is None else end):
             version = events.version(i)
-            if (version > after_version or (version == after_version
-                                            and (version == 0 or events.by_referee(i)))) and events.visible_to(i, seat):
+            if version < after_version or not events.visible_to(i, seat):
+                continue
+            if version > after_version or version == 0 or events.event(i).kind == "referee":
                 yield i, version, events.wire(i)
 
     def log(self, rec: GameRecord, seat: int | None) -> list[dict[str, Any]]:

@@ -288,10 +288,7 @@ class Store:
         file's end exactly and does not end in zeros was written whole: its damage came later."""
         if journal.mend(data, torn) is not None:
             return True
-        if torn.end - torn.offset < journal.FRAME.size:
-            return False
-        length, _ = journal.FRAME.unpack_from(data, torn.offset)
-        return (torn.offset + journal.FRAME.size + length == torn.end
+        return (journal.spans_one_frame(data, torn)
                 and not data[torn.offset:torn.end].endswith(bytes(journal.FRAME.size)))
 
     def _cut_torn_tail(self, path: Path, data: bytes, torn: journal.Damage) -> None:
