@@ -200,3 +200,30 @@ def test_an_unpaced_snapshot_writes_at_once(tmp_path, monkeypatch):
     monkeypatch.undo()
     assert rests == []
     store.close()
+
+
+def test_segments_left_by_snapshots_that_failed_on_a_full_disk_are_pruned_by_the_next_two(tmp_path, monkeypatch):
+    """A snapshot that fails after its rotation leaves a segment behind; on a disk that stays full for
+    a while, one per interval. Once two snapshots succeed again, only the older one's segments stay."""
+    store, core = stocked(tmp_path)
+    asyncio.run(store.snapshot())
+    rec = next(iter(store.games.values()))
+    rng = random.Random(5)
+
+    def full_disk(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    for _ in range(4):
+        play(core, rec, rng, 1)  # acknowledged: the journal still takes writes
+        monkeypatch.setattr(snapshots, "write", full_disk)
+        with pytest.raises(OSError):
+            asyncio.run(store.snapshot())
+        monkeypatch.undo()
+    assert len(journal.segments(tmp_path)) >= 5, "each failed snapshot rotated the journal"
+    for _ in range(2):
+        play(core, rec, rng, 1)
+        asyncio.run(store.snapshot())
+    have = snapshots.listed(tmp_path)
+    assert len(have) == 2 and journal.segments(tmp_path) == list(range(have[0], have[1] + 1))
+    assert not list(tmp_path.glob("*.tmp"))
+    closes_and_restores(store, tmp_path)
