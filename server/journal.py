@@ -17,10 +17,16 @@ decides only what survives a power loss (the page cache outlives a killed proces
 
 Reading never truncates past an intact frame: `scan` reports every frame and every damaged
 stretch, resynchronising on the next frame whose CRC holds.
+
+A segment is sealed when it is closed: once the next segment exists, `journal-N.sealed` records
+its size (SegmentSealed). A cut at a frame boundary leaves only intact frames, so the size is how
+recovery tells that a closed segment lost its last records, or that the segment after it is gone.
+A segment without a seal (a crash before it was written, or a release before seals) is taken as it is.
 """
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import os
 import struct
@@ -31,6 +37,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import structlog
+
+from gameengine.storage.v1 import storage_pb2 as spb
+
 from . import metrics
 
 FRAME = struct.Struct("<II")
@@ -38,9 +48,12 @@ FILE_HEADER = struct.Struct("<4sI")
 FORMAT_VERSION = 1
 JOURNAL_MAGIC = b"GEJ\n"
 SNAPSHOT_MAGIC = b"GES\n"
+SEAL_MAGIC = b"GEE\n"
 MAX_FRAME = 256 << 20  # no single record is this large; a longer length field is damage
 FSYNC_POLICIES = ("always", "interval", "never")
 FILE_MODE = 0o600
+
+log = structlog.get_logger("gameengine.journal")
 
 # The one place bytes reach a data-dir file: tests replace it to inject short and failed writes.
 write: Callable[[int, bytes], int] = os.write
@@ -71,6 +84,38 @@ def segments(data_dir: Path) -> list[int]:
     return sorted(int(p.stem.split("-")[1]) for p in data_dir.glob("journal-*.gej"))
 
 
+def seal_path(data_dir: Path, segment: int) -> Path:
+    return data_dir / f"journal-{segment:08d}.sealed"
+
+
+def seal(data_dir: Path, segment: int, size: int) -> None:
+    """Record the size a segment was closed at; call it only once the segment after it exists."""
+    write_file(seal_path(data_dir, segment),
+               file_header(SEAL_MAGIC) + frame(spb.SegmentSealed(size=size).SerializeToString()))
+
+
+def seals(data_dir: Path) -> dict[int, int | None]:
+    """segment -> the size it was sealed at; None for a seal that does not read (damaged)."""
+    found: dict[int, int | None] = {}
+    for p in data_dir.glob("journal-*.sealed"):
+        s = scan(p, SEAL_MAGIC)
+        size = None
+        if not s.header_error and not s.damage and len(s.frames) == 1:
+            with contextlib.suppress(Exception):  # DecodeError: a frame whose CRC holds by chance
+                size = spb.SegmentSealed.FromString(s.frames[0].payload).size
+        found[int(p.stem.split("-")[1])] = size
+    return found
+
+
+def unsealed_size(path: Path, size: int, sealed: int) -> str:
+    """What a closed segment that is no longer the size it was sealed at lost, in a sentence."""
+    if size < sealed:
+        return (f"{path} is {size} bytes, but it was {sealed} when it was closed ({path.stem}.sealed): "
+                f"the records in its last {sealed - size} bytes are lost.")
+    return (f"{path} is {size} bytes, but it was {sealed} when it was closed ({path.stem}.sealed): "
+            f"{size - sealed} bytes were added after it was closed.")
+
+
 def frame(payload: bytes) -> bytes:
     return FRAME.pack(len(payload), zlib.crc32(payload)) + payload
 
@@ -94,6 +139,9 @@ def write_file(path: Path, data: bytes) -> None:
     try:
         write_all(fd, data)
         os.fsync(fd)
+    except OSError:
+        os.unlink(tmp)
+        raise
     finally:
         os.close(fd)
     os.replace(tmp, path)
@@ -104,6 +152,16 @@ def write_all(fd: int, data: bytes) -> None:
     n = write(fd, data)
     if n != len(data):
         raise OSError(errno.ENOSPC, f"short write: {n} of {len(data)} bytes written")
+
+
+@dataclass(frozen=True)
+class Closed:
+    """The segment a rotation left: its fd (-1: there was none), whether it has writes not yet
+    synced, its number and its size."""
+    fd: int
+    unsynced: bool
+    segment: int
+    size: int
 
 
 class Journal:
@@ -240,46 +298,55 @@ class Journal:
     def rotate(self) -> int:
         """Start a new segment; returns its number. Older segments stay until a snapshot covers them."""
         target = self._next()
-        old = self._switch(target, self._open(target))
-        self._retire(*old)
+        closed = self._switch(target, self._open(target))
+        self._retire(closed)
         return self.segment
 
     async def rotate_off_loop(self) -> int:
         """`rotate` with its syncs in threads: only the switch of files runs on the event loop."""
         target = self._next()
         opened = await asyncio.to_thread(self._open, target)  # O_EXCL: no one else opened it meanwhile
-        old = self._switch(target, opened)
-        await asyncio.to_thread(self._retire, *old)
+        closed = self._switch(target, opened)
+        await asyncio.to_thread(self._retire, closed)
         return self.segment
 
     def _next(self) -> int:
         """The segment a rotation opens: the one start-up could not create is not skipped."""
         return self.segment + 1 if self._fd >= 0 else self.segment
 
-    def _switch(self, segment: int, opened: tuple[int, int]) -> tuple[int, bool]:
-        """Appends go to the opened segment from here on; returns the old fd (-1: none) and whether
-        it has writes not yet synced."""
+    def _switch(self, segment: int, opened: tuple[int, int]) -> Closed:
+        """Appends go to the opened segment from here on; returns the segment they went to before."""
         with self._lock:
             if self._torn:
                 self._cut_back()
-            old, unsynced = self._fd, self._dirty or self._sync_failed
+            closed = Closed(self._fd, self._dirty or self._sync_failed, self.segment, self._size)
             self.segment = segment
             self._fd, self._size = opened
             self._dirty = False
-        return old, unsynced
+        return closed
 
-    def _retire(self, fd: int, unsynced: bool) -> None:
-        """Sync and close a segment `_switch` left; a failed sync fails the journal as the syncer's does."""
-        if fd < 0:
+    def _retire(self, closed: Closed) -> None:
+        """Sync, close and seal a segment `_switch` left; a failed sync fails the journal as the
+        syncer's does. A seal that cannot be written leaves the segment unsealed, taken as it is."""
+        if closed.fd < 0:
             return
         try:
-            if unsynced:
-                fdatasync(fd)
+            if closed.unsynced:
+                fdatasync(closed.fd)
         except OSError as e:
             self._fsync_failed(e)
             raise
         finally:
-            os.close(fd)
+            os.close(closed.fd)
+        try:
+            seal(self.data_dir, closed.segment, closed.size)
+        except OSError as e:
+            log.warning("journal_seal_failed", segment=closed.segment, reason=describe(e))
+
+    @property
+    def opened(self) -> bool:
+        """Whether its segment exists (a start on a full disk creates it at the first write)."""
+        return self._fd >= 0
 
     def _fsync_failed(self, e: OSError) -> None:
         """A background fdatasync failed: writes are refused until an fsync succeeds again."""

@@ -11,6 +11,8 @@ its records up to the gap; the ones after it are moved to DATA_DIR/damaged/quara
 (journal format, readable by verify) and listed, never dropped silently. A damaged snapshot with an
 intact predecessor is moved aside (recovery falls back to the predecessor and the journal, which
 hold everything); without one its intact games are rewritten into it and the lost ones listed.
+A closed segment that is no longer the size its seal says (cut at a record boundary) is reported
+and resealed as it is; a seal whose successor is missing is removed, so the server starts without it.
 """
 from __future__ import annotations
 
@@ -184,9 +186,30 @@ def damaged_games(data_dir: Path, path: Path, d: Damage) -> str:
     return ""
 
 
+def _seal_problems(data_dir: Path, start: int) -> dict[int, str]:
+    """segment -> what its seal says went missing, for the segments recovery replays."""
+    seals = journal.seals(data_dir)  # before the segments: a seal is written once its successor exists
+    present = journal.segments(data_dir)
+    found = {}
+    for seg, sealed in sorted(seals.items()):
+        path = journal.segment_path(data_dir, seg)
+        if seg < start or not path.exists():
+            continue  # covered by the snapshot; or missing, which the gap in the segments says
+        if sealed is None:
+            found[seg] = f"{path.stem}.sealed: unreadable (the segment is taken as it is)"
+        elif sealed != path.stat().st_size:
+            found[seg] = journal.unsealed_size(path, path.stat().st_size, sealed)
+        elif seg + 1 not in present and seg == present[-1]:
+            found[seg] = (f"{journal.segment_path(data_dir, seg + 1).name} is missing: {path.stem}.sealed says it "
+                          f"was opened, so the records journaled in it are lost")
+    return found
+
+
 def verify(data_dir: Path) -> Report:
     r = Report()
     start, base = snapshot_base(data_dir, r)
+    for problem in _seal_problems(data_dir, start).values():
+        r.say(problem, problem=True)
     items, _, _ = _items(data_dir, start, r, mend=True)
     gaps = _sequence(items, base)
     for gid, (last, nxt) in gaps.items():
@@ -206,6 +229,7 @@ def repair(data_dir: Path) -> Report:
         stamp = time.strftime("%Y%m%dT%H%M%S")
         _repair_snapshots(data_dir, damaged_dir, stamp, r)
         start, base = snapshot_base(data_dir)
+        cut = _seal_problems(data_dir, start)
         items, scans, mended = _items(data_dir, start, None, mend=True)
         gaps = _sequence(items, base)
         quarantine = [i for i in items if i.pb is not None and i.pb.game_id in gaps and not i.keep]
@@ -239,12 +263,32 @@ def repair(data_dir: Path) -> Report:
                 lost = "its creation record is lost, so it is not restored" if last < 0 else \
                     f"its record after seq {last} is lost; it is restored up to seq {last}"
                 r.say(f"game {gid}: {lost}; its {n} later records (seq {nxt}..) are in {out}", problem=True)
+        _reseal(data_dir, start, cut, r)
         journal.fsync_dir(data_dir)
         after = verify(data_dir)
         r.say("after repair: " + after.lines[-1])
     finally:
         datadir.unlock(lock)
     return r
+
+
+def _reseal(data_dir: Path, start: int, lost: dict[int, str], r: Report) -> None:
+    """Seal the segments as they are now: the ones rewritten here, and the ones that lost records
+    (their loss reported); a seal whose segment's successor is gone is removed, so the server starts
+    without it."""
+    present = journal.segments(data_dir)
+    for seg, sealed in sorted(journal.seals(data_dir).items()):
+        path, seal = journal.segment_path(data_dir, seg), journal.seal_path(data_dir, seg)
+        if seg < start or not path.exists():
+            continue
+        if seg + 1 not in present and seg == present[-1]:
+            os.unlink(seal)
+            r.say(f"{lost.get(seg, seal.name)}; {seal.name} removed, so the server starts without them",
+                  problem=True)
+        elif sealed != path.stat().st_size:
+            journal.seal(data_dir, seg, path.stat().st_size)
+            if seg in lost:
+                r.say(f"{lost[seg]} {seal.name} now says {path.stat().st_size} bytes", problem=True)
 
 
 def _repair_snapshots(data_dir: Path, damaged_dir: Path, stamp: str, r: Report) -> None:

@@ -113,12 +113,16 @@ class Store:
         old_files = legacy.import_if_present(self.data_dir, self._fold_history)
         start = 1 if old_files else self._load_snapshots(counts)
         segs = [s for s in journal.segments(self.data_dir) if s >= start]
-        self._refuse_missing_segments(start, segs)
+        seals = self._readable_seals()
+        self._refuse_missing_segments(start, segs, seals)
         for seg in segs:
-            counts["replayed"] += self._replay_segment(seg, newest=seg == segs[-1], counts=counts)
+            counts["replayed"] += self._replay_segment(seg, newest=seg == segs[-1], counts=counts,
+                                                       sealed=seals.get(seg))
         next_segment = max(segs, default=start - 1) + 1
         # The segment first, then the snapshot that begins it, as every snapshot is made (`_snapshot`)
         self.journal = journal.Journal(self.data_dir, next_segment, self._fsync, self._fsync_interval_s)
+        if segs and self.journal.opened:  # the last server's newest segment is closed now
+            self._seal(segs[-1])
         if old_files:  # a verified snapshot in this format holds what they held: then move them aside
             snapshots.write(self.data_dir, next_segment,
                             snapshots.Frames(journal.frame(records.saved_game(r)) for r in self.games.values()),
@@ -132,10 +136,19 @@ class Store:
             counts["modes_tightened"] = self.tightened
         return counts
 
-    def _refuse_missing_segments(self, start: int, segs: list[int]) -> None:
-        """Every segment from the snapshot used to the newest one must be there, and at least up to
-        the newest snapshot's own (a segment is created before the snapshot that begins it)."""
-        newest = max([*segs, *snapshots.listed(self.data_dir)], default=start - 1)
+    def _readable_seals(self) -> dict[int, int]:
+        """The segments' seals; one that does not read is left out (its segment is taken as it is)."""
+        found = journal.seals(self.data_dir)
+        for seg in sorted(s for s, size in found.items() if size is None):
+            log.warning("journal_seal_damaged", file=journal.seal_path(self.data_dir, seg).name)
+            metrics.RECOVERY_MENDS.labels("damaged_seal").inc()
+        return {s: size for s, size in found.items() if size is not None}
+
+    def _refuse_missing_segments(self, start: int, segs: list[int], seals: dict[int, int]) -> None:
+        """Every segment from the snapshot used to the newest one must be there: at least up to the
+        newest snapshot's own (a segment is created before the snapshot that begins it) and the one
+        after the newest sealed segment (a segment is sealed once the next one exists)."""
+        newest = max([*segs, *snapshots.listed(self.data_dir), *(s + 1 for s in seals)], default=start - 1)
         missing = sorted(set(range(start, newest + 1)) - set(segs))
         if missing:
             names = ", ".join(journal.segment_path(self.data_dir, m).name for m in missing)
@@ -143,6 +156,13 @@ class Store:
                                f"journaled in them would be lost. Nothing was changed. Put them back (or restore "
                                f"the data dir from a backup); `python -m server.store verify {self.data_dir}` "
                                f"lists what is there")
+
+    def _seal(self, seg: int) -> None:
+        path = journal.segment_path(self.data_dir, seg)
+        try:
+            journal.seal(self.data_dir, seg, path.stat().st_size)
+        except OSError as e:  # a full disk: the segment stays unsealed, taken as it is
+            log.warning("journal_seal_failed", segment=seg, reason=journal.describe(e))
 
     def _load_snapshots(self, counts: dict[str, Any]) -> int:
         """Fold the newest snapshot that verifies; returns the first segment it does not cover."""
@@ -236,7 +256,7 @@ class Store:
         self.games[game_id] = rec
         return True
 
-    def _replay_segment(self, seg: int, newest: bool, counts: dict[str, Any]) -> int:
+    def _replay_segment(self, seg: int, newest: bool, counts: dict[str, Any], sealed: int | None) -> int:
         path = journal.segment_path(self.data_dir, seg)
         data = path.read_bytes()
         s = journal.scan(path, journal.JOURNAL_MAGIC, data)
@@ -254,6 +274,10 @@ class Store:
         torn = damage.pop() if damage and damage[-1].tail and newest else None
         if damage:
             self._refuse_damage(path, damage)
+        if sealed is not None and sealed != len(data):  # cut at a frame boundary: every frame left is intact
+            raise StartupError(journal.unsealed_size(path, len(data), sealed) +
+                               f" Nothing was changed. Put the file back from a backup, or run `python -m "
+                               f"server.store repair {self.data_dir}` to start without what it lost")
         n = 0
         for f in s.frames:
             try:
@@ -584,6 +608,9 @@ class Store:
             for seg in journal.segments(self.data_dir):
                 if seg < kept[0]:
                     os.unlink(journal.segment_path(self.data_dir, seg))
+            for seg in journal.seals(self.data_dir):
+                if seg < kept[0]:
+                    os.unlink(journal.seal_path(self.data_dir, seg))
 
     def alive(self) -> None:
         """Mark this server alive now (datadir.touch): a restart charges clocks up to it (clock.resumed)."""
