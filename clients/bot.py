@@ -65,6 +65,10 @@ class Bot:
             if e.code == grpc.StatusCode.PERMISSION_DENIED:
                 log.warning("seat_taken_over", message=e.message, seat=self.seat.seat)
                 return False  # the seat forfeited (its clock ran out): the referee plays it now
+            if e.rule == "REF-TIMEOUT":  # the referee takes this turn at its next check: wait for it
+                log.warning("out_of_time", message=e.message, seat=self.seat.seat)
+                self.seat.wait()
+                return True
             self.refusals += 1
             log.warning("move_refused", rule=e.rule, message=e.message, seat=self.seat.seat)
             if self.refusals >= self.max_refusals:

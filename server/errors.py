@@ -76,6 +76,12 @@ def forfeited(seat: int) -> PermissionDenied:
     return PermissionDenied(f"seat {seat} has forfeited; the referee plays it", rule="SEAT-FORFEITED")
 
 
+def out_of_time(seat: int, policy: str) -> Illegal:
+    """REF-TIMEOUT: the move of a seat whose time bank ran out; the referee takes its turn."""
+    then = "the seat forfeits" if policy == "forfeit" else f"the referee moves for it ({policy})"
+    return Illegal(f"seat {seat} ran out of time; {then}", rule="REF-TIMEOUT")
+
+
 def game_over() -> Illegal:
     """GAME-OVER: the refusal of anything that needs the game still running."""
     return Illegal("the game is over", rule="GAME-OVER")

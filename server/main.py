@@ -99,6 +99,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     lobby.forget_expired(store)
     lobby.waiting_games(store)  # its index, built before anything is served (a pass over every game)
     lobby.restart_clocks(core, referee)
+    referee.resume_clocks()
     game_counts = observe.GameCounts(core, asyncio.get_running_loop())
     observe.data_volume(cfg.data_dir)
     drain.STATE = drain.Drain(drain.drain_file(cfg.data_dir, cfg.drain_file))

@@ -168,8 +168,9 @@ class Referee:
         c = rec.referee_state.clock
         return math.inf if c is None else clock.remaining_ms(c, now)  # no clock: never out of time
 
-    async def run(self) -> None:
-        """Resume clocks after a restart (downtime is not charged), then watch them."""
+    def resume_clocks(self) -> None:
+        """After a restart, before anything is served: every clock restarts now (downtime is not
+        charged; a move served before this would pay it, or be refused as out of time)."""
         now = time.time()
         games = self.core.games
         for resumed in list(games.values()):
@@ -181,6 +182,9 @@ class Referee:
                         self.core.write(resumed, ClockSet(clock.resumed(ref.clock, self.core.store.stopped_at, now)))
                     except Unavailable as e:  # the clock resumes from its old start; no move is at risk
                         log.warning("clock_resume_not_written", game_id=resumed.game_id, reason=str(e))
+
+    async def run(self) -> None:
+        """Watch the clocks, the forfeited seats and the move caps (`resume_clocks` ran first)."""
         probe_at = 0.0
         while True:
             await asyncio.sleep(self.cfg.referee_tick_s)
@@ -189,7 +193,7 @@ class Referee:
                 probe_at = now + 1.0
                 self._keep(asyncio.get_running_loop().create_task(self._probe()))
             for game_id in list(self.watched):
-                rec = games.get(game_id)
+                rec = self.core.games.get(game_id)
                 if rec is None or self.core.is_over(rec):
                     self.watched.discard(game_id)
                     continue

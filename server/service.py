@@ -23,6 +23,7 @@ from .errors import (
     Unavailable,
     forfeited,
     game_over,
+    out_of_time,
 )
 from .participation import Seating, seating_of
 from .records import GameRecord, MoveMade, Write
@@ -247,8 +248,11 @@ class GameCore:
             closed = self.closed(rec)
             if closed is not None:
                 raise closed
-            if seat in rec.referee_state.forfeited and not by_referee:
-                raise forfeited(seat)
+            if not by_referee:
+                if seat in rec.referee_state.forfeited:
+                    raise forfeited(seat)
+                if _ran_out(rec, seat):
+                    raise out_of_time(seat, rec.referee.get("timeout_policy", "autoplay"))
             first = len(rec.events)
             try:
                 self.store.commit(rec, [*announce, MoveMade(seat, move, scoped, by_referee)],
@@ -304,6 +308,13 @@ def _same_move_or_refuse(rec: GameRecord, version: int, move: Move) -> None:
     if rec.log[version - 1].move != move:
         raise AlreadyExists(f"this idempotency key was already used for another move (version {version}); "
                             "send a new key with a new move", rule="IDEMPOTENCY-KEY")
+
+
+def _ran_out(rec: GameRecord, seat: int) -> bool:
+    """The clock charges `seat` and its bank is used up: from then on its turn is the referee's,
+    not only from the referee's next tick."""
+    c = rec.referee_state.clock
+    return c is not None and c.turn == seat and clock.remaining_ms(c, time.time()) <= 0
 
 
 def _seat_or_minus(seat: int | None) -> int:

@@ -323,3 +323,69 @@ def test_a_seat_that_moved_before_the_forfeit_task_ran_is_not_forfeited(tmp_path
     assert seat not in rec.referee_state.forfeited
     referee.close()
     store.close()
+
+
+@pytest.mark.parametrize("policy", ["forfeit", "autoplay"])
+def test_REF_TIMEOUT_a_seat_whose_bank_ran_out_cannot_move_before_the_referees_next_tick(fresh_server, policy):
+    """The referee checks clocks once a tick; between its checks, a seat out of time is still out of
+    time: its move is refused, changes nothing, and the referee takes the turn at its next check."""
+    server = fresh_server(GE_REFEREE_TICK_S="2", GE_AUTOPLAY_MS="5").start()
+    client = Client(server.target, "pompeii")
+    game_id, tokens = client.create(3, seed=21, time_bank_ms=300, increment_ms=0, timeout_policy=policy)
+    actor = raw_status(client, game_id).to_move
+    seat = client.seat(game_id, actor, tokens[actor])
+    move = seat.legal()[0]
+    time.sleep(0.5)
+    assert raw_status(client, game_id).time_bank_ms[actor] == 0
+    with pytest.raises(Refused) as e:
+        seat.move(move, expected_version=0)
+    assert e.value.code == grpc.StatusCode.FAILED_PRECONDITION and e.value.rule == "REF-TIMEOUT"
+    assert f"seat {actor} ran out of time" in e.value.message
+    assert raw_status(client, game_id).version == 0, "the refusal changed nothing"
+    deadline = time.time() + 30
+    while time.time() < deadline and raw_status(client, game_id).version == 0 and not (
+            raw_status(client, game_id).forfeited):
+        time.sleep(0.1)
+    status = raw_status(client, game_id)
+    assert (list(status.forfeited) == [actor]) if policy == "forfeit" else status.version == 1, \
+        "the referee took the turn"
+    client.close()
+
+
+def test_a_seat_with_time_left_moves_and_a_restart_does_not_spend_its_bank(tmp_path):
+    """Clocks restart before anything is served (Referee.resume_clocks): a move served before them
+    would be charged the downtime, and refused as out of time."""
+    from server.config import Config
+    from server.referee import Referee
+    from tests.storage.support import open_store
+
+    store, core = open_store(tmp_path)
+    rec, _ = core.create("pompeii", 3, {}, 1, {"time_bank_ms": 1000, "increment_ms": 0,
+                                               "timeout_policy": "forfeit", "max_moves": 0})
+    game_id = rec.game_id
+    store.close()
+    time.sleep(1.2)  # downtime longer than the bank
+    store, core = open_store(tmp_path)
+    referee = Referee(core, Config())
+    referee.resume_clocks()
+    rec = store.games[game_id]
+    seat = core.to_move(rec)
+    import asyncio
+    asyncio.run(core.make_move(rec, seat, 0, "k", rec.engine.legal_moves(rec.state, seat)[0]))
+    assert rec.version == 1
+    referee.close()
+    store.close()
+
+
+def test_REF_TIMEOUT_the_bot_waits_for_the_referee_instead_of_counting_a_refusal(fresh_server):
+    from clients.bot import Bot
+
+    server = fresh_server(GE_REFEREE_TICK_S="0.5", GE_AUTOPLAY_MS="5").start()
+    client = Client(server.target, "pompeii")
+    game_id, tokens = client.create(2, seed=22, time_bank_ms=200, increment_ms=0, timeout_policy="autoplay")
+    actor = raw_status(client, game_id).to_move
+    time.sleep(0.4)
+    bot = Bot(client.seat(game_id, actor, tokens[actor]), "random", max_refusals=1)
+    assert bot.step() is True and bot.refusals == 0
+    assert raw_status(client, game_id).version >= 1, "it waited until the referee took the turn"
+    client.close()

@@ -114,7 +114,12 @@ async function playTurn(seat, turn) {
     seat.version = reply.status.version;
   } catch (err) {
     // ABORTED: someone moved first (or the referee); a new turn event follows. UNAVAILABLE: the server
-    // is restarting; the clock's referee or the next turn event takes it from there.
+    // is restarting; the clock's referee or the next turn event takes it from there. REF-TIMEOUT (the
+    // message starts with the rule id): our time ran out, and the referee takes this turn.
+    if (err.code === grpc.status.FAILED_PRECONDITION && String(err.details).startsWith("REF-TIMEOUT")) {
+      say({ out_of_time: seat.game_id, details: err.details });
+      return;
+    }
     if (err.code !== grpc.status.ABORTED && err.code !== grpc.status.UNAVAILABLE) throw err;
   }
 }
