@@ -51,8 +51,11 @@ def tiebreaks(state):
 
 
 def outcome_keys(state):
-    """ERU-154..156: lowest temperature, then highest tie-break value; (ranks, winners)."""
-    return rank_by([(-state.temperatures[seat], tiebreak_value(state, seat)) for seat in range(state.seats)])
+    """ERU-154..156: lowest temperature, then (option tiebreak "walls") highest tie-break value;
+    (ranks, winners)."""
+    broken = state.options["tiebreak"] == "walls"
+    return rank_by([(-state.temperatures[seat], tiebreak_value(state, seat) if broken else 0)
+                    for seat in range(state.seats)])
 
 
 def outcome(state):

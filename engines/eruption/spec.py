@@ -31,6 +31,8 @@ SPEC = GameSpec(
            'Quake and Aftershock draw a card per new lava edge on an entry position, so a flow that merely moves earns one (ERU-124). By default the card count is the number of flows added (「因為只有新增一條」).'),
     Option('reveal_log_after_end', bool, False, (True, False), 'ERU-33',
            'After the end, GetEruptionLog gives the seats (not spectators) the seed. By default it stays 0: the seed reproduces the tiles removed at a burnout and the hands, which ERU-33 never shows.'),
+    Option('tiebreak', str, 'walls', ('walls', 'none'), 'ERU-155',
+           'Temperature ties: "walls" breaks them by the walls held, less the flows in (ERU-155); "none" lets the tied coolest share the win (ERU-156), as seed 002 names no tie-break (「村莊溫度最低者獲勝」).'),
 
     ),
 )

@@ -69,7 +69,8 @@ def test_options_round_trip_and_defaults():
         "eruption_tiles_per_turn": "all", "cards_for_unoccupied_villages": True,
         # the seed's readings (ERU-66, ERU-64(3), ERU-124), the earlier ones as options
         "cards_act_on_eruption_tiles": False, "eruption_tile_draws_cards": False, "new_flows_per_edge": False,
-        "reveal_log_after_end": False}  # ERU-33: the seed stays hidden after the end
+        "reveal_log_after_end": False,  # ERU-33: the seed stays hidden after the end
+        "tiebreak": "walls"}  # ERU-155; the seed names none: "none" lets the tied share the win
 
 
 def test_ERU_5_exclude_rain_cards():
