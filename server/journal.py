@@ -180,6 +180,7 @@ class Journal:
             self._fd, self._size = -1, 0
             self.failed = describe(e)
         self._torn = False  # bytes past _size may be on disk: cut them before the next write
+        self._unsealed: tuple[int, int] | None = None  # (segment, size) to seal once the first segment exists
         self._dirty = False
         self._sync_failed = False  # a background fdatasync failed: the next write retries it first
         self._appended = 0  # appends so far: sync() clears _dirty only if none came during its fdatasync
@@ -236,6 +237,9 @@ class Journal:
         """Create the segment a failed start-up could not (under the lock)."""
         if self._fd < 0:
             self._fd, self._size = self._open(self.segment)
+            if self._unsealed is not None:
+                self.seal_closed(*self._unsealed)
+                self._unsealed = None
 
     @property
     def empty(self) -> bool:
@@ -338,15 +342,24 @@ class Journal:
             raise
         finally:
             os.close(closed.fd)
-        try:
-            seal(self.data_dir, closed.segment, closed.size)
-        except OSError as e:
-            log.warning("journal_seal_failed", segment=closed.segment, reason=describe(e))
+        self.seal_closed(closed.segment, closed.size)
 
-    @property
-    def opened(self) -> bool:
-        """Whether its segment exists (a start on a full disk creates it at the first write)."""
-        return self._fd >= 0
+    def seal_previous(self, segment: int, size: int) -> None:
+        """Seal the segment before this journal's first, once the first exists (a start on a full disk
+        creates it at the first write that succeeds)."""
+        if self._fd < 0:
+            self._unsealed = (segment, size)
+        else:
+            self.seal_closed(segment, size)
+
+    def seal_closed(self, segment: int, size: int) -> None:
+        """Seal a segment before this journal's own; one that cannot be sealed (a full disk) stays
+        unsealed, and is taken as it is."""
+        try:
+            seal(self.data_dir, segment, size)
+        except OSError as e:
+            log.warning("journal_seal_failed", segment=segment, reason=describe(e))
+
 
     def _fsync_failed(self, e: OSError) -> None:
         """A background fdatasync failed: writes are refused until an fsync succeeds again."""

@@ -121,8 +121,8 @@ class Store:
         next_segment = max(segs, default=start - 1) + 1
         # The segment first, then the snapshot that begins it, as every snapshot is made (`_snapshot`)
         self.journal = journal.Journal(self.data_dir, next_segment, self._fsync, self._fsync_interval_s)
-        if segs and self.journal.opened:  # the last server's newest segment is closed now
-            self._seal(segs[-1])
+        if segs:  # the last server's newest segment is closed now
+            self.journal.seal_previous(segs[-1], journal.segment_path(self.data_dir, segs[-1]).stat().st_size)
         if old_files:  # a verified snapshot in this format holds what they held: then move them aside
             snapshots.write(self.data_dir, next_segment,
                             snapshots.Frames(journal.frame(records.saved_game(r)) for r in self.games.values()),
@@ -156,13 +156,6 @@ class Store:
                                f"journaled in them would be lost. Nothing was changed. Put them back (or restore "
                                f"the data dir from a backup); `python -m server.store verify {self.data_dir}` "
                                f"lists what is there")
-
-    def _seal(self, seg: int) -> None:
-        path = journal.segment_path(self.data_dir, seg)
-        try:
-            journal.seal(self.data_dir, seg, path.stat().st_size)
-        except OSError as e:  # a full disk: the segment stays unsealed, taken as it is
-            log.warning("journal_seal_failed", segment=seg, reason=journal.describe(e))
 
     def _load_snapshots(self, counts: dict[str, Any]) -> int:
         """Fold the newest snapshot that verifies; returns the first segment it does not cover."""

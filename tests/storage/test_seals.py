@@ -118,3 +118,19 @@ def test_a_data_dir_without_seals_starts_as_before(tmp_path):
     for seal in tmp_path.glob("journal-*.sealed"):
         seal.unlink()
     assert recovered(tmp_path) == acked
+
+
+def test_a_start_on_a_full_disk_seals_the_last_segment_once_the_new_one_exists(tmp_path, monkeypatch):
+    populated(tmp_path, moves=6)
+    size = journal.segment_path(tmp_path, 1).stat().st_size
+
+    def full(fd, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(journal, "write", full)
+    store, core = open_store(tmp_path)
+    assert store.journal.failed and journal.seals(tmp_path) == {}, "segment 2 could not be created"
+    monkeypatch.undo()
+    assert store.journal.probe()
+    assert journal.seals(tmp_path) == {1: size}
+    store.close()
