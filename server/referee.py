@@ -178,9 +178,11 @@ class Referee:
             if (ref.clock is not None or ref.forfeited or self.at_cap(resumed)) and not self.core.is_over(resumed):
                 self.watched.add(resumed.game_id)
                 if ref.clock is not None:
+                    restart = ClockSet(clock.resumed(ref.clock, self.core.store.stopped_at, now))
                     try:
-                        self.core.write(resumed, ClockSet(clock.resumed(ref.clock, self.core.store.stopped_at, now)))
-                    except Unavailable as e:  # the clock resumes from its old start; no move is at risk
+                        self.core.write(resumed, restart)
+                    except Unavailable as e:  # a full disk: the clock runs from now all the same (the next
+                        restart.apply(resumed, now)  # move's write journals it), so no downtime is charged
                         log.warning("clock_resume_not_written", game_id=resumed.game_id, reason=str(e))
 
     async def run(self) -> None:

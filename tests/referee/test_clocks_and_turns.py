@@ -352,6 +352,23 @@ def test_REF_TIMEOUT_a_seat_whose_bank_ran_out_cannot_move_before_the_referees_n
     client.close()
 
 
+def timed_game(data_dir) -> str:
+    """A data dir with one Pompeii game whose clock (a 1 s bank) started; its id."""
+    from server.config import Config
+    from server.referee import Referee
+    from tests.storage.support import open_store
+
+    store, core = open_store(data_dir)
+    referee = Referee(core, Config())
+    rec, _ = core.create("pompeii", 3, {}, 1, {"time_bank_ms": 1000, "increment_ms": 0,
+                                               "timeout_policy": "forfeit", "max_moves": 0})
+    referee.on_create(rec)
+    assert rec.referee_state.clock is not None
+    referee.close()
+    store.close()
+    return rec.game_id
+
+
 def test_a_seat_with_time_left_moves_and_a_restart_does_not_spend_its_bank(tmp_path):
     """Clocks restart before anything is served (Referee.resume_clocks): a move served before them
     would be charged the downtime, and refused as out of time."""
@@ -359,11 +376,7 @@ def test_a_seat_with_time_left_moves_and_a_restart_does_not_spend_its_bank(tmp_p
     from server.referee import Referee
     from tests.storage.support import open_store
 
-    store, core = open_store(tmp_path)
-    rec, _ = core.create("pompeii", 3, {}, 1, {"time_bank_ms": 1000, "increment_ms": 0,
-                                               "timeout_policy": "forfeit", "max_moves": 0})
-    game_id = rec.game_id
-    store.close()
+    game_id = timed_game(tmp_path)
     time.sleep(1.2)  # downtime longer than the bank
     store, core = open_store(tmp_path)
     referee = Referee(core, Config())
@@ -389,3 +402,35 @@ def test_REF_TIMEOUT_the_bot_waits_for_the_referee_instead_of_counting_a_refusal
     assert bot.step() is True and bot.refusals == 0
     assert raw_status(client, game_id).version >= 1, "it waited until the referee took the turn"
     client.close()
+
+
+def test_a_restart_on_a_full_disk_runs_the_clocks_from_now_all_the_same(tmp_path, monkeypatch):
+    """The restarted clocks cannot be journaled on a full disk; held at their old start, the downtime
+    would be charged once the disk has room again: the seat on turn would be out of time, its move
+    refused (REF-TIMEOUT) and the referee would act for it."""
+    import asyncio
+    import errno
+
+    from server import journal
+    from server.config import Config
+    from server.referee import Referee
+    from tests.storage.support import open_store
+
+    game_id = timed_game(tmp_path)
+    time.sleep(1.2)  # downtime longer than the bank
+
+    def full(fd, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(journal, "write", full)
+    store, core = open_store(tmp_path)
+    referee = Referee(core, Config())
+    referee.resume_clocks()
+    monkeypatch.undo()
+    assert store.journal.probe()
+    rec = store.games[game_id]
+    seat = core.to_move(rec)
+    asyncio.run(core.make_move(rec, seat, 0, "k", rec.engine.legal_moves(rec.state, seat)[0]))
+    assert rec.version == 1, "the move was not refused as out of time"
+    referee.close()
+    store.close()
