@@ -14,6 +14,13 @@ RULES = {
     "VERSION": "expected_version is the game's version now, and from_version one it has reached",
     "GAME-OVER": "nothing that needs the game running is done once it is over",
     "IDEMPOTENCY-KEY": "an idempotency key names one move of one seat",
+    "CREATE-KEY": "with GE_CREATE_TOKENS set, creating (games, players, tournaments) needs one of its keys",
+    "DRAINING": "a draining replica creates nothing new; its games play on",
+    "HINT": "a hint is for a seat with a decision to make now",
+    "REF-CLOCK": "referee options within their bounds and a known timeout policy",
+    "REF-TIMEOUT": "a seat whose time bank ran out moves no more: the referee takes its turn",
+    "REF-MAX-MOVES": "a game at its move cap takes no more moves: the referee adjudicates it",
+    "REF-ADJUDICATING": "a game being adjudicated takes no more moves",
 }
 
 

@@ -39,7 +39,7 @@ from engines.core import InvalidOptions
 from gameengine import codecs
 from gameengine.v1 import common_pb2, tournament_pb2, tournament_pb2_grpc
 
-from . import access, auth, clock, drain, fanout, lobby, metrics, pairing, periodic, quotas
+from . import access, auth, clock, drain, fanout, limits, lobby, metrics, pairing, periodic, quotas
 from .config import Config
 from .edge import note, opened, rpc, rpc_stream
 from .errors import AlreadyExists, Exhausted, Illegal, InvalidArgument, NotFound, PermissionDenied, Unavailable
@@ -71,8 +71,8 @@ if TYPE_CHECKING:
 log = structlog.get_logger("gameengine.tournaments")
 
 RULES = {
-    "TOUR-0": "names are at most 64 characters, ids at most 64, tokens at most 128; a tournament has at most "
-              "256 entrants and 2000 games",
+    "TOUR-0": "a name is at most 64 bytes, an id or a token at most 128; a tournament has at most 256 entrants "
+              "and 2000 games, at most 1000 at once, and a seed in 0..2^63-1",
     "TOUR-1": "a tournament names a game this server hosts, its options (of that game) and 2 to 7 seats per game "
               "within the game's seat range",
     "TOUR-2": "the format is ROUND_ROBIN or SWISS",
@@ -100,7 +100,7 @@ RULES = {
 }
 __doc__ += "\n".join(f"\n    {rule}: {text}" for rule, text in RULES.items())
 
-MAX_NAME, MAX_ID, MAX_TOKEN = 64, 64, 128
+MAX_NAME, MAX_ID, MAX_TOKEN = limits.MAX_NAME_BYTES, limits.MAX_GAME_ID_BYTES, limits.MAX_TOKEN_BYTES
 MAX_ENTRANTS, DEFAULT_ENTRANTS, MAX_GAMES, MAX_ROUNDS, MAX_ACTIVE = 256, 64, 2000, 50, 100
 MIN_BANK_MS, MAX_BANK_MS, MAX_INCREMENT_MS, MAX_MOVES = 100, 3_600_000, 60_000, 100_000
 PAGE_DEFAULT, PAGE_MAX = 20, 100
@@ -112,9 +112,7 @@ POLICY_ENUM = {"autoplay": common_pb2.TIMEOUT_POLICY_AUTOPLAY, "random": common_
 
 
 def bounded(value: str, limit: int, what: str) -> str:
-    if len(value) > limit:
-        raise InvalidArgument(f"{what} is longer than {limit} characters", rule="TOUR-0")
-    return value
+    return limits.bounded(what, value, limit, rule="TOUR-0")
 
 
 def game_seed(seed: int, index: int) -> int:
@@ -501,7 +499,7 @@ def resume_all(core: GameCore, referee: Referee) -> int:
 
 # ---- reads -------------------------------------------------------------------------------------
 def _page(keys_items: list[tuple[str, Any]], page_size: int, page_token: str) -> tuple[list[Any], str]:
-    bounded(page_token, 128, "page_token")
+    bounded(page_token, MAX_ID, "page_token")
     size = page_size or PAGE_DEFAULT
     if size > PAGE_MAX:
         raise InvalidArgument(f"page_size is at most {PAGE_MAX}", rule="TOUR-0")
