@@ -41,11 +41,11 @@ def unechoed(message: str, texts: Iterable[str]) -> str:
     whole or cut (Python's own errors cut a repr at 200 characters)."""
     if len(message) <= QUOTE_CHARS:
         return message
-    for text in sorted({t for t in texts if len(t) > QUOTE_CHARS}, key=len, reverse=True):
-        for form in (text, repr(text)[1:-1]):  # as it is, and as a repr escapes it
-            n = _echoed(message, form)
-            if n:
-                message = message.replace(form[:n], quote(text))
+    echoes = sorted(((n, form, text) for text in {t for t in texts if len(t) > QUOTE_CHARS}
+                     for form in (text, repr(text)[1:-1])  # as it is, and as a repr escapes it
+                     if (n := _echoed(message, form))), reverse=True)
+    for n, form, text in echoes:  # the longest echo first: another text may share its start
+        message = message.replace(form[:n], quote(text))
     return message
 
 

@@ -133,7 +133,7 @@ def plan(core: GameCore, cfg: Config, seats: int, open_seats: Iterable[int],
         raise InvalidArgument(RULES["LOBBY-11"], rule="LOBBY-11")
     for _, pid in reserved:
         if pid not in store.players.by_id:
-            raise InvalidArgument(f"reserved seat for an unknown player id {pid[:64]!r}", rule="LOBBY-2")
+            raise InvalidArgument(f"reserved seat for an unknown player id {limits.quote(pid)!r}", rule="LOBBY-2")
     holders = [creator.player_id] * seats
     pending = [False] * seats
     for s in open_seats:
@@ -247,15 +247,21 @@ def _page_key(seating: Seating, game_id: str) -> str:
     return f"{seating.created_at:.6f}/{game_id}"
 
 
+def checked_page_size(page_size: int) -> int:
+    size = page_size or PAGE_DEFAULT
+    if size > PAGE_MAX:
+        raise InvalidArgument(f"page_size is at most {PAGE_MAX}", rule="LOBBY-0")
+    return size
+
+
 def list_open(core: GameCore, game: str, page_size: int,
               page_token: str) -> tuple[list[tuple[GameRecord, Seating]], str]:
     bounded(game, MAX_ID, "game")
     if game and game not in registry.GAME_IDS:  # a typo would list nothing, as if no game were open
-        raise InvalidArgument(f"unknown game {game!r}; one of {', '.join(registry.GAME_IDS)}", rule="LOBBY-0")
+        raise InvalidArgument(f"unknown game {limits.quote(game)!r}; one of {', '.join(registry.GAME_IDS)}",
+                              rule="LOBBY-0")
     bounded(page_token, 128, "page_token")
-    size = page_size or PAGE_DEFAULT
-    if size > PAGE_MAX:
-        raise InvalidArgument(f"page_size is at most {PAGE_MAX}", rule="LOBBY-0")
+    size = checked_page_size(page_size)
     after = ""
     if page_token:
         try:
@@ -327,7 +333,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         note(game=request.game)
         # a page costs a request per PAGE_COST games asked for, beyond the call's own: it scans and encodes them.
         # The address's share is owed, not waited for (this call holds a handler place): its next calls wait.
-        quotas.QUOTAS.request(quotas.caller(), (request.page_size or PAGE_DEFAULT) / PAGE_COST, quotas.address())
+        quotas.QUOTAS.request(quotas.caller(), checked_page_size(request.page_size) / PAGE_COST, quotas.address())
         page, token = list_open(self.core, request.game, request.page_size, request.page_token)
         players = self.core.store.players
         games = []

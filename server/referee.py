@@ -24,7 +24,7 @@ from engines.ai import mcts, policies
 from engines.core import Move, rank_by
 from gameengine import codecs
 
-from . import clock, lifetime, metrics, quotas
+from . import clock, lifetime, limits, metrics, quotas
 from .config import Config
 from .errors import Exhausted, Illegal, PermissionDenied, Unavailable, forfeited, game_over
 from .fairshare import FairShare
@@ -119,6 +119,9 @@ class Referee:
         core.after_move = self.clock_after_move
 
     def close(self) -> None:
+        """At shutdown: its actions in flight end first, so none asks the closed pool for a search."""
+        for task in list(self._tasks):
+            task.cancel()
         self.pool.shutdown(wait=False, cancel_futures=True)
 
     def _new_pool(self) -> concurrent.futures.ProcessPoolExecutor:
@@ -389,8 +392,9 @@ class Referee:
                                            min(max(rollouts or ROLLOUTS, MIN_ROLLOUTS), 2000), 10_000)
             if not self.core.is_over(rec):
                 adjudication = score_rollouts(rows, rec.seats, reason)
-                said = f"{reason}; scored from {len(rows)} rollouts, confidence {adjudication.confidence:.4f}"
-                self._note(rec, "adjudicated", -1, said)
+                scored = f"; scored from {len(rows)} rollouts, confidence {adjudication.confidence:.4f}"
+                said = reason + scored
+                self._note(rec, "adjudicated", -1, limits.quote(reason) + scored)  # the caller's reason, bounded
                 self.core.write(rec, GameAdjudicated(adjudication), RefereeActed("adjudicated", -1, said))
                 quotas.QUOTAS.finished(rec.game_id)
         finally:  # over once scored; open to moves again if every attempt failed

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any, Literal, overload
 
 from engines import registry
-from engines.core import Event, IllegalMove, InvalidOptions, Move, rank_by
+from engines.core import Event, Game, IllegalMove, InvalidOptions, Move, rank_by
 
 from . import auth, clock, limits, lobby
 from .errors import (
@@ -218,10 +218,7 @@ class GameCore:
     # ---- writes ---------------------------------------------------------------
     def create(self, game: str, seats: int, options: dict[str, Any], seed: int | None,
                referee: dict[str, Any], seating: Seating | None = None) -> tuple[GameRecord, list[str]]:
-        engine = registry.game(game)
-        if not engine.min_seats <= seats <= engine.max_seats:
-            raise InvalidArgument(f"{game} takes {engine.min_seats} to {engine.max_seats} seats, not {seats}",
-                                  rule=getattr(engine, "seats_rule", None))
+        engine = check_seats(game, seats)
         if seed is not None and not 0 <= seed <= MAX_SEED:
             raise InvalidArgument("seed must be in 0..2^63-1", rule="LIMIT")
         clock.validate(referee)
@@ -308,6 +305,16 @@ def _same_move_or_refuse(rec: GameRecord, version: int, move: Move) -> None:
     if rec.log[version - 1].move != move:
         raise AlreadyExists(f"this idempotency key was already used for another move (version {version}); "
                             "send a new key with a new move", rule="IDEMPOTENCY-KEY")
+
+
+def check_seats(game: str, seats: int) -> Game:
+    """The game's engine, if it takes `seats` seats at all (its options may narrow the range further);
+    checked before anything is built per seat."""
+    engine = registry.game(game)
+    if not engine.min_seats <= seats <= engine.max_seats:
+        raise InvalidArgument(f"{game} takes {engine.min_seats} to {engine.max_seats} seats, not {seats}",
+                              rule=getattr(engine, "seats_rule", None))
+    return engine
 
 
 def _ran_out(rec: GameRecord, seat: int) -> bool:

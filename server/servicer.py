@@ -11,6 +11,7 @@ decorator of server/edge.py; a handler adds fields to its log line with `note(..
 """
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from typing import TYPE_CHECKING, Any
@@ -28,7 +29,7 @@ from . import access, clock, drain, fanout, limits, lobby, metrics, observe, quo
 from .edge import Shown, guarded, note, opened, rpc, rpc_stream
 from .errors import InvalidArgument, ServiceError, game_over, oversize, undecodable
 from .moveprotos import move_fields, move_from_wire, move_proto
-from .service import GameCore
+from .service import GameCore, check_seats
 
 if TYPE_CHECKING:
     from .referee import Referee
@@ -85,6 +86,7 @@ class GameServicer:
         seed = request.seed if request.HasField("seed") else None
         seating, code = None, ""
         if request.open_seats or request.reserved_seats or request.private or request.player_token:
+            check_seats(self.game, request.seats)  # a seating is built per seat
             seating, code = lobby.plan(core, referee.cfg, request.seats, request.open_seats,
                                        request.reserved_seats, request.private, request.player_token, seed is not None)
         await quotas.QUOTAS.may_create(quotas.caller(), request.referee.time_bank_ms, quotas.address())
@@ -309,13 +311,14 @@ def checked(method: str, impl: Callable[..., Any], streaming: bool,
         async def response(requests: AsyncIterator[Any], context: Any) -> Any:
             return await impl(guarded_requests(requests, context), context)
         return responses if streaming else response
-    if streaming:
+    if streaming and inspect.isasyncgenfunction(impl):
         async def stream(request: Any, context: Any) -> AsyncIterator[Any]:
             if isinstance(request, Undecodable):
                 await request.refuse(method, context)
             async for item in impl(request, context):
                 yield item
         return stream
+    # a unary call, or a stream its handler writes with context.write (grpc's own Health.Watch)
 
     async def unary(request: Any, context: Any) -> Any:
         if isinstance(request, Undecodable):

@@ -138,7 +138,8 @@ def clock_of(msg: tournament_pb2.TournamentClock, tick_s: float) -> dict[str, An
 def options_of(request: tournament_pb2.CreateTournamentRequest, games: list[str]) -> dict[str, Any]:
     game = bounded(request.game, MAX_ID, "game")
     if game not in games:
-        raise InvalidArgument(f"unknown game {game!r}; this server hosts {', '.join(games)}", rule="TOUR-1")
+        raise InvalidArgument(f"unknown game {limits.quote(game)!r}; this server hosts {', '.join(games)}",
+                              rule="TOUR-1")
     which = request.WhichOneof("options")
     if which is not None and which != game:
         raise InvalidArgument(f"{which} options for a {game} tournament", rule="TOUR-1")
@@ -223,10 +224,10 @@ def find(core: GameCore, tournament_id: str) -> Tournament:
     t = core.store.tournaments.by_id.get(tournament_id)
     shard = core.store.shard
     if t is None and shard and "-" in tournament_id and not tournament_id.startswith(shard + "-"):
-        raise Unavailable(f"tournament {tournament_id!r} belongs to another replica; send the x-game-id header "
-                          "with the tournament id so the router can reach it", retry_after_ms=1000)
+        raise Unavailable(f"tournament {limits.quote(tournament_id)!r} belongs to another replica; send the "
+                          "x-game-id header with the tournament id so the router can reach it", retry_after_ms=1000)
     if t is None:
-        raise NotFound(f"no tournament with id {tournament_id!r}", rule="TOUR-17")
+        raise NotFound(f"no tournament with id {limits.quote(tournament_id)!r}", rule="TOUR-17")
     return t
 
 
@@ -525,7 +526,8 @@ def list_tournaments(core: GameCore, game: str, page_size: int, page_token: str)
 def leaderboard(core: GameCore, games: list[str], game: str, page_size: int,
                 page_token: str) -> tuple[list[tuple[str, Rating]], str]:
     if bounded(game, MAX_ID, "game") not in games:
-        raise InvalidArgument(f"unknown game {game!r}; this server hosts {', '.join(games)}", rule="TOUR-1")
+        raise InvalidArgument(f"unknown game {limits.quote(game)!r}; this server hosts {', '.join(games)}",
+                              rule="TOUR-1")
     board = core.store.tournaments.leaderboard.get(game, {})
     ordered = sorted(board.items(), key=lambda kv: (-(kv[1].mu - 2 * kv[1].sigma), -kv[1].mu, kv[0]))
     return _page([(f"{i:08d}", kv) for i, kv in enumerate(ordered)], page_size, page_token)

@@ -70,10 +70,9 @@ def check_seats(seats, options):
                              f"not {seats}")
     for name in ("first_player", "necromancer_seat"):
         value = options[name]
-        if value not in ("random", "before_first"):
-            if not value.isdigit() or int(value) >= seats:
-                raise InvalidOptions("ED-28" if name == "necromancer_seat" else "ED-5",
-                                     f"option {name} must name a seat 0..{seats - 1}")
+        if value not in ("random", "before_first") and value not in [str(seat) for seat in range(seats)]:
+            raise InvalidOptions("ED-28" if name == "necromancer_seat" else "ED-5",
+                                 f"option {name} must name a seat 0..{seats - 1}")
     if options["first_player"] == "before_first":
         raise InvalidOptions("ED-5", "first_player must be 'random' or a seat number")
     if options["necromancer_seat"] == "random":

@@ -56,6 +56,16 @@ def test_item7_undecodable_bytes_are_invalid_argument_on_every_service(server, p
         assert "gameengine.v1.PompeiiService" in names and "grpc.health.v1.Health" in names
 
 
+def test_health_watch_streams_the_status(server):
+    """grpc's Health.Watch writes its stream with context.write; the request guard made it an async
+    generator's and every Watch ended UNKNOWN ("'async for' requires an object with __aiter__")."""
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+    with grpc.insecure_channel(server.target) as ch:
+        watch = health_pb2_grpc.HealthStub(ch).Watch(health_pb2.HealthCheckRequest(service=""), timeout=5)
+        assert next(watch).status == health_pb2.HealthCheckResponse.SERVING
+        watch.cancel()
+
+
 def _first_two_moves(client: Client, game_id: str, tokens: list[str]):
     status = client.status(game_id)
     actor = next(s for s in status.seats_to_act if status.acts(s))

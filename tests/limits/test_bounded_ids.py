@@ -145,3 +145,41 @@ def test_a_long_game_or_tournament_id_is_logged_with_its_full_size(srv):
     log = srv.log.read_text()
     for text in ("q" * 60_000, "w" * 60_000):
         assert json.dumps(limits.quote(text)) in log  # as the JSON line writes it
+
+
+def test_unechoed_cuts_every_echo_when_two_texts_share_their_start():
+    """The longer text was cut first at the start both share, and the other's tail stayed whole."""
+    token, wanted = "a" * 45 + "y" * 100, "a" * 45 + "SECRET-" + "X" * 70
+    message = limits.unechoed(f"no tournament with id {wanted!r}", [wanted, token])
+    assert "SECRET" not in message and "X" * 10 not in message, message
+
+
+def test_a_tournament_id_is_quoted_even_beside_a_token_that_shares_its_start(srv):
+    from gameengine.v1 import tournament_pb2, tournament_pb2_grpc
+    with grpc.insecure_channel(srv.target) as ch:
+        code, message, details = refusal(tournament_pb2_grpc.TournamentServiceStub(ch).GetTournament,
+                                         tournament_pb2.GetTournamentRequest(
+                                             tournament_id="a" * 45 + "SECRET-" + "X" * 70,
+                                             creator_token="a" * 45 + "y" * 100))
+    assert code == "NOT_FOUND" and "TOUR-17" in message
+    assert "SECRET" not in message and b"SECRET" not in details, message
+
+
+def test_an_adjudication_reason_is_quoted_in_the_log_and_shown_whole_to_the_players(srv):
+    client = Client(srv.target, "pompeii")
+    game_id, tokens = client.create(2, seed=6)
+    reason = "the club closes at ten; " + "q" * 200
+    client.common.AdjudicateGame(common_pb2.AdjudicateGameRequest(game_id=game_id, tokens=tokens, reason=reason,
+                                                                  rollouts=20), timeout=60)
+    assert "q" * (limits.QUOTE_CHARS + 1) not in srv.log.read_text()
+    events = list(client.spectator(game_id).events(from_version=0, timeout=10))
+    assert any(reason in repr(data) for _, _, data in events), "the referee event carries the reason"
+
+
+@pytest.mark.parametrize("value", ["²" * 100, "1" * 5000, "١"])
+def test_ED_5_a_seat_option_that_is_no_plain_seat_number_is_refused_not_internal(srv, value):
+    client = Client(srv.target, "smallworld")
+    req = client.request("create_game", seats=3)
+    req.options.first_player = value
+    code, message, _ = refusal(client.rpcs["create_game"], req)
+    assert code == "INVALID_ARGUMENT" and "ED-5" in message, (code, message)

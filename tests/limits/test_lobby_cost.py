@@ -52,3 +52,34 @@ def test_small_pages_cost_little(fresh_server, page_size):
     stub = lobby_pb2_grpc.LobbyServiceStub(Client(server.target, "pompeii").channel)
     codes = [raw(stub.ListOpenGames, lobby_pb2.ListOpenGamesRequest(page_size=page_size))[0] for _ in range(12)]
     assert codes == ["OK"] * 12
+
+
+def test_a_page_size_over_the_maximum_is_refused_before_it_costs_anything(fresh_server):
+    """It was charged before it was checked: page_size 2^32-1 put the caller ~429 million requests in
+    debt, refused for 25 days (RetryInfo 2,147,457 s)."""
+    server = fresh_server(GE_RATE_LIMIT_PER_S="20").start()
+    stub = lobby_pb2_grpc.LobbyServiceStub(Client(server.target, "pompeii").channel)
+    code, message, _ = raw(stub.ListOpenGames, lobby_pb2.ListOpenGamesRequest(page_size=2**32 - 1))
+    assert code == "INVALID_ARGUMENT" and "page_size is at most 100" in message
+    codes = [raw(stub.ListOpenGames, lobby_pb2.ListOpenGamesRequest(page_size=100))[0] for _ in range(3)]
+    assert codes == ["OK"] * 3, "the refused page cost nothing"
+
+
+def test_a_lobby_create_with_a_huge_seat_count_is_refused_before_its_seating_is_built(fresh_server):
+    """A seating holds a list per seat: built before the seat count was checked, seats=2^31-1 took 24 GB
+    and the kernel killed the server (30 million: 780 MB)."""
+    from gameengine.v1 import kuhn_pb2
+
+    server = fresh_server().start()
+    token = PlayerClient.register(server.target, "seats").token
+
+    def peak_kib() -> int:
+        status = open(f"/proc/{server.proc.pid}/status").read()
+        return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM")))
+
+    before = peak_kib()
+    client = Client(server.target, "kuhn")
+    code, message, _ = raw(client.rpcs["create_game"], kuhn_pb2.CreateKuhnGameRequest(seats=30_000_000,
+                                                                                      player_token=token))
+    assert code == "INVALID_ARGUMENT" and "kuhn takes 2 to 2 seats" in message
+    assert peak_kib() - before < 100_000, "nothing was built per seat"

@@ -434,3 +434,31 @@ def test_a_restart_on_a_full_disk_runs_the_clocks_from_now_all_the_same(tmp_path
     assert rec.version == 1, "the move was not refused as out of time"
     referee.close()
     store.close()
+
+
+def test_a_shutdown_ends_the_referees_actions_before_its_pool(tmp_path):
+    """A timeout acted on while the server stopped asked the closed worker pool for its autoplay:
+    'cannot schedule new futures after shutdown', logged as referee_failed with a traceback."""
+    import asyncio
+
+    from structlog.testing import capture_logs
+
+    from server.config import Config
+    from server.referee import Referee
+    from tests.storage.support import open_store
+
+    store, core = open_store(tmp_path)
+    referee = Referee(core, Config())
+    rec, _ = core.create("pompeii", 3, {}, 1, {})
+    seat = core.to_move(rec)
+
+    async def scenario() -> None:
+        referee._spawn(rec, seat, "autoplay", f"seat {seat} ran out of time")  # what a tick does
+        referee.close()  # the shutdown, before the task ran
+        await asyncio.gather(*referee._tasks, return_exceptions=True)
+
+    with capture_logs() as logs:
+        asyncio.run(scenario())
+    assert [e for e in logs if e["event"] == "referee_failed"] == []
+    assert rec.version == 0
+    store.close()
