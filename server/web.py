@@ -386,7 +386,8 @@ def build_app(channel: grpc.aio.Channel, cfg: Any) -> ASGIApp:
             await _files(static, scope, receive, send)
 
     origins = [o.strip() for o in cfg_value(cfg, "web_cors_origins", "").split(",") if o.strip()]
-    guarded = webguard.with_security_headers(webguard.with_body_limit(app, cfg.max_message_bytes, count))
+    guarded = webguard.with_security_headers(
+        webguard.with_readable_headers(webguard.with_body_limit(app, cfg.max_message_bytes, count)))
     if not origins:
         return guarded
     return CORSMiddleware(guarded, allow_origins=origins, allow_methods=["GET", "POST", "OPTIONS"],

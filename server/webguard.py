@@ -27,7 +27,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol, RequestResponseCycle
 
 from . import limits, quotas
 from .edge import refusal_status
-from .errors import Exhausted, ServiceError, oversize
+from .errors import Exhausted, InvalidArgument, ServiceError, oversize
 
 # The page loads only its own script, style and data (no inline script or style), and may not be framed.
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -126,7 +126,29 @@ def content_type_of(scope: Scope) -> bytes:
 
 
 # HTTP status of a Connect error (the Connect protocol's table: resource_exhausted is 429)
-RESOURCE_EXHAUSTED_HTTP = 429
+RESOURCE_EXHAUSTED_HTTP, INVALID_ARGUMENT_HTTP = 429, 400
+
+
+def with_readable_headers(app: ASGIApp) -> ASGIApp:
+    """Refuse a request with a header value that is not UTF-8 (INVALID_ARGUMENT, rule REQUEST): connectrpc
+    decodes every header as UTF-8, and such a byte answered HTTP 500 "unknown" with a traceback."""
+    async def readable_app(scope: Scope, receive: Receive, send: Send) -> None:
+        unreadable = [name for name, value in scope.get("headers", ()) if not _utf8(value)]
+        if scope["type"] != "http" or not unreadable:
+            await app(scope, receive, send)
+            return
+        name = limits.quote(unreadable[0].decode("latin-1"))
+        err = InvalidArgument(f"the value of header {name!r} is not UTF-8", rule="REQUEST")
+        await send_refusal(send, content_type_of(scope), edge_status(err), INVALID_ARGUMENT_HTTP)
+    return readable_app
+
+
+def _utf8(value: bytes) -> bool:
+    try:
+        value.decode()
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def with_body_limit(app: ASGIApp, max_bytes: int, count: Count) -> ASGIApp:

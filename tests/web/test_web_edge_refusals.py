@@ -206,6 +206,17 @@ def test_a_request_with_no_message_or_a_compressed_one_unasked_is_invalid_argume
     assert_invalid_argument(json.loads(raw[5:5 + n])["error"])
 
 
+def test_a_header_value_that_is_not_utf8_is_invalid_argument(web_server):
+    """connectrpc decodes every header as UTF-8: one byte 0xe9 answered HTTP 500 "unknown" and logged a
+    traceback."""
+    before = live_total(web_server.base)
+    status, _, raw = post(web_server.base, POMPEII, b'{"seats": 3}', "application/json", {"x-note": "caf\xe9"})
+    message = assert_invalid_argument(json.loads(raw))
+    assert status == 400 and "x-note" in message and "UTF-8" in message, message
+    assert live_total(web_server.base) == before
+    assert "UnicodeDecodeError" not in web_server.log.read_text()
+
+
 # ---- 3: an unknown service or method is UNIMPLEMENTED --------------------------------------------
 
 def test_unknown_method_is_unimplemented(web_server):
