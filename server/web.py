@@ -365,6 +365,13 @@ def build_app(channel: grpc.aio.Channel, cfg: Any) -> ASGIApp:
         if scope["type"] != "http":
             return
         if path in routes:
+            ctype = webguard.content_type_of(scope).split(b";")[0]
+            if ctype.startswith(b"application/grpc") and not ctype.startswith(b"application/grpc-web"):
+                # HTTP/1.1 has no trailers for gRPC: connectrpc answered grpc-status 2 and logged a traceback
+                await webguard.send_refusal(send, ctype, webguard.edge_status(InvalidArgument(
+                    "the web port speaks Connect and gRPC-Web; gRPC is served on the gRPC port", rule="REQUEST")),
+                    webguard.INVALID_ARGUMENT_HTTP)
+                return
             await rpc(scope, receive, send)
         elif scope["method"] == "POST" and RPC_PATH.fullmatch(path):
             await unimplemented(scope, receive, send)  # an RPC of no service here (the files answer GET)

@@ -217,6 +217,14 @@ def test_a_header_value_that_is_not_utf8_is_invalid_argument(web_server):
     assert "UnicodeDecodeError" not in web_server.log.read_text()
 
 
+def test_plain_grpc_on_the_web_port_is_refused_with_a_sentence(web_server):
+    """The web port has no HTTP/2 trailers: application/grpc got grpc-status 2 and a traceback."""
+    status, headers, _ = post(web_server.base, POMPEII, b"", "application/grpc")
+    assert status == 200 and headers["grpc-status"] == "3" and "gRPC port" in urllib.parse.unquote(
+        headers["grpc-message"]), headers
+    assert "Exception in ASGI" not in web_server.log.read_text()
+
+
 # ---- 3: an unknown service or method is UNIMPLEMENTED --------------------------------------------
 
 def test_unknown_method_is_unimplemented(web_server):
