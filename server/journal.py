@@ -109,11 +109,9 @@ def seals(data_dir: Path) -> dict[int, int | None]:
 
 def unsealed_size(path: Path, size: int, sealed: int) -> str:
     """What a closed segment that is no longer the size it was sealed at lost, in a sentence."""
-    if size < sealed:
-        return (f"{path} is {size} bytes, but it was {sealed} when it was closed ({path.stem}.sealed): "
-                f"the records in its last {sealed - size} bytes are lost.")
-    return (f"{path} is {size} bytes, but it was {sealed} when it was closed ({path.stem}.sealed): "
-            f"{size - sealed} bytes were added after it was closed.")
+    what = (f"the records in its last {sealed - size} bytes are lost." if size < sealed
+            else f"{size - sealed} bytes were added after it was closed.")
+    return f"{path} is {size} bytes, but it was {sealed} when it was closed ({path.stem}.sealed): {what}"
 
 
 def frame(payload: bytes) -> bytes:

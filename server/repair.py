@@ -199,7 +199,7 @@ def _seal_problems(data_dir: Path, start: int) -> dict[int, str]:
             found[seg] = f"{path.stem}.sealed: unreadable (the segment is taken as it is)"
         elif sealed != path.stat().st_size:
             found[seg] = journal.unsealed_size(path, path.stat().st_size, sealed)
-        elif seg + 1 not in present and seg == present[-1]:
+        elif _successor_lost(seg, present):
             found[seg] = (f"{journal.segment_path(data_dir, seg + 1).name} is missing: {path.stem}.sealed says it "
                           f"was opened, so the records journaled in it are lost")
     return found
@@ -272,6 +272,11 @@ def repair(data_dir: Path) -> Report:
     return r
 
 
+def _successor_lost(seg: int, present: list[int]) -> bool:
+    """A sealed segment that is the newest left: the one opened after it (before its seal) is gone."""
+    return seg == present[-1]
+
+
 def _reseal(data_dir: Path, start: int, lost: dict[int, str], r: Report) -> None:
     """Seal the segments as they are now: the ones rewritten here, and the ones that lost records
     (their loss reported); a seal whose segment's successor is gone is removed, so the server starts
@@ -281,7 +286,7 @@ def _reseal(data_dir: Path, start: int, lost: dict[int, str], r: Report) -> None
         path, seal = journal.segment_path(data_dir, seg), journal.seal_path(data_dir, seg)
         if seg < start or not path.exists():
             continue
-        if seg + 1 not in present and seg == present[-1]:
+        if _successor_lost(seg, present):
             os.unlink(seal)
             r.say(f"{lost.get(seg, seal.name)}; {seal.name} removed, so the server starts without them",
                   problem=True)
