@@ -89,6 +89,7 @@ class Config:
     grpc_handshake_timeout_s: float = setting("GE_GRPC_HANDSHAKE_TIMEOUT_S", 10.0)
     web_idle_s: float = setting("GE_WEB_IDLE_S", 5.0)  # keep-alive between requests
     web_header_timeout_s: float = setting("GE_WEB_HEADER_TIMEOUT_S", 10.0)  # to send a request's head
+    web_body_timeout_s: float = setting("GE_WEB_BODY_TIMEOUT_S", 10.0)  # to send its body, from its head
     web_max_connections: int = setting("GE_WEB_MAX_CONNECTIONS", 1000)
     web_connections_per_client: int = setting("GE_WEB_CONNECTIONS_PER_CLIENT", 32)
     # comma list of networks (CIDR) whose X-Forwarded-For names the caller (quotas.forwarded_origin); empty = none

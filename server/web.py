@@ -460,7 +460,7 @@ class _Server(uvicorn.Server):
 def server(app: ASGIApp, cfg: Any) -> uvicorn.Server:
     """uvicorn with the web port's limits (README "Limits"), serving `app` on the sockets given to serve()."""
     protocol = webguard.protocol(webguard.Caps(cfg.web_max_connections, cfg.web_connections_per_client),
-                                 cfg.web_header_timeout_s)
+                                 cfg.web_header_timeout_s, cfg.web_body_timeout_s)
     config = uvicorn.Config(app, lifespan="off", log_config=None, access_log=False,
                             ws="none", timeout_graceful_shutdown=2, log_level="warning",
                             # the peer address is the quota identity: no X-Forwarded-For from anyone

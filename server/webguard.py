@@ -5,8 +5,8 @@ uvicorn times out a connection only between requests (timeout_keep_alive), never
 first one or while a request's head trickles in, and its limit_concurrency answers 503 only
 once a request arrives. So a connection beyond the total or per-client cap is held as it is
 accepted, with no transport or protocol, then answered 503 and closed (Acceptor), and one that
-has not sent a whole request head (or finished its TLS handshake) within GE_WEB_HEADER_TIMEOUT_S
-is closed.
+has not sent a whole request head (or finished its TLS handshake) within GE_WEB_HEADER_TIMEOUT_S,
+or a request's whole body within GE_WEB_BODY_TIMEOUT_S of its head, is closed.
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ import urllib.parse
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import h11
 from google.rpc import code_pb2, status_pb2
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol, RequestResponseCycle
@@ -316,11 +317,14 @@ class Acceptor:
 
 
 class GuardedH11(H11Protocol):
-    """uvicorn's HTTP/1.1 protocol with the request-head timeout, holding its place under the caps
-    until the connection ends. `protocol()` makes the class for one server's caps and timeout."""
+    """uvicorn's HTTP/1.1 protocol with deadlines for a request's head and its body, holding its place
+    under the caps until the connection ends. `protocol()` makes the class for one server's caps and
+    deadlines."""
     caps: Caps
     header_timeout_s: float
+    body_timeout_s: float
     _head_timer: asyncio.TimerHandle | None = None
+    _body_timer: asyncio.TimerHandle | None = None
 
     def __init__(self, *args: Any, client_key: str, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -338,13 +342,23 @@ class GuardedH11(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.give_back()
-        if self._head_timer is not None:
-            self._head_timer.cancel()
+        for timer in (self._head_timer, self._body_timer):
+            if timer is not None:
+                timer.cancel()
         super().connection_lost(exc)
 
+    def handle_events(self) -> None:
+        # Called on data and after a response (a pipelined request): a new cycle is a new request's head.
+        before = self.cycle
+        super().handle_events()
+        if self.cycle is not before and self.cycle is not None and self.conn.their_state is h11.SEND_BODY:
+            self._arm_body_timer(self.cycle)
+
     def on_response_complete(self) -> None:
+        before = self.cycle
         super().on_response_complete()
-        self._arm_head_timer()  # the next request's head has the same deadline
+        if self.cycle is before:  # no pipelined request started meanwhile: wait for the next head
+            self._arm_head_timer()
 
     def _arm_head_timer(self) -> None:
         if self._head_timer is not None:
@@ -352,14 +366,27 @@ class GuardedH11(H11Protocol):
         if self.header_timeout_s > 0:
             self._head_timer = self.loop.call_later(self.header_timeout_s, self._head_deadline, self.cycle)
 
+    def _arm_body_timer(self, cycle: RequestResponseCycle) -> None:
+        if self._body_timer is not None:
+            self._body_timer.cancel()
+        if self.body_timeout_s > 0:
+            self._body_timer = self.loop.call_later(self.body_timeout_s, self._body_deadline, cycle)
+
     def _head_deadline(self, cycle_then: RequestResponseCycle | None) -> None:
         # Still no new request since the timer was armed: the head never came (or never completed).
         if self.cycle is cycle_then and not self.transport.is_closing():
             self.transport.close()
 
+    def _body_deadline(self, cycle_then: RequestResponseCycle) -> None:
+        # The request's body is still coming: a stalled body would hold its connection (and its place
+        # under the caps) for ever, as the head did before its deadline.
+        if self.cycle is cycle_then and self.conn.their_state is h11.SEND_BODY and not self.transport.is_closing():
+            self.transport.close()
 
-def protocol(caps: Caps, header_timeout_s: float) -> type[GuardedH11]:
-    return type("GuardedH11", (GuardedH11,), {"caps": caps, "header_timeout_s": header_timeout_s})
+
+def protocol(caps: Caps, header_timeout_s: float, body_timeout_s: float) -> type[GuardedH11]:
+    return type("GuardedH11", (GuardedH11,), {"caps": caps, "header_timeout_s": header_timeout_s,
+                                              "body_timeout_s": body_timeout_s})
 
 
 def _host_port(client: Any) -> str:  # uvicorn's (host, port) or ASGI's [host, port], or None

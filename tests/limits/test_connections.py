@@ -151,3 +151,30 @@ def test_a_connection_over_a_cap_is_held_without_any_protocol_then_answered_503(
     assert turned_away and first_open
     assert made == ["127.0.6.1", "127.0.6.2"], "one protocol per admitted connection, none for the refused one"
     assert caps.by_client == {"127.0.6.1": 1, "127.0.6.2": 1}
+
+
+def test_a_request_body_that_stalls_after_its_head_is_closed_after_GE_WEB_BODY_TIMEOUT_S(tmp_path):
+    """Before, only the head had a deadline: a body that stopped coming held its connection (and its
+    place under the per-client cap) for as long as the client liked."""
+    server = WebServer(tmp_path / "d", GE_WEB_BODY_TIMEOUT_S="1", GE_WEB_CONNECTIONS_PER_CLIENT="2").start()
+    rpc = b"POST /gameengine.v1.LobbyService/ListOpenGames HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    try:
+        with socket.create_connection(("127.0.0.1", server.web_port)) as declared, \
+                socket.create_connection(("127.0.0.1", server.web_port)) as chunked:
+            declared.sendall(rpc + b"Content-Length: 100\r\n\r\n{")
+            chunked.sendall(rpc + b"Transfer-Encoding: chunked\r\n\r\n1\r\n{\r\n")
+            assert closed_within(declared, 4), "a declared body that stops short"
+            assert closed_within(chunked, 4), "a chunked body with no last chunk"
+        # both places under the cap of 2 are free again, and a body that takes its time but ends is served
+        with socket.create_connection(("127.0.0.1", server.web_port)) as slow:
+            slow.sendall(rpc + b"Content-Length: 2\r\nConnection: close\r\n\r\n{")
+            time.sleep(0.5)
+            slow.sendall(b"}")
+            slow.settimeout(5)
+            answer = b""
+            while chunk := slow.recv(65536):
+                answer += chunk
+            assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+    finally:
+        server.stop()
+    assert "Traceback" not in server.log.read_text(errors="replace"), "a closed body is no failure of ours"
