@@ -2,7 +2,9 @@
 and the web port caps connections per client."""
 from __future__ import annotations
 
+import json
 import socket
+import struct
 import time
 
 import grpc
@@ -178,3 +180,24 @@ def test_a_request_body_that_stalls_after_its_head_is_closed_after_GE_WEB_BODY_T
     finally:
         server.stop()
     assert "Traceback" not in server.log.read_text(errors="replace"), "a closed body is no failure of ours"
+
+
+def test_a_pipelined_stream_is_not_cut_by_the_head_deadline(tmp_path):
+    """A request pipelined behind another starts as the first's answer completes; the head deadline
+    armed then was for the next head, and closed the second request's stream after
+    GE_WEB_HEADER_TIMEOUT_S."""
+    server = WebServer(tmp_path / "d", GE_WEB_HEADER_TIMEOUT_S="1").start()
+    try:
+        game_id, _ = Client(server.target, "pompeii").create(2, seed=1)
+        body = json.dumps({"gameId": game_id}).encode()
+        envelope = struct.pack(">BI", 0, len(body)) + body
+        with socket.create_connection(("127.0.0.1", server.web_port)) as s:
+            s.sendall(b"GET /api/games HTTP/1.1\r\nHost: x\r\n\r\n"
+                      b"POST /gameengine.v1.PompeiiService/StreamPompeiiEvents HTTP/1.1\r\nHost: x\r\n"
+                      b"Content-Type: application/connect+json\r\nConnect-Protocol-Version: 1\r\n"
+                      + f"Content-Length: {len(envelope)}\r\n\r\n".encode() + envelope)
+            time.sleep(0.5)
+            assert s.recv(65536).startswith(b"HTTP/1.1 200")
+            assert not closed_within(s, 2.5), "the stream of a live game stays open"
+    finally:
+        server.stop()
