@@ -77,9 +77,17 @@ EDGE_REFUSED = "/gameengine.internal.WebEdge/Refused"
 HOLD_MAX_MS = 10_000  # above any hold the server asks for (quotas.STREAM_PACE_MAX_S); the web caps bound how many
 
 
+FORWARDED_MAX_BYTES = 8 << 10  # half of gRPC's metadata limit, which refuses without details
+
+
 def metadata_of(ctx: RequestContext[Any, Any]) -> list[tuple[str, str]]:
     """The forwarded headers, and the browser's address as the call's peer (transport.WEB_PEER)."""
     md = [(k, v) for k, v in ctx.request_headers.allitems() if k in FORWARDED and v.isascii() and v.isprintable()]
+    size = sum(len(k) + len(v) for k, v in md)
+    if size > FORWARDED_MAX_BYTES:
+        names = ", ".join(sorted({k for k, _ in md}))
+        raise edge_refusal(InvalidArgument(f"the headers forwarded as gRPC metadata ({names}) are {size} bytes; "
+                                           f"the maximum is {FORWARDED_MAX_BYTES}", rule="LIMIT"))
     md.append((transport.WEB_PEER, f"web:{ctx.client_address or 'unknown'}"))
     return md
 
@@ -174,9 +182,9 @@ def decode_json(data: bytes, cls: Any) -> Message:
 
 
 def _json_strings(data: bytes) -> list[str]:
-    """The keys and string values of a JSON request (none when it does not parse)."""
-    try:
-        value = json.loads(data)
+    """The keys, string values and numbers of a JSON request (none when it does not parse)."""
+    try:  # numbers as written: protobuf's sentence repeats an out-of-range one
+        value = json.loads(data, parse_int=str, parse_float=str)
     except (ValueError, RecursionError):
         return []
     found: list[str] = []
@@ -224,6 +232,10 @@ class EdgeRefusals:
             return  # the gRPC server's refusals come with their details; a timeout or cancel has none
         if error.code == Code.INVALID_ARGUMENT or error.message.startswith(MALFORMED):
             raise edge_refusal(InvalidArgument(error.message, rule="REQUEST")) from None
+        if error.message.startswith("unknown compression: "):  # connectrpc's words quote the header whole
+            raise edge_refusal(Unimplemented(
+                "the request's compression is not one this server reads: gzip, or identity (none)",
+                rule="REQUEST")) from None
         if error.code == Code.RESOURCE_EXHAUSTED:  # connectrpc's "message is larger than configured max"
             err = oversize(self.max_bytes)
             await webguard.pace_oversize(_address(ctx.client_address),
@@ -335,6 +347,32 @@ def _stream(call: Any) -> Callable[[Any, RequestContext[Any, Any]], AsyncIterato
     return forward
 
 
+GRPC_TIMEOUT = re.compile(r"[0-9]{1,8}[HMSmun]")  # gRPC's grammar, as connectrpc reads grpc-timeout
+CONNECT_TIMEOUT = re.compile(r"[0-9]{0,10}")  # connect-timeout-ms, as connectrpc reads it (empty: none)
+
+
+def protocol_refusal(scope: Scope) -> InvalidArgument | None:
+    """The protocol headers connectrpc refuses before any of our code runs, in its words with the caller's
+    value quoted whole and no ErrorInfo; checked here first, by its own tests (INVALID_ARGUMENT, REQUEST).
+    A header sent twice is checked in each of its values."""
+    raw_type = next((v for k, v in scope.get("headers", ()) if k == b"content-type"), b"").decode()
+    if raw_type.startswith("application/grpc-web"):  # connectrpc picks the protocol by the type as sent
+        checks = [("grpc-timeout", GRPC_TIMEOUT, "1 to 8 digits and a unit (H, M, S, m, u or n)")]
+    elif webguard.content_type_of(scope).startswith(b"application/grpc"):
+        # HTTP/1.1 has no trailers for gRPC: connectrpc answered grpc-status 2 and logged a traceback
+        return InvalidArgument("the web port speaks Connect and gRPC-Web; gRPC is served on the gRPC port",
+                               rule="REQUEST")
+    else:
+        checks = [("connect-protocol-version", re.compile("1"), "1"),
+                  ("connect-timeout-ms", CONNECT_TIMEOUT, "at most 10 digits (milliseconds)")]
+    for name, shape, said in checks:
+        for key, value in scope.get("headers", ()):
+            text = value.decode()  # with_readable_headers let only UTF-8 through
+            if key == name.encode() and not shape.fullmatch(text):
+                return InvalidArgument(f"header {name} must be {said}, not {limits.quote(text)!r}", rule="REQUEST")
+    return None
+
+
 def services_of(wanted: list[str]) -> list[ServiceDescriptor]:
     services = [common_pb2.DESCRIPTOR.services_by_name["GameService"],
                 player_pb2.DESCRIPTOR.services_by_name["PlayerService"],
@@ -365,12 +403,10 @@ def build_app(channel: grpc.aio.Channel, cfg: Any) -> ASGIApp:
         if scope["type"] != "http":
             return
         if path in routes:
-            ctype = webguard.content_type_of(scope).split(b";")[0]
-            if ctype.startswith(b"application/grpc") and not ctype.startswith(b"application/grpc-web"):
-                # HTTP/1.1 has no trailers for gRPC: connectrpc answered grpc-status 2 and logged a traceback
-                await webguard.send_refusal(send, ctype, webguard.edge_status(InvalidArgument(
-                    "the web port speaks Connect and gRPC-Web; gRPC is served on the gRPC port", rule="REQUEST")),
-                    webguard.INVALID_ARGUMENT_HTTP)
+            refused = protocol_refusal(scope)
+            if refused is not None:
+                await webguard.send_refusal(send, webguard.content_type_of(scope), webguard.edge_status(refused),
+                                            webguard.INVALID_ARGUMENT_HTTP)
                 return
             await rpc(scope, receive, send)
         elif scope["method"] == "POST" and RPC_PATH.fullmatch(path):

@@ -13,7 +13,7 @@ import urllib.request
 
 import grpc
 import pytest
-from google.rpc import error_details_pb2, status_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
 
 from clients.sdk import Client
 from gameengine.v1 import common_pb2
@@ -223,6 +223,82 @@ def test_plain_grpc_on_the_web_port_is_refused_with_a_sentence(web_server):
     assert status == 200 and headers["grpc-status"] == "3" and "gRPC port" in urllib.parse.unquote(
         headers["grpc-message"]), headers
     assert "Exception in ASGI" not in web_server.log.read_text()
+
+
+def refused_over_web(base: str, headers: dict, protocol: str) -> tuple[str, str, dict[str, bytes]]:
+    """A ListOpenGames call with `headers`, over Connect (unary JSON), a Connect stream or gRPC-Web:
+    (code name, message, details by type)."""
+    if protocol == "grpc-web":
+        trailers = grpc_web_raw(base, "/gameengine.v1.LobbyService/ListOpenGames", struct.pack(">BI", 0, 0), headers)
+        st = grpc_web_status(trailers)
+        return code_pb2.Code.Name(st.code).lower(), st.message, status_details(st)
+    if protocol == "connect-stream":
+        status, _, raw = post(base, "/gameengine.v1.PompeiiService/StreamPompeiiEvents",
+                              struct.pack(">BI", 0, 2) + b"{}", "application/connect+json", headers)
+        err = json.loads(raw[5:])["error"]
+    else:
+        status, _, raw = post(base, "/gameengine.v1.LobbyService/ListOpenGames", b"{}", "application/json", headers)
+        err = json.loads(raw)
+    return err["code"], err["message"], connect_details(err)
+
+
+def grpc_web_raw(base: str, path: str, framed: bytes, headers: dict) -> dict[str, str]:
+    status, got, raw = post(base, path, framed, "application/grpc-web+proto", {"x-grpc-web": "1", **headers})
+    assert status == 200, (status, raw[:200])
+    _, trailers = grpc_web_frames(raw)
+    return {**{k: v for k, v in got.items() if k.startswith("grpc-")}, **trailers}
+
+
+def test_protocol_headers_connectrpc_refuses_are_refusals_of_ours(web_server):
+    """connectrpc refused these in its own words with no ErrorInfo, repeating the caller's header whole
+    (300 characters here, any length up to the head's 16 KiB)."""
+    long = "9" + "x" * 299
+    cases = [("connect", {"connect-protocol-version": long}, "invalid_argument"),
+             ("connect", {"connect-timeout-ms": long}, "invalid_argument"),
+             ("connect", {"connect-timeout-ms": "12345678901"}, "invalid_argument"),
+             ("connect-stream", {"connect-protocol-version": long}, "invalid_argument"),
+             ("grpc-web", {"grpc-timeout": long}, "invalid_argument"),
+             ("grpc-web", {"grpc-timeout": "123456789S"}, "invalid_argument"),
+             ("connect", {"content-encoding": long}, "unimplemented"),
+             ("connect-stream", {"connect-content-encoding": long}, "unimplemented"),
+             ("grpc-web", {"grpc-encoding": long}, "unimplemented")]
+    for protocol, headers, code in cases:
+        got, message, details = refused_over_web(web_server.base, headers, protocol)
+        assert got == code, (protocol, headers, got, message)
+        info = error_details_pb2.ErrorInfo.FromString(details["google.rpc.ErrorInfo"])
+        assert dict(info.metadata) == {"rule": "REQUEST"} and message.startswith("REQUEST: "), (headers, message)
+        assert "x" * (MAX_QUOTED + 1) not in message, message
+    # what connectrpc accepts still passes
+    for protocol, headers in (("connect", {"connect-protocol-version": "1", "connect-timeout-ms": "5000"}),
+                              ("connect", {"connect-timeout-ms": "", "content-encoding": "identity"}),
+                              ("grpc-web", {"grpc-timeout": "5S", "grpc-encoding": "identity"})):
+        if protocol == "grpc-web":
+            trailers = grpc_web_raw(web_server.base, "/gameengine.v1.LobbyService/ListOpenGames",
+                                    struct.pack(">BI", 0, 0), headers)
+            assert trailers["grpc-status"] == "0", (headers, trailers)
+        else:
+            status, _, raw = post(web_server.base, "/gameengine.v1.LobbyService/ListOpenGames", b"{}",
+                                  "application/json", headers)
+            assert status == 200, (headers, raw[:300])
+
+
+def test_a_long_json_number_is_quoted_not_repeated(web_server):
+    status, _, raw = post(web_server.base, "/gameengine.v1.LobbyService/ListOpenGames",
+                          b'{"pageSize": ' + b"1" * 350 + b"}", "application/json")
+    message = assert_invalid_argument(json.loads(raw))
+    assert status == 400 and "pageSize" in message and "1" * (MAX_QUOTED + 1) not in message, message
+
+
+def test_forwarded_headers_over_their_bound_are_a_limit_not_an_oversize_body(web_server):
+    """gRPC refuses metadata over 16 KiB without details, and the edge took that RESOURCE_EXHAUSTED for a
+    body over GE_MAX_MESSAGE_BYTES."""
+    status, _, raw = post(web_server.base, "/gameengine.v1.LobbyService/ListOpenGames", b"{}",
+                          "application/json", {"x-request-id": "r" * (12 << 10)})
+    err = json.loads(raw)
+    assert status == 400 and err["code"] == "invalid_argument", (status, raw[:300])
+    info, _ = status_of(connect_details(err))
+    assert dict(info.metadata) == {"rule": "LIMIT"} and "x-request-id" in err["message"], err["message"]
+    assert "GE_MAX_MESSAGE_BYTES" not in err["message"] and "r" * (MAX_QUOTED + 1) not in err["message"]
 
 
 # ---- 3: an unknown service or method is UNIMPLEMENTED --------------------------------------------
