@@ -21,6 +21,7 @@ import contextlib
 import contextvars
 import hashlib
 import json
+import logging
 import re
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -429,12 +430,11 @@ def build_app(channel: grpc.aio.Channel, cfg: Any) -> ASGIApp:
             await _files(static, scope, receive, send)
 
     origins = [o.strip() for o in cfg_value(cfg, "web_cors_origins", "").split(",") if o.strip()]
-    guarded = webguard.with_security_headers(
-        webguard.with_readable_headers(webguard.with_body_limit(app, cfg.max_message_bytes, count)))
-    if not origins:
-        return guarded
-    return CORSMiddleware(guarded, allow_origins=origins, allow_methods=["GET", "POST", "OPTIONS"],
-                          allow_headers=ALLOW_HEADERS, expose_headers=EXPOSE_HEADERS, max_age=7200)
+    guarded: ASGIApp = webguard.with_readable_headers(webguard.with_body_limit(app, cfg.max_message_bytes, count))
+    if origins:  # inside the security headers: its preflight answers and refusals carry them too
+        guarded = CORSMiddleware(guarded, allow_origins=origins, allow_methods=["GET", "POST", "OPTIONS"],
+                                 allow_headers=ALLOW_HEADERS, expose_headers=EXPOSE_HEADERS, max_age=7200)
+    return webguard.with_security_headers(guarded)
 
 
 def _json_bytes(value: Any) -> bytes:
@@ -495,6 +495,7 @@ class _Server(uvicorn.Server):
 
 def server(app: ASGIApp, cfg: Any) -> uvicorn.Server:
     """uvicorn with the web port's limits (README "Limits"), serving `app` on the sockets given to serve()."""
+    logging.getLogger("uvicorn.error").addFilter(webguard.OncePerSecond())
     protocol = webguard.protocol(webguard.Caps(cfg.web_max_connections, cfg.web_connections_per_client),
                                  cfg.web_header_timeout_s, cfg.web_body_timeout_s)
     config = uvicorn.Config(app, lifespan="off", log_config=None, access_log=False,

@@ -13,10 +13,12 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import logging
 import resource
 import socket
 import ssl as ssl_module
 import struct
+import time
 import urllib.parse
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -219,8 +221,9 @@ OVER_CAP_HOLD_S = 5.0  # a connection over a cap waits this long for its 503, as
 _OVER_CAP_BODY = (b"too many open connections from this address or in all "
                   b"(GE_WEB_CONNECTIONS_PER_CLIENT, GE_WEB_MAX_CONNECTIONS)\n")
 OVER_CAP_RESPONSE = (b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: %d\r\nConnection: close\r\n"
-                     b"Content-Type: text/plain; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\n"
-                     b"Content-Length: %d\r\n\r\n%s" % (OVER_CAP_HOLD_S, len(_OVER_CAP_BODY), _OVER_CAP_BODY))
+                     b"Content-Type: text/plain; charset=utf-8\r\n%sContent-Length: %d\r\n\r\n%s"
+                     % (OVER_CAP_HOLD_S, b"".join(k + b": " + v + b"\r\n" for k, v in SECURITY_HEADERS),
+                        len(_OVER_CAP_BODY), _OVER_CAP_BODY))
 DRAIN_READS = 4  # reads of what a turned-away client sent, at most: it cannot keep the loop reading
 
 
@@ -354,6 +357,14 @@ class GuardedH11(H11Protocol):
         if self.cycle is not before and self.cycle is not None and self.conn.their_state is h11.SEND_BODY:
             self._arm_body_timer(self.cycle)
 
+    def send_400_response(self, msg: str) -> None:
+        # uvicorn's answer to a request h11 cannot parse, with the headers every other answer has
+        headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"connection", b"close"), *SECURITY_HEADERS]
+        for event in (h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
+                      h11.Data(data=msg.encode("ascii")), h11.EndOfMessage()):
+            self.transport.write(self.conn.send(event))
+        self.transport.close()
+
     def on_response_complete(self) -> None:
         before = self.cycle
         super().on_response_complete()
@@ -382,6 +393,28 @@ class GuardedH11(H11Protocol):
         # under the caps) for ever, as the head did before its deadline.
         if self.cycle is cycle_then and self.conn.their_state is h11.SEND_BODY and not self.transport.is_closing():
             self.transport.close()
+
+
+class OncePerSecond(logging.Filter):
+    """uvicorn logs a warning for each request it cannot parse: a flood of them must not become a log
+    flood. One line a second gets through, saying how many were left out before it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.last, self.left_out = 0.0, 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno > logging.WARNING or record.exc_info:
+            return True  # failures are each logged
+        now = time.monotonic()
+        if now - self.last < 1.0:
+            self.left_out += 1
+            return False
+        if self.left_out:
+            record.msg = f"{record.getMessage()} ({self.left_out} more such warnings left out before this one)"
+            record.args = ()
+        self.last, self.left_out = now, 0
+        return True
 
 
 def protocol(caps: Caps, header_timeout_s: float, body_timeout_s: float) -> type[GuardedH11]:
