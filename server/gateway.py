@@ -70,7 +70,7 @@ def live_games(core: Any, wanted: list[str], offset: int, limit: int, newest: in
             "next_offset": offset + limit if offset + limit < len(games) else None}
 
 
-EDGE_LIMITS = frozenset({"message_size"})  # the ge_limit_refusals_total labels the web edge counts
+EDGE_LIMITS = frozenset({"message_size", "head_size"})  # the ge_limit_refusals_total labels the web edge counts
 
 
 def add_internal(server: grpc.aio.Server, core: Any, wanted: list[str]) -> None:

@@ -430,7 +430,8 @@ def build_app(channel: grpc.aio.Channel, cfg: Any) -> ASGIApp:
             await _files(static, scope, receive, send)
 
     origins = [o.strip() for o in cfg_value(cfg, "web_cors_origins", "").split(",") if o.strip()]
-    guarded: ASGIApp = webguard.with_readable_headers(webguard.with_body_limit(app, cfg.max_message_bytes, count))
+    guarded: ASGIApp = webguard.with_head_limit(webguard.with_readable_headers(
+        webguard.with_body_limit(app, cfg.max_message_bytes, count)), count)
     if origins:  # inside the security headers: its preflight answers and refusals carry them too
         guarded = CORSMiddleware(guarded, allow_origins=origins, allow_methods=["GET", "POST", "OPTIONS"],
                                  allow_headers=ALLOW_HEADERS, expose_headers=EXPOSE_HEADERS, max_age=7200)
@@ -504,5 +505,5 @@ def server(app: ASGIApp, cfg: Any) -> uvicorn.Server:
                             proxy_headers=False, server_header=False,
                             http=protocol,
                             timeout_keep_alive=cfg.web_idle_s,  # no limit_concurrency: the Acceptor caps connections
-                            h11_max_incomplete_event_size=16 * 1024, **transport.web_ssl(cfg))
+                            h11_max_incomplete_event_size=webguard.MAX_HEAD_BYTES, **transport.web_ssl(cfg))
     return _Server(config, protocol)

@@ -65,13 +65,14 @@ def edge_status(err: ServiceError) -> status_pb2.Status:
 Count = Callable[[str], Awaitable[None]]  # counts a refusal by its limit where /metrics is served (web.refusal_counter)
 
 
-async def pace_oversize(client_address: Any, forwarded: str | None, err: Exhausted, count: Count) -> None:
+async def pace_oversize(client_address: Any, forwarded: str | None, err: Exhausted, count: Count,
+                        limit: str = "message_size") -> None:
     """Hold an oversize refusal like other refusals the caller could repeat at once (README "Limits"),
-    and count it; `forwarded`: the request's X-Forwarded-For (quotas.peer_address)."""
+    and count it by `limit`; `forwarded`: the request's X-Forwarded-For (quotas.peer_address)."""
     client = quotas.client_identity("web:" + _host_port(client_address), forwarded=forwarded)
     q = quotas.QUOTAS
     await asyncio.gather(q.pace(client, q.pace_s(client, Exhausted(err.message, retry_after_ms=1000))),
-                         count("message_size"))
+                         count(limit))
 
 
 def connect_error_body(status: status_pb2.Status) -> bytes:
@@ -172,6 +173,32 @@ def with_body_limit(app: ASGIApp, max_bytes: int, count: Count) -> ASGIApp:
         await send_refusal(send, content_type_of(scope), edge_status(err), RESOURCE_EXHAUSTED_HTTP, close=True)
 
     return limited_app
+
+
+MAX_HEAD_BYTES = 16 << 10  # h11 stops reading a head at this size; one that arrives whole is measured here
+HEADERS_TOO_LARGE_HTTP = 431
+
+
+def with_head_limit(app: ASGIApp, count: Count) -> ASGIApp:
+    """Refuse a request whose head (request line and headers) is over MAX_HEAD_BYTES: h11 bounds only a head
+    still arriving, and one sent in a single read of up to ~64 KiB was parsed and served. RESOURCE_EXHAUSTED
+    (rule LIMIT, HTTP 431), paced and counted like an oversized body, and the connection closed."""
+    async def limited_app(scope: Scope, receive: Receive, send: Send) -> None:
+        size = head_size(scope) if scope["type"] == "http" else 0
+        if size <= MAX_HEAD_BYTES:
+            await app(scope, receive, send)
+            return
+        err = Exhausted(f"the request head is {size} bytes; the maximum is {MAX_HEAD_BYTES}", rule="LIMIT")
+        await pace_oversize(scope.get("client"), forwarded_in(scope), err, count, "head_size")
+        await send_refusal(send, content_type_of(scope), edge_status(err), HEADERS_TOO_LARGE_HTTP, close=True)
+    return limited_app
+
+
+def head_size(scope: Scope) -> int:
+    """A request head's size as sent: its request line ("METHOD target HTTP/1.1") and header lines."""
+    query = scope.get("query_string", b"")
+    line = len(scope.get("method", "")) + len(scope.get("raw_path", b"")) + (len(query) + 1 if query else 0) + 12
+    return line + sum(len(name) + len(value) + 4 for name, value in scope.get("headers", ()))
 
 
 def forwarded_in(scope: Scope) -> str | None:

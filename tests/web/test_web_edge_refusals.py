@@ -301,6 +301,29 @@ def test_forwarded_headers_over_their_bound_are_a_limit_not_an_oversize_body(web
     assert "GE_MAX_MESSAGE_BYTES" not in err["message"] and "r" * (MAX_QUOTED + 1) not in err["message"]
 
 
+def test_a_request_head_over_16_kib_sent_whole_is_refused(web_server):
+    """h11 bounds a head still arriving at 16 KiB; one that came in a single read (up to ~64 KiB) was
+    parsed and served, as the README said it was not."""
+    note = {"x-note": "n" * (20 << 10)}
+    before = refusals_counted(web_server, "head_size")
+    status, _, raw = post(web_server.base, "/gameengine.v1.LobbyService/ListOpenGames", b"{}", "application/json", note)
+    err = json.loads(raw)
+    assert status == 431 and err["code"] == "resource_exhausted", (status, raw[:300])
+    info, _ = status_of(connect_details(err))
+    assert dict(info.metadata) == {"rule": "LIMIT"} and "16384" in err["message"], err["message"]
+    st = grpc_web_status(grpc_web_raw(web_server.base, "/gameengine.v1.LobbyService/ListOpenGames",
+                                      struct.pack(">BI", 0, 0), note))
+    assert st.code == 8 and "16384" in st.message
+    req = urllib.request.Request(web_server.base + "/", headers=note)
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(req, timeout=10)
+    assert refused.value.code == 431
+    assert refusals_counted(web_server, "head_size") == before + 3, "counted where /metrics is served"
+    near = {"x-note": "n" * (15 << 10)}  # a head under the bound is served
+    assert post(web_server.base, "/gameengine.v1.LobbyService/ListOpenGames", b"{}", "application/json",
+                near)[0] == 200
+
+
 # ---- 3: an unknown service or method is UNIMPLEMENTED --------------------------------------------
 
 def test_unknown_method_is_unimplemented(web_server):
@@ -353,18 +376,19 @@ def test_oversize_bodies_are_resource_exhausted_alike(web_server):
         assert info == results[0]
 
 
+def refusals_counted(server, limit: str) -> float:
+    with urllib.request.urlopen(f"http://127.0.0.1:{server.metrics_port}/metrics", timeout=5) as r:
+        lines = r.read().decode().splitlines()
+    series = f'ge_limit_refusals_total{{limit="{limit}"}}'
+    return sum(float(line.split()[-1]) for line in lines if line.startswith(series))
+
+
 def test_the_web_edges_oversize_refusals_are_counted_on_the_servers_metrics(web_server):
     """The web edge runs in its own process, whose metrics nobody scrapes: its refusals were counted
     there, and ge_limit_refusals_total{limit="message_size"} never saw a web port's."""
-    def counted() -> float:
-        with urllib.request.urlopen(f"http://127.0.0.1:{web_server.metrics_port}/metrics", timeout=5) as r:
-            lines = r.read().decode().splitlines()
-        return sum(float(line.split()[-1]) for line in lines
-                   if line.startswith('ge_limit_refusals_total{limit="message_size"}'))
-
-    before = counted()
+    before = refusals_counted(web_server, "message_size")
     big = json.dumps({"seats": 3, "options": {"edition": "x" * (70 << 10)}}).encode()
     for chunked in (False, True):  # refused by the body limit unread, and by connectrpc as it is read
         assert post(web_server.base, POMPEII, iter([big]) if chunked else big, "application/json")[0] == 429
-    assert counted() == before + 2
+    assert refusals_counted(web_server, "message_size") == before + 2
 
