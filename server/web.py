@@ -239,9 +239,28 @@ class EdgeRefusals:
                 rule="REQUEST")) from None
         if error.code == Code.RESOURCE_EXHAUSTED:  # connectrpc's "message is larger than configured max"
             err = oversize(self.max_bytes)
-            await webguard.pace_oversize(_address(ctx.client_address),
-                                         quotas.forwarded_of(ctx.request_headers.allitems()), err, self.count)
+            left_s = None if ctx.timeout_ms is None else max(0.0, ctx.timeout_ms / 1000)
+            await _past_deadline(ctx, webguard.pace_oversize(
+                _address(ctx.client_address), quotas.forwarded_of(ctx.request_headers.allitems()), err, self.count,
+                time_left_s=left_s))
             raise edge_refusal(err) from None
+
+
+async def _past_deadline(ctx: RequestContext[Any, Any], hold: Awaitable[None]) -> None:
+    """Await `hold` (a refusal's pacing, within the time left, and its count) to its end even when the
+    call's deadline passes meanwhile: connectrpc cancels at the deadline, which left its own refusal,
+    without details, in place of ours. Any other cancellation ends it."""
+    task = asyncio.ensure_future(hold)
+    try:
+        await asyncio.shield(task)
+    except asyncio.CancelledError:
+        if ctx.timeout_ms is None or ctx.timeout_ms > TIMER_SLACK_MS:
+            task.cancel()
+            raise
+        await task
+
+
+TIMER_SLACK_MS = 2.0  # uvloop's timers have millisecond resolution: the deadline's may fire that much early
 
 
 def _address(client_address: str | None) -> tuple[str, int] | None:

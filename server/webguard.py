@@ -66,13 +66,14 @@ Count = Callable[[str], Awaitable[None]]  # counts a refusal by its limit where 
 
 
 async def pace_oversize(client_address: Any, forwarded: str | None, err: Exhausted, count: Count,
-                        limit: str = "message_size") -> None:
+                        limit: str = "message_size", time_left_s: float | None = None) -> None:
     """Hold an oversize refusal like other refusals the caller could repeat at once (README "Limits"),
-    and count it by `limit`; `forwarded`: the request's X-Forwarded-For (quotas.peer_address)."""
+    within half the call's `time_left_s` as on the gRPC port, and count it by `limit`; `forwarded`: the
+    request's X-Forwarded-For (quotas.peer_address)."""
     client = quotas.client_identity("web:" + _host_port(client_address), forwarded=forwarded)
     q = quotas.QUOTAS
-    await asyncio.gather(q.pace(client, q.pace_s(client, Exhausted(err.message, retry_after_ms=1000))),
-                         count(limit))
+    delay = q.pace_s(client, Exhausted(err.message, retry_after_ms=1000), time_left_s)
+    await asyncio.gather(q.pace(client, delay), count(limit))
 
 
 def connect_error_body(status: status_pb2.Status) -> bytes:

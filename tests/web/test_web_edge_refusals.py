@@ -376,6 +376,24 @@ def test_oversize_bodies_are_resource_exhausted_alike(web_server):
         assert info == results[0]
 
 
+def test_an_oversize_refusal_keeps_its_details_under_a_short_deadline(web_server):
+    """connectrpc cancels at the call's deadline: a deadline of a few ms cut the refusal's pacing and left
+    connectrpc's own refusal, without ErrorInfo. Now it is paced within half the time left, as on the gRPC
+    port, and says why; a deadline that passes before the body is read is DEADLINE_EXCEEDED."""
+    big = json.dumps({"seats": 3, "options": {"edition": "x" * (70 << 10)}}).encode()
+    answers = []
+    for timeout_ms in ("1", "1", "1", "1", "1", "50"):
+        status, _, raw = post(web_server.base, POMPEII, iter([big]), "application/json",
+                              {"connect-timeout-ms": timeout_ms})
+        err = json.loads(raw)
+        answers.append(err["code"])
+        assert err["code"] in ("resource_exhausted", "deadline_exceeded"), (timeout_ms, raw[:300])
+        if err["code"] == "resource_exhausted":
+            info, _ = status_of(connect_details(err))
+            assert dict(info.metadata) == {"rule": "LIMIT"} and "GE_MAX_MESSAGE_BYTES" in err["message"], raw[:300]
+    assert "resource_exhausted" in answers, answers
+
+
 def refusals_counted(server, limit: str) -> float:
     with urllib.request.urlopen(f"http://127.0.0.1:{server.metrics_port}/metrics", timeout=5) as r:
         lines = r.read().decode().splitlines()
