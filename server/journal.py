@@ -22,6 +22,9 @@ A segment is sealed when it is closed: once the next segment exists, `journal-N.
 its size (SegmentSealed). A cut at a frame boundary leaves only intact frames, so the size is how
 recovery tells that a closed segment lost its last records, or that the segment after it is gone.
 A segment without a seal (a crash before it was written, or a release before seals) is taken as it is.
+The segment being written has no seal; `journal-N.synced` (the same message) records, about once a
+second, a size it had reached on disk (fdatasync'ed), so a cut of its acknowledged records at a frame
+boundary is told from records never written. Its seal supersedes it.
 """
 from __future__ import annotations
 
@@ -96,8 +99,21 @@ def seal(data_dir: Path, segment: int, size: int) -> None:
 
 def seals(data_dir: Path) -> dict[int, int | None]:
     """segment -> the size it was sealed at; None for a seal that does not read (damaged)."""
+    return _sizes(data_dir, "sealed")
+
+
+def mark_path(data_dir: Path, segment: int) -> Path:
+    return data_dir / f"journal-{segment:08d}.synced"
+
+
+def marks(data_dir: Path) -> dict[int, int | None]:
+    """segment -> a size it was synced to (`Journal.mark_synced`); None for a mark that does not read."""
+    return _sizes(data_dir, "synced")
+
+
+def _sizes(data_dir: Path, suffix: str) -> dict[int, int | None]:
     found: dict[int, int | None] = {}
-    for p in data_dir.glob("journal-*.sealed"):
+    for p in data_dir.glob(f"journal-*.{suffix}"):
         s = scan(p, SEAL_MAGIC)
         size = None
         if not s.header_error and not s.damage and len(s.frames) == 1:
@@ -105,6 +121,12 @@ def seals(data_dir: Path) -> dict[int, int | None]:
                 size = spb.SegmentSealed.FromString(s.frames[0].payload).size
         found[int(p.stem.split("-")[1])] = size
     return found
+
+
+def unsynced_size(path: Path, size: int, synced: int) -> str:
+    """What the segment written last lost below the size it was synced to, in a sentence."""
+    return (f"{path} is {size} bytes, but {synced} bytes of it had been written to disk ({path.stem}.synced): "
+            f"the records in its last {synced - size} bytes are lost.")
 
 
 def unsealed_size(path: Path, size: int, sealed: int) -> str:
@@ -182,6 +204,8 @@ class Journal:
         self._dirty = False
         self._sync_failed = False  # a background fdatasync failed: the next write retries it first
         self._appended = 0  # appends so far: sync() clears _dirty only if none came during its fdatasync
+        self._synced = self._size  # of the current segment, on disk: its header is synced as it is made
+        self._marked = (segment, self._synced)  # what `mark_synced` last wrote (nothing yet)
         self._lock = threading.Lock()  # the syncer thread never fsyncs a closed fd
         self._closed = threading.Event()
         if fsync == "interval":
@@ -230,11 +254,14 @@ class Journal:
             self._appended += 1
             self.failed = None
             self._dirty = self.fsync != "always"
+            if not self._dirty:
+                self._synced = self._size
 
     def _ensure_open(self) -> None:
         """Create the segment a failed start-up could not (under the lock)."""
         if self._fd < 0:
             self._fd, self._size = self._open(self.segment)
+            self._synced = self._size
             if self._unsealed is not None:
                 self.seal_closed(*self._unsealed)
                 self._unsealed = None
@@ -262,6 +289,7 @@ class Journal:
                 if self._dirty:
                     os.fdatasync(self._fd)
                     self._dirty = self._sync_failed = False
+                    self._synced = self._size
                 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
                 try:
                     write_all(fd, b"\0" * 65536)
@@ -285,7 +313,7 @@ class Journal:
         with self._lock:
             if not self._dirty or self._closed.is_set():
                 return
-            fd, appended = os.dup(self._fd), self._appended
+            fd, appended, segment, size = os.dup(self._fd), self._appended, self.segment, self._size
         try:
             fdatasync(fd)
         except OSError as e:
@@ -296,6 +324,23 @@ class Journal:
         with self._lock:
             if self._appended == appended:  # nothing written meanwhile: all of it is on disk
                 self._dirty = False
+            if self.segment == segment:
+                self._synced = max(self._synced, size)
+
+    def mark_synced(self) -> None:
+        """Record the size the current segment is synced to (`journal-N.synced`), if it grew since the last
+        mark; called about once a second (main._alive). A mark that cannot be written (a full disk) waits
+        for the next call: recovery then checks against the last one written."""
+        with self._lock:
+            mark = (self.segment, self._synced)
+        if mark == self._marked or mark[1] <= FILE_HEADER.size:
+            return
+        try:
+            write_file(mark_path(self.data_dir, mark[0]),
+                       file_header(SEAL_MAGIC) + frame(spb.SegmentSealed(size=mark[1]).SerializeToString()))
+        except OSError:
+            return  # the journal's own writes say the disk is full (health); the last mark stands
+        self._marked = mark
 
     def rotate(self) -> int:
         """Start a new segment; returns its number. Older segments stay until a snapshot covers them."""
@@ -324,6 +369,7 @@ class Journal:
             closed = Closed(self._fd, self._dirty or self._sync_failed, self.segment, self._size)
             self.segment = segment
             self._fd, self._size = opened
+            self._synced = self._size
             self._dirty = False
         return closed
 
@@ -357,6 +403,9 @@ class Journal:
             seal(self.data_dir, segment, size)
         except OSError as e:
             log.warning("journal_seal_failed", segment=segment, reason=describe(e))
+            return
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(mark_path(self.data_dir, segment))  # the seal says more
 
 
     def _fsync_failed(self, e: OSError) -> None:

@@ -13,6 +13,7 @@ intact predecessor is moved aside (recovery falls back to the predecessor and th
 hold everything); without one its intact games are rewritten into it and the lost ones listed.
 A closed segment that is no longer the size its seal says (cut at a record boundary) is reported
 and resealed as it is; a seal whose successor is missing is removed, so the server starts without it.
+The segment written last, shorter than its synced mark says, is reported and its mark removed.
 """
 from __future__ import annotations
 
@@ -202,6 +203,14 @@ def _seal_problems(data_dir: Path, start: int) -> dict[int, str]:
         elif _successor_lost(seg, present):
             found[seg] = (f"{journal.segment_path(data_dir, seg + 1).name} is missing: {path.stem}.sealed says it "
                           f"was opened, so the records journaled in it are lost")
+    for seg, synced in sorted(journal.marks(data_dir).items()):
+        path = journal.segment_path(data_dir, seg)
+        if seg < start or not path.exists() or seg in seals:
+            continue  # a seal says more than the mark
+        if synced is None:
+            found[seg] = f"{path.stem}.synced: unreadable (the segment is taken as it is)"
+        elif synced > path.stat().st_size:
+            found[seg] = journal.unsynced_size(path, path.stat().st_size, synced)
     return found
 
 
@@ -294,6 +303,13 @@ def _reseal(data_dir: Path, start: int, lost: dict[int, str], r: Report) -> None
             journal.seal(data_dir, seg, path.stat().st_size)
             if seg in lost:
                 r.say(f"{lost[seg]} {seal.name} now says {path.stat().st_size} bytes", problem=True)
+    sealed_now = journal.seals(data_dir)
+    for seg, synced in sorted(journal.marks(data_dir).items()):
+        path, mark = journal.segment_path(data_dir, seg), journal.mark_path(data_dir, seg)
+        if seg in sealed_now or synced is None or not path.exists() or synced > path.stat().st_size:
+            os.unlink(mark)  # superseded, unreadable, or above the segment as it is now (its loss reported)
+            if seg in lost and seg not in sealed_now:
+                r.say(f"{lost[seg]} {mark.name} removed, so the server starts without them", problem=True)
 
 
 def _repair_snapshots(data_dir: Path, damaged_dir: Path, stamp: str, r: Report) -> None:

@@ -33,11 +33,12 @@ def listed(data_dir: Path) -> list[int]:
 
 
 def clear_unfinished(data_dir: Path) -> list[str]:
-    """Remove what a snapshot or seal write cut short (by a crash) left: `write` renames only a checked
-    file, and the journal holds everything such a file did (a seal not written is a segment taken as
-    it is). Names of the files removed."""
+    """Remove what a snapshot, seal or synced mark write cut short (by a crash) left: `write` renames only
+    a checked file, and the journal holds everything such a file did (a seal or mark not written is a
+    segment taken as it is, or checked against the mark before). Names of the files removed."""
     gone = []
-    for tmp in [*data_dir.glob("snapshot-*.tmp"), *data_dir.glob("journal-*.sealed.tmp")]:
+    for tmp in [*data_dir.glob("snapshot-*.tmp"), *data_dir.glob("journal-*.sealed.tmp"),
+                *data_dir.glob("journal-*.synced.tmp")]:
         tmp.unlink()
         gone.append(tmp.name)
     return gone

@@ -113,11 +113,11 @@ class Store:
         old_files = legacy.import_if_present(self.data_dir, self._fold_history)
         start = 1 if old_files else self._load_snapshots(counts)
         segs = [s for s in journal.segments(self.data_dir) if s >= start]
-        seals = self._readable_seals()
+        seals, marks = self._readable_sizes("sealed", journal.seals), self._readable_sizes("synced", journal.marks)
         self._refuse_missing_segments(start, segs, seals)
         for seg in segs:
             counts["replayed"] += self._replay_segment(seg, newest=seg == segs[-1], counts=counts,
-                                                       sealed=seals.get(seg))
+                                                       sealed=seals.get(seg), synced=marks.get(seg))
         next_segment = max(segs, default=start - 1) + 1
         # The segment first, then the snapshot that begins it, as every snapshot is made (`_snapshot`)
         self.journal = journal.Journal(self.data_dir, next_segment, self._fsync, self._fsync_interval_s)
@@ -136,12 +136,13 @@ class Store:
             counts["modes_tightened"] = self.tightened
         return counts
 
-    def _readable_seals(self) -> dict[int, int]:
-        """The segments' seals; one that does not read is left out (its segment is taken as it is)."""
-        found = journal.seals(self.data_dir)
+    def _readable_sizes(self, suffix: str, read: Callable[[Path], dict[int, int | None]]) -> dict[int, int]:
+        """The segments' seals or synced marks; one that does not read is left out (its segment is taken as
+        it is), logged and counted."""
+        found = read(self.data_dir)
         for seg in sorted(s for s, size in found.items() if size is None):
-            log.warning("journal_seal_damaged", file=journal.seal_path(self.data_dir, seg).name)
-            metrics.RECOVERY_MENDS.labels("damaged_seal").inc()
+            log.warning("journal_size_file_damaged", file=f"{journal.segment_path(self.data_dir, seg).stem}.{suffix}")
+            metrics.RECOVERY_MENDS.labels("damaged_seal" if suffix == "sealed" else "damaged_mark").inc()
         return {s: size for s, size in found.items() if size is not None}
 
     def _refuse_missing_segments(self, start: int, segs: list[int], seals: dict[int, int]) -> None:
@@ -249,9 +250,14 @@ class Store:
         self.games[game_id] = rec
         return True
 
-    def _replay_segment(self, seg: int, newest: bool, counts: dict[str, Any], sealed: int | None) -> int:
+    def _replay_segment(self, seg: int, newest: bool, counts: dict[str, Any], sealed: int | None,
+                        synced: int | None) -> int:
         path = journal.segment_path(self.data_dir, seg)
         data = path.read_bytes()
+        if sealed is None and synced is not None and len(data) < synced:  # cut below what was on disk
+            raise StartupError(journal.unsynced_size(path, len(data), synced) +
+                               f" Nothing was changed. Put the file back from a backup, or run `python -m "
+                               f"server.store repair {self.data_dir}` to start without what it lost")
         s = journal.scan(path, journal.JOURNAL_MAGIC, data)
         if s.header_error and newest and journal.header_cut_short(data, journal.JOURNAL_MAGIC):
             # killed between creating the file and writing its header: nothing in it was acknowledged
@@ -604,11 +610,17 @@ class Store:
             for seg in journal.seals(self.data_dir):
                 if seg < kept[0]:
                     os.unlink(journal.seal_path(self.data_dir, seg))
+            for seg in journal.marks(self.data_dir):
+                if seg < kept[0]:
+                    os.unlink(journal.mark_path(self.data_dir, seg))
 
     def alive(self) -> None:
-        """Mark this server alive now (datadir.touch): a restart charges clocks up to it (clock.resumed)."""
+        """Mark this server alive now (datadir.touch): a restart charges clocks up to it (clock.resumed);
+        and the size the journal is synced to (Journal.mark_synced)."""
         if self._lock_fd is not None and not self.serving_stopped:
             datadir.touch(self._lock_fd)
+        if self.journal is not None:
+            self.journal.mark_synced()
 
     def stop_serving(self) -> None:
         """The last mark: from now on no seat can move (a graceful stop drains and snapshots for a while,

@@ -134,3 +134,101 @@ def test_a_start_on_a_full_disk_seals_the_last_segment_once_the_new_one_exists(t
     assert store.journal.probe()
     assert journal.seals(tmp_path) == {1: size}
     store.close()
+
+
+# ---- the segment written last: its synced mark (journal-N.synced) ----------------------------------
+
+def written_last(data_dir, fsync: str = "always", moves: int = 8) -> tuple[dict[str, tuple], int]:
+    """A data dir whose newest segment holds acknowledged moves, marked synced as the running server
+    marks it every second (Store.alive); the server then stops without a restart to seal it."""
+    store, core = open_store(data_dir, fsync=fsync)
+    rng = random.Random(4)
+    for game, seats in (("pompeii", 3), ("citadels", 4)):
+        rec, _ = core.create(game, seats, {}, rng.randrange(1000), {})
+        play(core, rec, rng, moves)
+    if fsync == "interval":
+        store.journal.sync()  # as its thread does every GE_FSYNC_INTERVAL_MS
+    store.alive()
+    acked, segment = acknowledged(store), store.journal.segment
+    store.close()
+    return acked, segment
+
+
+def test_the_segment_written_last_cut_at_a_record_boundary_stops_startup(tmp_path):
+    """Before its mark, a cut of the newest segment's last records at a frame boundary left intact frames
+    only, and start-up went on without them, as if they had never been written."""
+    _, seg = written_last(tmp_path)
+    path, s = segment_frames(tmp_path, seg)
+    assert journal.marks(tmp_path)[seg] == path.stat().st_size
+    cut = s.frames[-3].offset
+    os.truncate(path, cut)
+    message = recover_refused(tmp_path)
+    assert path.name in message and "lost" in message and "synced" in message and "repair" in message, message
+    assert path.stat().st_size == cut, "nothing was changed"
+
+
+@pytest.mark.parametrize("fsync", ["always", "interval"])
+def test_the_mark_is_the_size_on_disk_and_a_torn_write_past_it_still_starts(tmp_path, fsync):
+    acked, seg = written_last(tmp_path, fsync)
+    path = journal.segment_path(tmp_path, seg)
+    marked = journal.marks(tmp_path)[seg]
+    assert marked == path.stat().st_size
+    with open(path, "ab") as f:  # a write after the last mark, torn by a crash
+        f.write(journal.frame(b"x" * 40)[:-7])
+    assert recovered(tmp_path) == acked
+    assert seg not in journal.marks(tmp_path), "the restart sealed the segment: its seal supersedes the mark"
+    assert journal.seals(tmp_path)[seg] == marked
+
+
+def test_without_fsync_only_a_clean_stop_is_marked(tmp_path):
+    """GE_FSYNC=never promises nothing after a power loss: while it runs, no size is known to be on disk.
+    A clean stop syncs the journal, and marks what it synced."""
+    store, core = open_store(tmp_path, fsync="never")
+    rec, _ = core.create("pompeii", 3, {}, 1, {})
+    play(core, rec, random.Random(1), 4)
+    store.alive()
+    assert journal.marks(tmp_path) == {}
+    store.close()
+    assert journal.marks(tmp_path) == {1: journal.segment_path(tmp_path, 1).stat().st_size}
+
+
+def test_verify_names_a_cut_below_the_mark_and_repair_starts_without_it(tmp_path):
+    acked, seg = written_last(tmp_path)
+    path, s = segment_frames(tmp_path, seg)
+    os.truncate(path, s.frames[-1].offset)
+    v = store_cli("verify", str(tmp_path))
+    assert v.returncode == 1 and "are lost" in v.stdout and f"{path.stem}.synced" in v.stdout, v.stdout
+    r = store_cli("repair", str(tmp_path))
+    assert r.returncode == 0 and "starts without them" in r.stdout, r.stdout + r.stderr
+    assert store_cli("verify", str(tmp_path)).returncode == 0
+    after = recovered(tmp_path)
+    assert after.keys() == acked.keys()
+    assert len([g for g in acked if after[g] != acked[g]]) == 1, "only the game whose record was cut lost it"
+
+
+def test_a_damaged_mark_is_counted_and_its_segment_taken_as_it_is(tmp_path):
+    acked, seg = written_last(tmp_path)
+    mark = journal.mark_path(tmp_path, seg)
+    data = bytearray(mark.read_bytes())
+    data[-1] ^= 0x01
+    mark.write_bytes(bytes(data))
+    before = metrics.RECOVERY_MENDS.labels("damaged_mark")._value.get()
+    assert recovered(tmp_path) == acked
+    assert metrics.RECOVERY_MENDS.labels("damaged_mark")._value.get() == before + 1
+
+
+def test_marks_follow_rotation_and_are_pruned_with_their_segments(tmp_path):
+    store, core = open_store(tmp_path, fsync="always")
+    rec, _ = core.create("pompeii", 3, {}, 1, {})
+    for i in range(4):
+        play(core, rec, random.Random(i), 2)
+        store.alive()
+        newest = store.journal.segment
+        assert journal.marks(tmp_path)[newest] == journal.segment_path(tmp_path, newest).stat().st_size
+        asyncio.run(store.snapshot())
+        assert newest not in journal.marks(tmp_path), "sealed when closed: the seal supersedes the mark"
+    assert set(journal.marks(tmp_path)) <= set(journal.segments(tmp_path))
+    store.close()
+    (tmp_path / f"{journal.mark_path(tmp_path, 99).name}.tmp").write_bytes(b"GEE")  # kill -9 mid-write
+    recovered(tmp_path)
+    assert not list(tmp_path.glob("*.tmp"))

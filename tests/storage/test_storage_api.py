@@ -239,3 +239,27 @@ def test_item2_the_previous_release_data_dir_serves_every_game(tmp_path):
             client.close()
     finally:
         server.stop()
+
+
+def test_acknowledged_moves_cut_from_the_segment_written_last_stop_the_restart(tmp_path):
+    """kill -9, then the newest journal segment loses its last records at a record boundary (every frame
+    left intact): the restart refuses with a sentence naming the file, instead of serving without them."""
+    from server import journal
+    server = ServerProcess(tmp_path / "data", GE_FSYNC="always").start()
+    data = tmp_path / "data"
+    try:
+        game = Game(server.target, "pompeii", 3, 7)
+        for _ in range(10):
+            assert game.step() == grpc.StatusCode.OK
+        seg = journal.segments(data)[-1]
+        path = journal.segment_path(data, seg)
+        assert wait_for(lambda: journal.marks(data).get(seg) == path.stat().st_size, 5), "marked within a second"
+    finally:
+        server.kill9()
+    cut = journal.scan(path, journal.JOURNAL_MAGIC).frames[-2].offset
+    os.truncate(path, cut)
+    with pytest.raises(RuntimeError, match="server exited"):
+        server.start()
+    said = server.log.read_text()
+    assert path.name in said and "are lost" in said and "repair" in said, said[-2000:]
+    assert path.stat().st_size == cut, "nothing was changed"
