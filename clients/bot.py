@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 import structlog
@@ -183,22 +184,23 @@ class LobbyBot:
         self.player.close()
 
 
-def enter_tournament(tournaments: TournamentClient, tournament_id: str, player: PlayerClient):
-    """The tournament, entered by `player` unless it is entered already or has a fixed list."""
+def enter_tournament(tournaments: TournamentClient, tournament_id: str, player: PlayerClient) -> tuple[Any, bool]:
+    """(the tournament, whether `player` entered it now): entered unless it is entered already (a restarted
+    bot) or the tournament has a fixed list."""
     t = tournaments.get(tournament_id)
     me = player.me().player.player_id
     player.player_id = me
     entered = any(e.player_id == me for e in t.entrants)
     if not entered and t.open_registration and TOURNAMENT_STATES[t.state] == "TOURNAMENT_STATE_REGISTERING":
         try:
-            t = tournaments.join(tournament_id, player.token)
+            return tournaments.join(tournament_id, player.token), True
         except Refused as e:
             if e.rule != "TOUR-8":  # entered meanwhile (a restarted bot): fine
                 raise
     elif not entered:
         raise Refused(grpc.StatusCode.FAILED_PRECONDITION, "this player is not an entrant of the tournament and "
                       "can no longer enter it", "TOUR-4")
-    return t
+    return t, False
 
 
 def play_tournament(server: str, player_token: str, tournament_id: str, make_bot,
@@ -208,8 +210,9 @@ def play_tournament(server: str, player_token: str, tournament_id: str, make_bot
     tls = {k: v for k, v in connection.items() if k in ("tls", "ca", "cert", "key")}
     tournaments = TournamentClient(server, tls=tls)
     player = PlayerClient(server, player_token, route=tournament_id, tls=tls)
-    t = enter_tournament(tournaments, tournament_id, player)
-    print(f"entered {t.tournament_id} ({t.game}, {len(t.entrants)} entrants so far)", flush=True)
+    t, joined = enter_tournament(tournaments, tournament_id, player)
+    print(f"{'entered' if joined else 'already an entrant of'} {t.tournament_id} ({t.game}, "
+          f"{len(t.entrants)} entrants so far)", flush=True)
     lobby = LobbyBot(player, Client(server, t.game, **connection), make_bot, joining=False)
 
     def watch() -> None:

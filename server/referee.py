@@ -88,8 +88,11 @@ def score_rollouts(rows: list[list[float]], seats: int, reason: str) -> Adjudica
 def _worker_start(server: int) -> None:
     """A search worker (hints, autoplay, adjudication): it yields the CPU to the server's own process, so
     a caller's hint budget can never slow another caller's moves (README "Limits"), and ends with the
-    server, even one killed with -9 (a worker left behind kept searching)."""
+    server, even one killed with -9 (a worker left behind kept searching). A terminal's Ctrl-C reaches
+    every process of its group: the server stops its workers itself, so a worker ignores it (each printed
+    a KeyboardInterrupt traceback)."""
     lifetime.die_with_parent(signal.SIGKILL, server)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.nice(SEARCH_NICENESS)
 
 

@@ -373,3 +373,16 @@ def test_every_game_a_server_hosts_takes_its_options_in_a_tournament(fresh_serve
     assert hosted <= {f.name for f in oneof.fields}
     t, _ = tc.create("kuhn", 2, games=2, options={"ante": 2})
     assert "ante=2" in t.options
+
+
+def test_a_restarted_bot_says_it_is_an_entrant_already_not_that_it_entered(fresh_server):
+    """A bot restarted mid-tournament printed "entered" again; it enters once, then finds itself entered."""
+    from clients.bot import enter_tournament
+    server = fresh_server().start()
+    tc = TournamentClient(server.target)
+    t, _ = tc.create("kuhn", 2, "round_robin", time_bank_ms=20_000, max_entrants=4)
+    alice = PlayerClient.register(server.target, "alice")
+    first, joined = enter_tournament(tc, t.tournament_id, alice)
+    again, joined_again = enter_tournament(tc, t.tournament_id, alice)
+    assert (joined, joined_again) == (True, False)
+    assert [e.player_id for e in again.entrants] == [e.player_id for e in first.entrants] == [alice.player_id]

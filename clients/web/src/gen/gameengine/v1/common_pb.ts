@@ -385,6 +385,8 @@ export type AdjudicateGameRequest = Message<"gameengine.v1.AdjudicateGameRequest
   gameId: string;
 
   /**
+   * Every seat's token, or the operator token (GE_ADMIN_TOKEN) alone.
+   *
    * @generated from field: repeated string tokens = 2;
    */
   tokens: string[];
