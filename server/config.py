@@ -134,11 +134,11 @@ class Config:
                 ("GE_LOG_LEVEL", self.log_level, self.log_level.lower() in LOG_LEVELS, ", ".join(LOG_LEVELS)),
                 ("GE_EVENT_LOOP", self.event_loop, self.event_loop in ("uvloop", "asyncio"), "uvloop or asyncio")):
             if not ok:
-                raise ConfigError(f"{name}={str(value)[:40]!r}: must be {what}")
+                raise ConfigError(f"{name}={_shown(value)!r}: must be {what}")
         for f in fields(self):  # a negative count, rate or time means nothing (0 turns a limit off)
             value = getattr(self, f.name)
             if isinstance(value, (int, float)) and value < 0:
-                raise ConfigError(f"{f.metadata['env']}={str(value)[:40]!r}: must be 0 or more")
+                raise ConfigError(f"{f.metadata['env']}={_shown(value)!r}: must be 0 or more")
         if self.max_message_bytes < 1024:  # -1 would be gRPC's "unlimited"
             raise ConfigError(f"GE_MAX_MESSAGE_BYTES={self.max_message_bytes!r}: must be at least 1024")
         self.trusted_networks()
@@ -151,6 +151,11 @@ class Config:
         except ValueError:
             raise ConfigError(f"GE_TRUSTED_PROXIES={self.trusted_proxies[:40]!r}: must be networks such as "
                               "10.0.0.0/8,fc00::/7, separated by commas") from None
+
+
+def _shown(value: object) -> str:
+    """A parsed value as it was most likely written: 0 and -1 for the floats 0.0 and -1.0."""
+    return (f"{value:g}" if isinstance(value, float) else str(value))[:40]
 
 
 class ConfigError(SystemExit):

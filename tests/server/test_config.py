@@ -43,6 +43,15 @@ def test_a_value_the_server_cannot_run_with_is_one_line_naming_the_variable(name
     assert str(e.value).startswith(f"{name}=") and "\n" not in str(e.value)
 
 
+@pytest.mark.parametrize("name,value", [("GE_REFEREE_TICK_S", "0"), ("GE_RATE_LIMIT_PER_S", "-1"),
+                                        ("GE_SNAPSHOT_INTERVAL_S", "-2.5")])
+def test_the_line_shows_the_value_as_written(name, value):
+    """A float setting showed its parsed value: GE_REFEREE_TICK_S='0.0' for 0."""
+    with pytest.raises(ConfigError) as e:
+        Config.from_env({name: value})
+    assert str(e.value).startswith(f"{name}={value!r}: "), str(e.value)
+
+
 def test_a_bad_setting_stops_the_server_with_that_line_and_no_traceback(tmp_path):
     env = dict(os.environ, GE_DATA_DIR=str(tmp_path), GE_FSYNC_INTERVAL_MS="0",
                PYTHONPATH=f"{ROOT}{os.pathsep}{ROOT / 'protos'}")
