@@ -42,7 +42,7 @@ def _content_type(scope: Scope) -> str:
 
 def grpc_web_text(app: ASGIApp, max_request_bytes: int, count: webguard.Count) -> ASGIApp:
     """Wrap an ASGI app that serves binary gRPC-Web so it also serves text mode on the same paths."""
-    max_text = 4 * (max_request_bytes + 5 + 2) // 3 + 64  # base64 of one framed message, some slack
+    max_text = webguard.text_bound(max_request_bytes)
 
     async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
         content_type = _content_type(scope)

@@ -47,13 +47,14 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Message as AsgiMessage
 
 import engines
 from engines import registry
 from gameengine import codecs
 from gameengine.v1 import common_pb2, lobby_pb2, player_pb2, tournament_pb2
 
-from . import fanout, limits, quotas, transport, webguard
+from . import fanout, grpcweb_text, limits, quotas, transport, webguard
 from .errors import InvalidArgument, ServiceError, Unimplemented, oversize, undecodable
 from .grpcweb_text import grpc_web_text
 
@@ -93,8 +94,15 @@ def metadata_of(ctx: RequestContext[Any, Any]) -> list[tuple[str, str]]:
     return md
 
 
+MAX_TIMEOUT_S = 30 * 86400.0  # gRPC's own deadline overflows near 292 years; grpc-timeout reaches 11,000
+
+
 def timeout_of(ctx: RequestContext[Any, Any]) -> float | None:
-    return None if ctx.timeout_ms is None else ctx.timeout_ms / 1000
+    """The call's time left, in seconds; a deadline beyond MAX_TIMEOUT_S (a grpc-timeout of 99999999H is
+    valid) is none, as grpc.aio failed the call at once with DEADLINE_EXCEEDED."""
+    if ctx.timeout_ms is None or ctx.timeout_ms / 1000 > MAX_TIMEOUT_S:
+        return None
+    return ctx.timeout_ms / 1000
 
 
 def connect_error(status: status_pb2.Status) -> ConnectError:
@@ -173,6 +181,9 @@ def decode_json(data: bytes, cls: Any) -> Message:
     a duplicate key or malformed JSON is INVALID_ARGUMENT in protobuf's own words, with each long
     string of the caller's quoted (limits.unechoed) and the sentence bounded (limits.clip)."""
     message: Message = cls()
+    if not data.lstrip()[:1] == b"{":  # protobuf's parser took [] and "" for an empty message
+        raise edge_refusal(InvalidArgument(f"the request is not a valid {cls.DESCRIPTOR.full_name} in JSON: "
+                                           "a message is a JSON object", rule="REQUEST"))
     try:
         json_format.Parse(data, message, ignore_unknown_fields=False)
     except (json_format.ParseError, ValueError, TypeError, RecursionError) as e:
@@ -375,10 +386,10 @@ def protocol_refusal(scope: Scope) -> InvalidArgument | None:
     """The protocol headers connectrpc refuses before any of our code runs, in its words with the caller's
     value quoted whole and no ErrorInfo; checked here first, by its own tests (INVALID_ARGUMENT, REQUEST).
     A header sent twice is checked in each of its values."""
-    raw_type = next((v for k, v in scope.get("headers", ()) if k == b"content-type"), b"").decode()
-    if raw_type.startswith("application/grpc-web"):  # connectrpc picks the protocol by the type as sent
+    protocol = connectrpc_protocol(scope)
+    if protocol == "grpc-web":
         checks = [("grpc-timeout", GRPC_TIMEOUT, "1 to 8 digits and a unit (H, M, S, m, u or n)")]
-    elif webguard.content_type_of(scope).startswith(b"application/grpc"):
+    elif protocol == "grpc":
         # HTTP/1.1 has no trailers for gRPC: connectrpc answered grpc-status 2 and logged a traceback
         return InvalidArgument("the web port speaks Connect and gRPC-Web; gRPC is served on the gRPC port",
                                rule="REQUEST")
@@ -391,6 +402,49 @@ def protocol_refusal(scope: Scope) -> InvalidArgument | None:
             if key == name.encode() and not shape.fullmatch(text):
                 return InvalidArgument(f"header {name} must be {said}, not {limits.quote(text)!r}", rule="REQUEST")
     return None
+
+
+def connectrpc_protocol(scope: Scope) -> str:
+    """The protocol connectrpc takes the request for, by its content type exactly as sent: "grpc-web" for
+    "application/grpc-web" or "application/grpc-web+..." (text mode becomes that in grpcweb_text), "grpc"
+    for "application/grpc" or "application/grpc+...", and "connect" for anything else, including
+    "application/grpc-web; charset=utf-8"."""
+    raw = next((v for k, v in scope.get("headers", ()) if k == b"content-type"), b"").decode()
+    low, text, binary = raw.strip().lower(), grpcweb_text.TEXT, grpcweb_text.BINARY
+    if low == text or low.startswith(text + "+") or raw == binary or raw.startswith(binary + "+"):
+        return "grpc-web"
+    if raw == "application/grpc" or raw.startswith("application/grpc+"):
+        return "grpc"
+    return "connect"
+
+
+def described_http_errors(app: ASGIApp) -> ASGIApp:
+    """connectrpc answers a method other than POST (405) and a content type it does not read (415) with
+    an empty body: a browser's fetch saw no reason. They get the refusal's shape here (INVALID_ARGUMENT,
+    rule REQUEST, with ErrorInfo), keeping the HTTP status and connectrpc's Allow / Accept-Post."""
+    async def described(scope: Scope, receive: Receive, send: Send) -> None:
+        replaced = False
+
+        async def send_described(message: AsgiMessage) -> None:
+            nonlocal replaced
+            if message["type"] == "http.response.start" and message["status"] in HTTP_REFUSALS:
+                replaced = True
+                kept = [(k, v) for k, v in message.get("headers", ()) if k.lower() in (b"allow", b"accept-post")]
+                said = HTTP_REFUSALS[message["status"]]
+                await webguard.send_refusal(send, webguard.content_type_of(scope), webguard.edge_status(
+                    InvalidArgument(said, rule="REQUEST")), message["status"], headers=kept)
+            elif not replaced:
+                await send(message)
+        await app(scope, receive, send_described)
+    return described
+
+
+HTTP_REFUSALS = {
+    405: "an RPC is called with POST (this port does not serve the Connect protocol's GET)",
+    415: "the content type is not one this port reads: application/json or application/proto (Connect), "
+         "application/connect+json or +proto (Connect streams), application/grpc-web(+proto) or "
+         "application/grpc-web-text (gRPC-Web)",
+}
 
 
 def services_of(wanted: list[str]) -> list[ServiceDescriptor]:
@@ -406,10 +460,11 @@ def build_app(channel: grpc.aio.Channel, cfg: Any) -> ASGIApp:
     wanted = [g for g in cfg.games.split(",") if g] or list(codecs.load_all())
     routes = endpoints(services_of(wanted), channel)
     count = refusal_counter(channel)
-    rpc = grpc_web_text(opening(_App(service=None, endpoints=lambda _: routes,  # type: ignore[arg-type, return-value]
-                                     codecs=[fanout.SharedCodec(StrictCodec(c)) for c in google_protobuf_codecs()],
-                                     interceptors=[EdgeRefusals(cfg.max_message_bytes, count)],
-                                     read_max_bytes=cfg.max_message_bytes)), cfg.max_message_bytes, count)
+    rpc = grpc_web_text(opening(described_http_errors(_App(
+        service=None, endpoints=lambda _: routes,  # type: ignore[arg-type, return-value]
+        codecs=[fanout.SharedCodec(StrictCodec(c)) for c in google_protobuf_codecs()],
+        interceptors=[EdgeRefusals(cfg.max_message_bytes, count)],
+        read_max_bytes=cfg.max_message_bytes))), cfg.max_message_bytes, count)
     static = StaticFiles(directory=STATIC, html=True)
     list_games = channel.unary_unary(LIVE_GAMES, request_serializer=_json_bytes, response_deserializer=json.loads)
 

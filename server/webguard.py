@@ -93,15 +93,17 @@ def grpc_status_headers(status: status_pb2.Status) -> list[tuple[bytes, bytes]]:
 
 
 async def send_refusal(send: Send, content_type: bytes, status: status_pb2.Status, http_status: int,
-                       close: bool = False) -> None:
+                       close: bool = False, headers: list[tuple[bytes, bytes]] | None = None) -> None:
     """Send a refusal as the request's protocol reads it: gRPC-Web (any application/grpc...) a
     trailers-only answer, HTTP 200 with the status in its headers; a Connect stream
     (application/connect+...) HTTP 200 and an end-of-stream message holding the error, which is all a
-    Connect client reads from a stream; a Connect unary call `http_status` and the error's JSON."""
-    headers = [(b"connection", b"close")] if close else []
+    Connect client reads from a stream; a Connect unary call `http_status` and the error's JSON. The
+    answer's content type is the request's only when it is one this port serves (never caller text)."""
+    headers = [*(headers or ()), *([(b"connection", b"close")] if close else [])]
     ctype = content_type.split(b";")[0].strip()
     if ctype.startswith(b"application/grpc"):
-        headers += [(b"content-type", ctype), *grpc_status_headers(status)]
+        answered = ctype if ctype in SERVED_TYPES else b"application/grpc-web+proto"
+        headers += [(b"content-type", answered), *grpc_status_headers(status)]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": b""})
         return
@@ -109,11 +111,18 @@ async def send_refusal(send: Send, content_type: bytes, status: status_pb2.Statu
     if ctype.startswith(b"application/connect+"):
         end = b'{"error": ' + error + b"}"
         body, http_status = struct.pack(">BI", 2, len(end)) + end, 200  # flag 2: the end of the stream
+        ctype = ctype if ctype in SERVED_TYPES else b"application/connect+json"
     else:
         body, ctype = error, b"application/json"
     headers += [(b"content-type", ctype), (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": http_status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+SERVED_TYPES = frozenset({b"application/grpc", b"application/grpc+proto", b"application/grpc-web",
+                          b"application/grpc-web+proto", b"application/grpc-web+json",
+                          b"application/grpc-web-text", b"application/grpc-web-text+proto",
+                          b"application/connect+json", b"application/connect+proto"})
 
 
 def _percent_encoded(message: str) -> bytes:
@@ -162,11 +171,9 @@ def with_body_limit(app: ASGIApp, max_bytes: int, count: Count) -> ASGIApp:
     oversized body costs the server one header parse instead of reading and decoding it. The refusal is
     RESOURCE_EXHAUSTED with ErrorInfo: Connect's HTTP 429 with its JSON error, gRPC-Web's grpc-status 8;
     a body with no declared length is refused the same way as it is read (web.EdgeRefusals)."""
-    limit = max_bytes + 5
-
     async def limited_app(scope: Scope, receive: Receive, send: Send) -> None:
         size = _content_length(scope) if scope["type"] == "http" else None
-        if size is None or size <= limit:
+        if size is None or size <= body_bound(scope, max_bytes):
             await app(scope, receive, send)
             return
         err = oversize(max_bytes, size)
@@ -200,6 +207,18 @@ def head_size(scope: Scope) -> int:
     query = scope.get("query_string", b"")
     line = len(scope.get("method", "")) + len(scope.get("raw_path", b"")) + (len(query) + 1 if query else 0) + 12
     return line + sum(len(name) + len(value) + 4 for name, value in scope.get("headers", ()))
+
+
+def body_bound(scope: Scope, max_bytes: int) -> int:
+    """The longest body one request of `max_bytes` can take: its 5-byte envelope; in gRPC-Web text mode
+    the base64 of that, with some slack (grpcweb_text checks the message itself once decoded)."""
+    if content_type_of(scope).startswith(b"application/grpc-web-text"):
+        return text_bound(max_bytes)
+    return max_bytes + 5
+
+
+def text_bound(max_bytes: int) -> int:
+    return 4 * (max_bytes + 5 + 2) // 3 + 64
 
 
 def forwarded_in(scope: Scope) -> str | None:

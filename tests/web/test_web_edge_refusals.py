@@ -324,6 +324,95 @@ def test_a_request_head_over_16_kib_sent_whole_is_refused(web_server):
                 near)[0] == 200
 
 
+LIST = "/gameengine.v1.LobbyService/ListOpenGames"
+
+
+def refusal_in_any_shape(status: int, headers: dict[str, str], raw: bytes) -> tuple[str, str, dict[str, bytes]]:
+    """(code name, message, details) of a refusal answered as gRPC-Web (grpc-status in the headers) or Connect
+    (a unary JSON error, or a stream's end message)."""
+    if "grpc-status" in headers:
+        st = grpc_web_status(headers)
+        return code_pb2.Code.Name(st.code).lower(), st.message, status_details(st)
+    err = json.loads(raw[5:])["error"] if raw[:1] == b"\x02" else json.loads(raw)
+    return err["code"], err["message"], connect_details(err)
+
+
+def test_a_content_type_connectrpc_takes_for_connect_is_checked_as_connect(web_server):
+    """connectrpc takes only "application/grpc-web" and "application/grpc-web+..." for gRPC-Web, exactly as
+    sent: "application/grpc-web; charset=utf-8" is Connect to it, and its headers were not checked as
+    Connect's, so connectrpc's own refusal came back, repeating them whole without ErrorInfo."""
+    long = "x" * 300
+    for ctype in ("application/grpc-web; charset=utf-8", "application/grpc-webx", "application/grpc-web-textual",
+                  "application/json"):
+        for header in ("connect-protocol-version", "connect-timeout-ms"):
+            status, headers, raw = post(web_server.base, LIST, b"{}", ctype, {header: long})
+            code, message, details = refusal_in_any_shape(status, headers, raw)
+            assert code == "invalid_argument" and "google.rpc.ErrorInfo" in details, (ctype, header, raw[:300])
+            assert header in message and "x" * (MAX_QUOTED + 1) not in message, message
+
+
+def test_a_wrong_method_or_content_type_is_a_refusal_with_its_reason(web_server):
+    """connectrpc answered these 405 and 415 with an empty body."""
+    req = urllib.request.Request(web_server.base + LIST, method="GET")
+    with pytest.raises(urllib.error.HTTPError) as got:
+        urllib.request.urlopen(req, timeout=10)
+    err = json.loads(got.value.read())
+    assert got.value.code == 405 and got.value.headers["allow"] and "POST" in err["message"], err
+    assert status_of(connect_details(err))[0].metadata["rule"] == "REQUEST"
+    for method in ("PUT", "DELETE"):
+        status, _, raw = post_with(web_server.base, LIST, method, b"{}", "application/json")
+        assert status == 405 and json.loads(raw)["code"] == "invalid_argument", (method, raw[:200])
+    for ctype in ("text/plain", "application/grpc-web+nonsense", "application/connect+json"):
+        status, headers, raw = post(web_server.base, LIST, b"{}", ctype)
+        code, message, details = refusal_in_any_shape(status, headers, raw)
+        assert code == "invalid_argument" and "content type" in message, (ctype, status, raw[:200])
+        assert "google.rpc.ErrorInfo" in details
+
+
+def post_with(base: str, path: str, method: str, body: bytes, content_type: str):
+    req = urllib.request.Request(base + path, data=body, method=method, headers={"content-type": content_type})
+    try:
+        with urllib.request.urlopen(req, timeout=15) as r:
+            return r.status, {k.lower(): v for k, v in r.headers.items()}, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, {k.lower(): v for k, v in e.headers.items()}, e.read()
+
+
+def test_a_refusal_never_repeats_the_callers_content_type(web_server):
+    for ctype in ("application/grpc" + "x" * 300, "application/connect+" + "x" * 300,
+                  "application/grpc-web+" + "x" * 300):
+        status, headers, raw = post(web_server.base, LIST, b"", ctype, {"connect-protocol-version": "2"})
+        assert "x" * (MAX_QUOTED + 1) not in headers.get("content-type", ""), (ctype, headers)
+        assert "x" * (MAX_QUOTED + 1) not in raw.decode(errors="replace")
+
+
+def test_grpc_web_text_with_a_declared_length_is_bounded_by_the_decoded_message(web_server):
+    """The body limit compared the base64 text's length with the binary bound: a message within
+    GE_MAX_MESSAGE_BYTES, sent as text with a Content-Length, was refused as oversize."""
+    from gameengine.v1 import lobby_pb2
+    message = lobby_pb2.ListOpenGamesRequest(game="g" * 50_000).SerializeToString()
+    framed = struct.pack(">BI", 0, len(message)) + message
+    st = grpc_web_status(grpc_web(web_server.base, LIST, framed, text=True))
+    assert st.code != 8 and "GE_MAX_MESSAGE_BYTES" not in st.message, st.message  # the server's own refusal
+
+
+def test_the_longest_grpc_timeout_is_a_long_deadline_not_an_expired_one(web_server):
+    """grpc-timeout allows 8 digits of hours; grpc.aio failed such a call at once, DEADLINE_EXCEEDED."""
+    empty = struct.pack(">BI", 0, 0)
+    for timeout in ("99999999H", "9999999H", "5S"):
+        trailers = grpc_web_raw(web_server.base, LIST, empty, {"grpc-timeout": timeout})
+        assert trailers["grpc-status"] == "0", (timeout, trailers)
+
+
+def test_a_json_request_is_an_object(web_server):
+    """protobuf's JSON parser took [] and "" for an empty message."""
+    for body in (b"[]", b'""', b" [ ] ", b"1", b"null"):
+        status, _, raw = post(web_server.base, LIST, body, "application/json")
+        assert status == 400, (body, raw[:200])
+        assert_invalid_argument(json.loads(raw))
+    assert post(web_server.base, LIST, b" {} ", "application/json")[0] == 200
+
+
 # ---- 3: an unknown service or method is UNIMPLEMENTED --------------------------------------------
 
 def test_unknown_method_is_unimplemented(web_server):
