@@ -200,6 +200,7 @@ class Referee:
             if not self.healthy and now >= probe_at:  # get a working pool back without waiting for a hint
                 probe_at = now + 1.0
                 self._keep(asyncio.get_running_loop().create_task(self._probe()))
+            due: list[tuple[float, GameRecord, int, str, str]] = []
             for game_id in list(self.watched):
                 rec = self.core.games.get(game_id)
                 if rec is None or self.core.is_over(rec):
@@ -213,13 +214,16 @@ class Referee:
                 turn = self.core.to_move(rec)
                 if turn < 0:
                     continue  # waiting for players or being adjudicated
+                left = self.remaining_ms(rec, now) if rec.referee_state.clock is not None else 0.0
                 if turn in rec.referee_state.forfeited:
-                    action, reason = "random", f"seat {turn} forfeited; the referee moves for it"
-                elif rec.referee_state.clock is not None and turn >= 0 and self.remaining_ms(rec, now) <= 0:
-                    action, reason = rec.referee.get("timeout_policy", "autoplay"), f"seat {turn} ran out of time"
-                else:
-                    continue
-                if quotas.QUOTAS.referee_move(game_id):  # else its creator's games used their budget: a later tick
+                    due.append((left, rec, turn, "random", f"seat {turn} forfeited; the referee moves for it"))
+                elif rec.referee_state.clock is not None and left <= 0:
+                    due.append((left, rec, turn, rec.referee.get("timeout_policy", "autoplay"),
+                                f"seat {turn} ran out of time"))
+            # The longest overdue first: a creator's referee budget and pool share (two searches at once) go
+            # round its games. In the watch set's fixed order, the same two of three games took both every tick.
+            for _, rec, turn, action, reason in sorted(due, key=lambda d: d[0]):
+                if quotas.QUOTAS.referee_move(rec.game_id):  # else its creator's budget is spent: a later tick
                     self._spawn(rec, turn, action, reason)
 
     def _spawn(self, rec: GameRecord, seat: int, action: str, reason: str) -> None:

@@ -462,3 +462,20 @@ def test_a_shutdown_ends_the_referees_actions_before_its_pool(tmp_path):
     assert [e for e in logs if e["event"] == "referee_failed"] == []
     assert rec.version == 0
     store.close()
+
+
+def test_every_clocked_game_of_one_creator_advances_when_the_referee_plays_them(tmp_path):
+    """A creator's referee searches run two at a time (GE_POOL_JOBS_PER_CLIENT): taken in the watch set's
+    fixed order, the same two of three out-of-time games got both places every tick and the third never
+    moved again. The longest overdue now goes first."""
+    server = ServerProcess(tmp_path / "d").start()
+    try:
+        client = Client(server.target, "pompeii")
+        games = [client.create(4, time_bank_ms=300, timeout_policy="autoplay")[0] for _ in range(3)]
+        time.sleep(3)
+        before = [client.status(g).version for g in games]
+        time.sleep(5)
+        moved = [client.status(g).version - b for g, b in zip(games, before)]
+        assert min(moved) >= 2 and 3 * min(moved) >= max(moved), f"moves per game in 5 s: {moved}"
+    finally:
+        server.stop()
