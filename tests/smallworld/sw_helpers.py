@@ -168,6 +168,25 @@ def lost_tribe(st, r):
     place(st, D.LOST_TRIBE, {r: 1})
 
 
+def ghosts(st, regions, island=None, well=0):
+    """Put Ghosts on regions (and the Island / the Well), taking them from the reserve."""
+    place(st, D.GHOSTS, regions)
+    n = sum(regions.values()) + well
+    if island is not None:
+        n += island - st.island
+        st.island = island
+    st.well_ghosts += well
+    st.ghost_reserve -= n
+    assert st.ghost_reserve >= 0
+
+
+def well_tokens(st, race, n):
+    """Put `n` tokens of `race` in the Soul Well, from the supply."""
+    k = D.RACE[race]
+    st.well_tokens.extend([k] * n)
+    st.supply[k] -= n
+
+
 def conquest_turn(st, seat, k):
     """Seat `seat` is in its conquest step with force k (hand already set)."""
     flow.reset_turn(st)
@@ -195,3 +214,18 @@ def play(st, seat, *moves):
 
 def kinds(events, kind):
     return [e for e in events if e.kind == kind]
+
+
+def put_in_row(st, race, power, position=0):
+    """Put the combo `race`+`power` at `position` of the row, swapping out what was there."""
+    k, p = D.RACE[race], D.POWER[power]
+    for combo in st.combo_row:  # free them where they are
+        if combo[0] == k:
+            combo[0] = st.combo_row[position][0]
+        if combo[1] == p:
+            combo[1] = st.combo_row[position][1]
+    if k in st.race_deck:
+        st.race_deck[st.race_deck.index(k)] = st.combo_row[position][0]
+    if p in st.power_deck:
+        st.power_deck[st.power_deck.index(p)] = st.combo_row[position][1]
+    st.combo_row[position][0], st.combo_row[position][1] = k, p

@@ -39,7 +39,19 @@ from engines.smallworld.moves import (
 )
 from engines.smallworld.scoring import tiebreak_tokens
 
-from .sw_helpers import conquest_turn, fresh, give, invariants, kinds, lost_tribe, place, play, start_turn
+from .sw_helpers import (
+    conquest_turn,
+    fresh,
+    ghosts,
+    give,
+    invariants,
+    kinds,
+    lost_tribe,
+    play,
+    put_in_row,
+    start_turn,
+    well_tokens,
+)
 
 G = D.GHOSTS
 
@@ -80,23 +92,6 @@ def necgame(seats=4, powers=("merchant",), **opts):
     set_necro_powers(st, powers)
     st.phase = "start"
     return st
-
-
-def put_ghosts(st, regions, island=None, well=0):
-    place(st, G, regions)
-    n = sum(regions.values()) + well
-    if island is not None:
-        n += island - st.island
-        st.island = island
-    st.well_ghosts += well
-    st.ghost_reserve -= n
-    assert st.ghost_reserve >= 0
-
-
-def well_add(st, race, n):
-    k = D.RACE[race]
-    st.well_tokens.extend([k] * n)
-    st.supply[k] -= n
 
 
 def ghost_total(st):
@@ -232,11 +227,11 @@ def test_NEC_10_in_decline_lone_token_goes_to_the_well():
 def test_NEC_14_conquering_ghosts_costs_n_plus_2_one_to_well_rest_to_his_hand():
     # seed 二.1 b 「一樣遵循N+2的規則；…將其上的1個鬼魂置入靈魂之井；該領地上剩餘的鬼魂則返回死靈術士手中」
     st = necgame(5)
-    put_ghosts(st, {8: 3, 25: 1})
+    ghosts(st, {8: 3, 25: 1})
     h = give(st, 0, "humans", hand=10, regions={2: 1})
     assert conquest_cost(st, h, 8) == 2 + 3
     assert conquest_cost(st, h, 9) == 2 + 1  # empty mountain (WX-16 is 2 + 1 + 3 with a Mountain)
-    put_ghosts(st, {9: 3})
+    ghosts(st, {9: 3})
     assert conquest_cost(st, h, 9) == 2 + 1 + 3  # WX-16
     conquest_turn(st, 0, h)
     play(st, 0, Conquer(8))
@@ -247,7 +242,7 @@ def test_NEC_14_conquering_ghosts_costs_n_plus_2_one_to_well_rest_to_his_hand():
 def test_NEC_15_ghosts_in_his_hand_go_back_to_his_regions_at_turn_end():
     # seed 二.1 c 「該玩家回合結束時，死靈術士可將手中的鬼魂重新分配到他的鬼魂仍然佔領的領地上」
     st = necgame(5)
-    put_ghosts(st, {8: 3, 25: 1})
+    ghosts(st, {8: 3, 25: 1})
     h = give(st, 0, "humans", hand=5, regions={2: 1})
     conquest_turn(st, 0, h)
     play(st, 0, Conquer(8))
@@ -263,7 +258,7 @@ def test_NEC_15_ghosts_in_his_hand_go_back_to_his_regions_at_turn_end():
 def test_NEC_15_ghosts_with_no_region_stay_on_the_island():
     # seed 二.1 c 「假如他場上都沒有鬼魂佔領的領地，則將所有鬼魂置留在死靈島上」
     st = necgame(5)
-    put_ghosts(st, {8: 3})
+    ghosts(st, {8: 3})
     h = give(st, 0, "humans", hand=5, regions={2: 1})
     conquest_turn(st, 0, h)
     island = st.island
@@ -278,8 +273,8 @@ def test_NEC_16_conversion_four_to_one_ghosts_first_rest_stays():
     # seed 二.1 d: every normal player's turn end, after redeployment, 4 tokens (Ghosts first) leave, 1 Ghost to
     #   the Island
     st = necgame(5)
-    put_ghosts(st, {25: 1}, well=2)
-    well_add(st, "ratmen", 3)
+    ghosts(st, {25: 1}, well=2)
+    well_tokens(st, "ratmen", 3)
     give(st, 0, "humans", hand=5, regions={2: 1})
     start_turn(st, 0)
     reserve, island = st.ghost_reserve, st.island
@@ -295,7 +290,7 @@ def test_NEC_16_conversion_four_to_one_ghosts_first_rest_stays():
 
 def test_NEC_16_conversion_repeats_for_every_group_of_four():
     st = necgame(5)
-    well_add(st, "ratmen", 9)
+    well_tokens(st, "ratmen", 9)
     give(st, 0, "humans", hand=5, regions={2: 1})
     start_turn(st, 0)
     island = st.island
@@ -305,7 +300,7 @@ def test_NEC_16_conversion_repeats_for_every_group_of_four():
 
 def test_NEC_16_conversion_only_after_the_turn_not_during_it():
     st = necgame(5)
-    well_add(st, "ratmen", 3)
+    well_tokens(st, "ratmen", 3)
     h = give(st, 0, "humans", hand=10, regions={4: 1})
     lost_tribe(st, 2)
     conquest_turn(st, 0, h)
@@ -352,7 +347,7 @@ def test_NEC_12_elves_going_into_decline_send_all_elf_tokens_to_the_well():
 def test_NEC_12_active_elves_lose_no_token_to_conquest_even_by_ghosts():
     st = necgame(5)
     e = give(st, 0, "elves", regions={8: 3, 2: 1})
-    put_ghosts(st, {9: 1}, island=6)
+    ghosts(st, {9: 1}, island=6)
     necro_conquest(st, 4)
     assert st.hand[G] == 6
     play(st, 4, Conquer(8))  # 2 + 3 = 5
@@ -365,7 +360,7 @@ def test_NEC_19_price_is_powers_plus_ghosts_on_map_and_island_not_well():
     # seed 二.2 a 「費用則是死靈術士已啟用的特殊能力總數，加上場上的鬼魂數量。(地圖上與死靈島上的總和；請
     #   注意靈魂之井內的鬼魂不算)」
     st = necgame(5, powers=("merchant", "forest"))
-    put_ghosts(st, {9: 2, 25: 1}, island=3, well=3)  # WX-17: 2 powers, 6 on map+Island, 3 in the Well
+    ghosts(st, {9: 2, 25: 1}, island=3, well=3)  # WX-17: 2 powers, 6 on map+Island, 3 in the Well
     assert price(st) == 2 + 6
     st.coins[4] = 20
     start_turn(st, 4)
@@ -417,7 +412,7 @@ def test_NEC_24_island_and_lake_cannot_be_conquered_even_by_seafaring():
     assert Conquer(16) not in GAME.legal_moves(st, 0)
     refused(st, 0, Conquer(16))
     st = necgame(5, powers=("seafaring",))
-    put_ghosts(st, {15: 1}, island=5)
+    ghosts(st, {15: 1}, island=5)
     necro_conquest(st, 4)
     assert Conquer(16) not in GAME.legal_moves(st, 4)
 
@@ -439,8 +434,8 @@ def test_NEC_26_NEC_27_his_scoring_and_summoning():
     #   取一個未使用的種族token
     # …放置在靈魂之井中。假如靈魂之井中因此有大於或等於4個…4:1…」; 三.3 no bonus for the Island  (WX-18)
     st = necgame(5, powers=("forest", "alchemist"))
-    put_ghosts(st, {11: 1, 15: 1, 24: 1}, island=1)  # 11 forest, 15 hill, 24 mountain
-    well_add(st, "ratmen", 2)
+    ghosts(st, {11: 1, 15: 1, 24: 1}, island=1)  # 11 forest, 15 hill, 24 mountain
+    well_tokens(st, "ratmen", 2)
     st.coins[4] = 0
     start_turn(st, 4)
     ev = finish_turn(st)
@@ -461,7 +456,7 @@ def test_NEC_27_no_soul_for_the_island():
 def test_NEC_9_ghosts_are_in_decline_for_orcs_and_pillaging():
     # seed 三.1 「鬼魂永遠視為沒落種族，會受到所有影響沒落種族能力或特殊能力的影響」
     st = necgame(5)
-    put_ghosts(st, {8: 1, 9: 1})
+    ghosts(st, {8: 1, 9: 1})
     o = give(st, 0, "orcs", "pillaging", hand=10, regions={2: 1})
     conquest_turn(st, 0, o)
     ev = play(st, 0, Conquer(8), Conquer(9), EndConquest(), Deploy(2, 1))
@@ -471,7 +466,7 @@ def test_NEC_9_ghosts_are_in_decline_for_orcs_and_pillaging():
 
 def test_NEC_9_in_decline_ghouls_may_attack_ghosts():
     st = necgame(5)
-    put_ghosts(st, {8: 1})
+    ghosts(st, {8: 1})
     g = give(st, 0, "ghouls", regions={2: 4}, decline=True)
     start_turn(st, 0)
     assert st.phase == "conquest" and st.force == g
@@ -481,7 +476,7 @@ def test_NEC_9_in_decline_ghouls_may_attack_ghosts():
 def test_NEC_30_sorcerers_cannot_convert_ghosts():
     # seed 三.1 「免疫所有僅對活躍種則才有效果的種族能力或特殊能力」
     st = necgame(5)
-    put_ghosts(st, {8: 1})
+    ghosts(st, {8: 1})
     s = give(st, 0, "sorcerers", hand=0, regions={2: 1})
     conquest_turn(st, 0, s)
     assert Convert(8) not in GAME.legal_moves(st, 0)
@@ -501,7 +496,7 @@ def test_NEC_28_win_when_all_ghosts_in_play_at_his_step_d():
     # seed 二.2 d 「假如死靈術士的所有鬼魂都出現在場中(地圖上的領地以及死靈島)…專屬供應區與靈魂之井裡都沒
     #   有鬼魂時。則死靈術士立即獲得遊戲勝利」
     st = necgame(5)
-    put_ghosts(st, {8: 5, 9: 4}, island=5)
+    ghosts(st, {8: 5, 9: 4}, island=5)
     assert st.ghost_reserve == 0 and st.well_ghosts == 0
     st.coins[0] = 100
     start_turn(st, 4)
@@ -512,7 +507,7 @@ def test_NEC_28_win_when_all_ghosts_in_play_at_his_step_d():
 
 def test_NEC_28_no_win_while_a_ghost_is_in_the_well():
     st = necgame(5)
-    put_ghosts(st, {8: 5, 9: 4}, island=4, well=1)
+    ghosts(st, {8: 5, 9: 4}, island=4, well=1)
     start_turn(st, 4)
     finish_turn(st)
     assert not st.over
@@ -520,7 +515,7 @@ def test_NEC_28_no_win_while_a_ghost_is_in_the_well():
 
 def test_NEC_28_handicap_lowers_the_number_needed():
     st = necgame(5, necro_ghosts_removed=2)
-    put_ghosts(st, {8: 5, 9: 4}, island=3)
+    ghosts(st, {8: 5, 9: 4}, island=3)
     assert st.ghost_reserve == 0
     start_turn(st, 4)
     finish_turn(st)
@@ -530,8 +525,8 @@ def test_NEC_28_handicap_lowers_the_number_needed():
 def test_NEC_28_win_is_checked_at_his_own_step_d():
     # seed: the check is step d of the Necromancer's turn (docs N1): a conversion on another turn does not end the game
     st = necgame(5)
-    put_ghosts(st, {8: 5, 9: 4}, island=4)
-    well_add(st, "ratmen", 3)
+    ghosts(st, {8: 5, 9: 4}, island=4)
+    well_tokens(st, "ratmen", 3)
     lost_tribe(st, 2)
     h = give(st, 0, "humans", hand=5, regions={4: 1})
     conquest_turn(st, 0, h)
@@ -594,20 +589,6 @@ def test_SW_11_SW_12_SW_13_SW_16_component_counts():
     assert {k: D.BADGE[D.POWER[k]] for k in badge} == badge and D.N_POWERS == 20
     assert D.BOX[D.LOST_TRIBE] == 18 and D.BOX[G] == 14
     assert sorted(D.DIE) == [0, 0, 0, 1, 2, 3]
-
-
-def put_in_row(st, race, power, position=0):
-    k, p = D.RACE[race], D.POWER[power]
-    for combo in st.combo_row:
-        if combo[0] == k:
-            combo[0] = st.combo_row[position][0]
-        if combo[1] == p:
-            combo[1] = st.combo_row[position][1]
-    if k in st.race_deck:
-        st.race_deck[st.race_deck.index(k)] = st.combo_row[position][0]
-    if p in st.power_deck:
-        st.power_deck[st.power_deck.index(p)] = st.combo_row[position][1]
-    st.combo_row[position][0], st.combo_row[position][1] = k, p
 
 
 @pytest.mark.parametrize("race", sorted(D.RACE))
@@ -1150,7 +1131,7 @@ def test_SW_121_coins_hidden_from_others_until_the_end(nec):
 
 def test_NEC_31_well_and_price_are_public():
     st = necgame(5)
-    well_add(st, "ratmen", 2)
+    well_tokens(st, "ratmen", 2)
     st.well_ghosts, st.ghost_reserve = 1, st.ghost_reserve - 1
     for viewer in range(5):
         n = GAME.view(st, viewer)["necromancer"]
@@ -1235,8 +1216,8 @@ def test_SW_NEC_property_random_games(nec, seats):
 def test_NEC_27_NEC_28_his_own_summoning_completes_the_ghosts_and_he_wins_at_step_d():
     # seed 二.2 c summoning + 4:1 on his own turn, then 二.2 d the victory check
     st = necgame(5)
-    put_ghosts(st, {8: 6, 9: 6}, island=1)  # 13 in play, 1 in reserve
-    well_add(st, "ratmen", 2)  # + 2 souls for his 2 regions = 4 -> the last Ghost goes to the Island
+    ghosts(st, {8: 6, 9: 6}, island=1)  # 13 in play, 1 in reserve
+    well_tokens(st, "ratmen", 2)  # + 2 souls for his 2 regions = 4 -> the last Ghost goes to the Island
     start_turn(st, 4)
     finish_turn(st)
     assert st.ghost_reserve == 0 and st.over and st.necromancer_won
@@ -1244,7 +1225,7 @@ def test_NEC_27_NEC_28_his_own_summoning_completes_the_ghosts_and_he_wins_at_ste
 
 def test_NEC_20_NEC_28_buying_the_last_ghost_wins_at_step_d():
     st = necgame(5)
-    put_ghosts(st, {8: 6, 9: 6}, island=1)
+    ghosts(st, {8: 6, 9: 6}, island=1)
     st.coins[4] = price(st)
     start_turn(st, 4)
     play(st, 4, BuyGhost())
@@ -1256,7 +1237,7 @@ def test_NEC_20_NEC_28_buying_the_last_ghost_wins_at_step_d():
 def test_NEC_23_on_his_own_turn_ghosts_go_onto_his_regions_not_the_island():
     # seed 二.2 b 「就如同其他一般玩家的征服規則」: redeployment as every player; the Island is not a region
     st = necgame(5)
-    put_ghosts(st, {8: 1}, island=4)
+    ghosts(st, {8: 1}, island=4)
     necro_conquest(st, 4)
     play(st, 4, Conquer(9))  # cost 3 (mountain); 1 Ghost left in hand
     end_conquest(st, 4)

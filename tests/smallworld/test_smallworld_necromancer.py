@@ -30,7 +30,19 @@ from engines.smallworld.resolution import well_conversion
 from engines.smallworld.scoring import necro_complete
 from gameengine.codecs.smallworld import CODEC
 
-from .sw_helpers import conquest_turn, fresh, give, invariants, kinds, lost_tribe, place, play, random_game, start_turn
+from .sw_helpers import (
+    conquest_turn,
+    fresh,
+    ghosts,
+    give,
+    invariants,
+    kinds,
+    lost_tribe,
+    play,
+    random_game,
+    start_turn,
+    well_tokens,
+)
 
 G = D.GHOSTS
 
@@ -49,24 +61,6 @@ def nec(seats, **opts):
     assert st.necromancer == seats - 1
     st.necromancer_powers = [st.power_reserve.pop(0)]
     return st
-
-
-def ghosts(st, regions, island=None, well=0):
-    """Put Ghosts on regions (and the Island / the Well), taking them from the reserve."""
-    place(st, G, regions)
-    n = sum(regions.values()) + well
-    if island is not None:
-        n += island - st.island
-        st.island = island
-    st.well_ghosts += well
-    st.ghost_reserve -= n
-    assert st.ghost_reserve >= 0
-
-
-def well_tokens(st, race, n):
-    k = D.RACE[race]
-    st.well_tokens.extend([k] * n)
-    st.supply[k] -= n
 
 
 def finish_turn(st, seat):

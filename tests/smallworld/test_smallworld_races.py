@@ -13,7 +13,7 @@ from engines.smallworld.forces import on_map
 from engines.smallworld.moves import Abandon, Conquer, Decline, Deploy, EndConquest, Expand, PickCombo, SetAside
 from engines.smallworld.scoring import tiebreak_tokens
 
-from .sw_helpers import conquest_turn, fresh, give, kinds, lost_tribe, play, start_turn
+from .sw_helpers import conquest_turn, fresh, give, kinds, lost_tribe, play, put_in_row, start_turn
 
 
 def refused(st, seat, move, rule):
@@ -29,20 +29,6 @@ def turn_score(st, seat):
     start_turn(st, seat)
     ev = play(st, seat, Expand(), EndConquest())
     return kinds(ev, "scored")[0].data["coins"]
-
-
-def put_in_row(st, race, power, position=0):
-    k, p = D.RACE[race], D.POWER[power]
-    for combo in st.combo_row:  # free them where they are
-        if combo[0] == k:
-            combo[0] = st.combo_row[position][0]
-        if combo[1] == p:
-            combo[1] = st.combo_row[position][1]
-    if k in st.race_deck:
-        st.race_deck[st.race_deck.index(k)] = st.combo_row[position][0]
-    if p in st.power_deck:
-        st.power_deck[st.power_deck.index(p)] = st.combo_row[position][1]
-    st.combo_row[position][0], st.combo_row[position][1] = k, p
 
 
 def test_SW_130_amazons_pick_and_set_aside():

@@ -94,15 +94,20 @@ def test_segments_are_sealed_at_their_size_when_closed_and_the_seals_pruned_with
     store.close()
 
 
-def test_a_damaged_seal_is_counted_and_its_segment_taken_as_it_is(tmp_path):
-    acked = closed_by(tmp_path, "restart")
-    seal = journal.seal_path(tmp_path, 1)
-    data = bytearray(seal.read_bytes())
+@pytest.mark.parametrize("kind", ["seal", "mark"])
+def test_a_damaged_seal_or_synced_mark_is_counted_and_its_segment_taken_as_it_is(tmp_path, kind):
+    if kind == "seal":
+        acked, path = closed_by(tmp_path, "restart"), journal.seal_path(tmp_path, 1)
+    else:
+        acked, seg = written_last(tmp_path)
+        path = journal.mark_path(tmp_path, seg)
+    data = bytearray(path.read_bytes())
     data[-1] ^= 0x01
-    seal.write_bytes(bytes(data))
-    before = metrics.RECOVERY_MENDS.labels("damaged_seal")._value.get()
+    path.write_bytes(bytes(data))
+    counted = metrics.RECOVERY_MENDS.labels(f"damaged_{kind}")
+    before = counted._value.get()
     assert recovered(tmp_path) == acked
-    assert metrics.RECOVERY_MENDS.labels("damaged_seal")._value.get() == before + 1
+    assert counted._value.get() == before + 1
 
 
 def test_a_seal_write_cut_short_by_a_crash_leaves_no_file_behind(tmp_path):
@@ -204,17 +209,6 @@ def test_verify_names_a_cut_below_the_mark_and_repair_starts_without_it(tmp_path
     after = recovered(tmp_path)
     assert after.keys() == acked.keys()
     assert len([g for g in acked if after[g] != acked[g]]) == 1, "only the game whose record was cut lost it"
-
-
-def test_a_damaged_mark_is_counted_and_its_segment_taken_as_it_is(tmp_path):
-    acked, seg = written_last(tmp_path)
-    mark = journal.mark_path(tmp_path, seg)
-    data = bytearray(mark.read_bytes())
-    data[-1] ^= 0x01
-    mark.write_bytes(bytes(data))
-    before = metrics.RECOVERY_MENDS.labels("damaged_mark")._value.get()
-    assert recovered(tmp_path) == acked
-    assert metrics.RECOVERY_MENDS.labels("damaged_mark")._value.get() == before + 1
 
 
 def test_marks_follow_rotation_and_are_pruned_with_their_segments(tmp_path):
