@@ -21,7 +21,7 @@ import struct
 import time
 import urllib.parse
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, cast
 
 import h11
 from google.rpc import code_pb2, status_pb2
@@ -387,7 +387,8 @@ class GuardedH11(H11Protocol):
 
     # asyncio.Protocol's is typed with BaseTransport; uvicorn's own override narrows it the same way
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
+        self.lingering = Lingering(transport, self)
+        super().connection_made(cast(asyncio.Transport, self.lingering))
         self._arm_head_timer()
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -395,7 +396,12 @@ class GuardedH11(H11Protocol):
         for timer in (self._head_timer, self._body_timer):
             if timer is not None:
                 timer.cancel()
+        self.lingering.stop()
         super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if not self.lingering.discard(len(data)):
+            super().data_received(data)
 
     def handle_events(self) -> None:
         # Called on data and after a response (a pipelined request): a new cycle is a new request's head.
@@ -433,13 +439,61 @@ class GuardedH11(H11Protocol):
     def _head_deadline(self, cycle_then: RequestResponseCycle | None) -> None:
         # Still no new request since the timer was armed: the head never came (or never completed).
         if self.cycle is cycle_then and not self.transport.is_closing():
-            self.transport.close()
+            self.lingering.close_now()
 
     def _body_deadline(self, cycle_then: RequestResponseCycle) -> None:
         # The request's body is still coming: a stalled body would hold its connection (and its place
         # under the caps) for ever, as the head did before its deadline.
         if self.cycle is cycle_then and self.conn.their_state is h11.SEND_BODY and not self.transport.is_closing():
-            self.transport.close()
+            self.lingering.close_now()
+
+
+LINGER_S, LINGER_BYTES = 2.0, 4 << 20
+
+
+class Lingering:
+    """The transport uvicorn writes to, closing it as a lingering close when the request's body has not all
+    been read (a refusal of an oversized body): the answer is sent and the write side shut, and what the
+    client still sends is read and dropped for up to LINGER_S or LINGER_BYTES. Closed at once, the unread
+    body made the kernel reset the connection, and a client sending its body in one write got ECONNRESET
+    instead of the answer. The rest is the transport's own."""
+
+    def __init__(self, transport: asyncio.Transport, protocol: GuardedH11):
+        self.transport, self.protocol = transport, protocol
+        self.dropped = 0
+        self.timer: asyncio.TimerHandle | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.transport, name)
+
+    def close(self) -> None:
+        unread = self.protocol.conn.their_state is h11.SEND_BODY
+        if self.timer is not None or not unread or not self.transport.can_write_eof():
+            self.close_now()
+            return
+        self.transport.write_eof()
+        self.transport.resume_reading()
+        self.timer = self.protocol.loop.call_later(LINGER_S, self.close_now)
+
+    def is_closing(self) -> bool:
+        return self.timer is not None or self.transport.is_closing()
+
+    def discard(self, n: int) -> bool:
+        """Whether `n` bytes just received are dropped (the connection is lingering)."""
+        if self.timer is None:
+            return False
+        self.dropped += n
+        if self.dropped > LINGER_BYTES:
+            self.close_now()
+        return True
+
+    def close_now(self) -> None:
+        self.stop()
+        self.transport.close()
+
+    def stop(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
 
 
 class OncePerSecond(logging.Filter):

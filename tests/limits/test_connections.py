@@ -201,3 +201,23 @@ def test_a_pipelined_stream_is_not_cut_by_the_head_deadline(tmp_path):
             assert not closed_within(s, 2.5), "the stream of a live game stays open"
     finally:
         server.stop()
+
+
+def test_an_oversized_body_sent_in_one_write_still_gets_its_refusal(tmp_path):
+    """The refusal of a declared body over GE_MAX_MESSAGE_BYTES closed the connection with the body unread,
+    and the kernel reset it: a client that sent head and body in one write got ECONNRESET, not the 429."""
+    server = WebServer(tmp_path / "d").start()
+    try:
+        for size in (300_000, 2_000_000):
+            head = (b"POST /gameengine.v1.LobbyService/ListOpenGames HTTP/1.1\r\nHost: x\r\n"
+                    b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % size)
+            with socket.create_connection(("127.0.0.1", server.web_port)) as s:
+                s.settimeout(10)
+                s.sendall(head + b"{" + b" " * (size - 2) + b"}")
+                answer = b""
+                while chunk := s.recv(65536):
+                    answer += chunk
+            assert answer.startswith(b"HTTP/1.1 429"), (size, answer[:200])
+            assert b"GE_MAX_MESSAGE_BYTES" in answer
+    finally:
+        server.stop()
