@@ -113,7 +113,8 @@ class Store:
         old_files = legacy.import_if_present(self.data_dir, self._fold_history)
         start = 1 if old_files else self._load_snapshots(counts)
         segs = [s for s in journal.segments(self.data_dir) if s >= start]
-        seals, marks = self._readable_sizes("sealed", journal.seals), self._readable_sizes("synced", journal.marks)
+        seals = self._readable_sizes("sealed", journal.seals, "damaged_seal")
+        marks = self._readable_sizes("synced", journal.marks, "damaged_mark")
         self._refuse_missing_segments(start, segs, seals)
         for seg in segs:
             counts["replayed"] += self._replay_segment(seg, newest=seg == segs[-1], counts=counts,
@@ -136,13 +137,13 @@ class Store:
             counts["modes_tightened"] = self.tightened
         return counts
 
-    def _readable_sizes(self, suffix: str, read: Callable[[Path], dict[int, int | None]]) -> dict[int, int]:
+    def _readable_sizes(self, suffix: str, read: Callable[[Path], dict[int, int | None]], mend: str) -> dict[int, int]:
         """The segments' seals or synced marks; one that does not read is left out (its segment is taken as
-        it is), logged and counted."""
+        it is), logged and counted as `mend`."""
         found = read(self.data_dir)
         for seg in sorted(s for s, size in found.items() if size is None):
             log.warning("journal_size_file_damaged", file=f"{journal.segment_path(self.data_dir, seg).stem}.{suffix}")
-            metrics.RECOVERY_MENDS.labels("damaged_seal" if suffix == "sealed" else "damaged_mark").inc()
+            metrics.RECOVERY_MENDS.labels(mend).inc()
         return {s: size for s, size in found.items() if size is not None}
 
     def _refuse_missing_segments(self, start: int, segs: list[int], seals: dict[int, int]) -> None:

@@ -378,8 +378,11 @@ def _stream(call: Any) -> Callable[[Any, RequestContext[Any, Any]], AsyncIterato
     return forward
 
 
-GRPC_TIMEOUT = re.compile(r"[0-9]{1,8}[HMSmun]")  # gRPC's grammar, as connectrpc reads grpc-timeout
-CONNECT_TIMEOUT = re.compile(r"[0-9]{0,10}")  # connect-timeout-ms, as connectrpc reads it (empty: none)
+# Each protocol's headers as connectrpc reads them: (header, its shape, the shape in words)
+GRPC_WEB_HEADERS = ((b"grpc-timeout", re.compile(r"[0-9]{1,8}[HMSmun]"),
+                     "1 to 8 digits and a unit (H, M, S, m, u or n)"),)
+CONNECT_HEADERS = ((b"connect-protocol-version", re.compile("1"), "1"),
+                   (b"connect-timeout-ms", re.compile(r"[0-9]{0,10}"), "at most 10 digits (milliseconds)"))  # "": none
 
 
 def protocol_refusal(scope: Scope) -> InvalidArgument | None:
@@ -387,20 +390,15 @@ def protocol_refusal(scope: Scope) -> InvalidArgument | None:
     value quoted whole and no ErrorInfo; checked here first, by its own tests (INVALID_ARGUMENT, REQUEST).
     A header sent twice is checked in each of its values."""
     protocol = connectrpc_protocol(scope)
-    if protocol == "grpc-web":
-        checks = [("grpc-timeout", GRPC_TIMEOUT, "1 to 8 digits and a unit (H, M, S, m, u or n)")]
-    elif protocol == "grpc":
+    if protocol == "grpc":
         # HTTP/1.1 has no trailers for gRPC: connectrpc answered grpc-status 2 and logged a traceback
         return InvalidArgument("the web port speaks Connect and gRPC-Web; gRPC is served on the gRPC port",
                                rule="REQUEST")
-    else:
-        checks = [("connect-protocol-version", re.compile("1"), "1"),
-                  ("connect-timeout-ms", CONNECT_TIMEOUT, "at most 10 digits (milliseconds)")]
-    for name, shape, said in checks:
+    for name, shape, said in GRPC_WEB_HEADERS if protocol == "grpc-web" else CONNECT_HEADERS:
         for key, value in scope.get("headers", ()):
-            text = value.decode()  # with_readable_headers let only UTF-8 through
-            if key == name.encode() and not shape.fullmatch(text):
-                return InvalidArgument(f"header {name} must be {said}, not {limits.quote(text)!r}", rule="REQUEST")
+            if key == name and not shape.fullmatch(text := value.decode()):  # with_readable_headers: UTF-8
+                return InvalidArgument(f"header {name.decode()} must be {said}, not {limits.quote(text)!r}",
+                                       rule="REQUEST")
     return None
 
 
