@@ -61,6 +61,8 @@ class Bot:
                 move = self.rng.choice(legal)
             self.seat.move(move, expected_version=status.version)
         except Refused as e:
+            if e.code == grpc.StatusCode.UNAVAILABLE:
+                raise  # not a refusal of the move: act() looks again once the server answers
             if e.code == grpc.StatusCode.ABORTED:
                 return True  # someone moved first (an out-of-turn declaration); look again
             if e.code == grpc.StatusCode.PERMISSION_DENIED:
@@ -77,8 +79,26 @@ class Bot:
                                    f"last {e.rule}: {e.message}") from e
         return True
 
+    def act(self, stop: threading.Event | None = None) -> bool:
+        """step(), through a server restart: the seat is looked at again until the server answers
+        (or `stop`), since nothing else brings this turn back: the player stream tells each turn once,
+        and the other seats wait for this one. A move sent before the restart is not played twice:
+        the new look sees it if it was acknowledged."""
+        stop = stop or threading.Event()
+        delay = 0.2
+        while not stop.is_set():
+            try:
+                return self.step()
+            except Refused as e:
+                if e.code != grpc.StatusCode.UNAVAILABLE:
+                    raise
+                log.warning("server_unavailable", game_id=self.seat.game_id, seat=self.seat.seat)
+                stop.wait(delay)
+                delay = min(delay * 2, 2.0)
+        return True
+
     def play(self) -> dict:
-        while self.step():
+        while self.act():
             status = self.seat.last
             if status is not None and not status.acts(self.seat.seat):
                 self.seat.wait()
@@ -154,12 +174,7 @@ class LobbyBot:
                     continue
                 if event.kind == "your_turn":
                     if bot.seat.last is None or event.status.version >= bot.seat.last.version:
-                        try:
-                            bot.step()
-                        except Refused as e:  # a server restart: the stream resumes, the clock covers us
-                            if e.code != grpc.StatusCode.UNAVAILABLE:
-                                raise
-                            log.warning("server_unavailable", game_id=event.game_id)
+                        bot.act(self._stop)
                 elif event.kind == "game_over":
                     with self._lock:
                         self.seats.pop(event.game_id, None)
@@ -175,7 +190,7 @@ class LobbyBot:
         """The player stream, until stop() (which closes it from another thread)."""
         try:
             yield from self.player.events()
-        except Refused:
+        except (Refused, ValueError):  # ValueError: grpc's "channel closed", met when reconnecting after stop()
             if not self._stop.is_set():
                 raise
 

@@ -96,15 +96,24 @@ async function joinOpenGame(token, playerId) {
   }
 }
 
+// The stream tells each turn once: a turn met by a server restart (UNAVAILABLE) is looked at again
+// until the server answers, or nothing would bring it back and the other seats would wait for ours.
 async function playTurn(seat, turn) {
-  // the stream said it is our turn at turn.status.version; take the moves as of now and play one
-  let listed;
-  try {
-    listed = await call(game, `List${P}Moves`, { game_id: seat.game_id, token: seat.seat_token });
-  } catch (err) {
-    if (err.code === grpc.status.UNAVAILABLE) return; // a server restart: a later turn event resumes play
-    throw err;
+  for (let delay = 200; ; delay = Math.min(delay * 2, 2000)) {
+    try {
+      return await playTurnOnce(seat, turn);
+    } catch (err) {
+      if (err.code !== grpc.status.UNAVAILABLE) throw err;
+      say({ server_unavailable: seat.game_id });
+      await sleep(delay);
+    }
   }
+}
+
+async function playTurnOnce(seat, turn) {
+  // the stream said it is our turn at turn.status.version; take the moves as of now and play one
+  // (after a restart, a move sent before it shows as a newer version: it is not played twice)
+  const listed = await call(game, `List${P}Moves`, { game_id: seat.game_id, token: seat.seat_token });
   if (listed.moves.length === 0 || listed.status.version !== turn.status.version) return;
   const move = listed.moves[randomInt(listed.moves.length)];
   try {
@@ -113,14 +122,13 @@ async function playTurn(seat, turn) {
     seat.moves += 1;
     seat.version = reply.status.version;
   } catch (err) {
-    // ABORTED: someone moved first (or the referee); a new turn event follows. UNAVAILABLE: the server
-    // is restarting; the clock's referee or the next turn event takes it from there. REF-TIMEOUT (the
+    // ABORTED: someone moved first (or the referee); a new turn event follows. REF-TIMEOUT (the
     // message starts with the rule id): our time ran out, and the referee takes this turn.
     if (err.code === grpc.status.FAILED_PRECONDITION && String(err.details).startsWith("REF-TIMEOUT")) {
       say({ out_of_time: seat.game_id, details: err.details });
       return;
     }
-    if (err.code !== grpc.status.ABORTED && err.code !== grpc.status.UNAVAILABLE) throw err;
+    if (err.code !== grpc.status.ABORTED) throw err;
   }
 }
 
