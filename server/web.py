@@ -136,11 +136,11 @@ def hold_s(e: grpc.aio.AioRpcError) -> float:
 
 
 def shared_decoder(cls: Any) -> Callable[[bytes], Message]:
-    """Decode a response; the same bytes decode to one shared message (fanout.SHARED), so N spectators
-    of a game cost one JSON encoding per event, as on the gRPC port."""
+    """Decode a stream's response; the same bytes decode to one shared message (fanout.SHARED), so N
+    spectators of a game cost one JSON encoding per event, as on the gRPC port."""
     def decode(raw: bytes) -> Message:
         key = (cls.DESCRIPTOR.full_name, hashlib.blake2b(raw, digest_size=16).digest())
-        return fanout.SHARED.message(key, None, lambda: cls.FromString(raw))
+        return fanout.SHARED.message(key, None, lambda: cls.FromString(raw), len(raw))
     return decode
 
 
@@ -319,7 +319,7 @@ def endpoints(services: list[ServiceDescriptor], channel: grpc.aio.Channel) -> d
                     path, request_serializer=inp.SerializeToString, response_deserializer=shared_decoder(out))))
             else:
                 result[path] = Endpoint.unary(method=info, function=_unary(channel.unary_unary(
-                    path, request_serializer=inp.SerializeToString, response_deserializer=shared_decoder(out))))
+                    path, request_serializer=inp.SerializeToString, response_deserializer=out.FromString)))
     return result
 
 

@@ -10,7 +10,7 @@ import grpc
 import pytest
 
 from clients.sdk import Client, PlayerClient, retry_delay_s
-from gameengine.v1 import pompeii_pb2
+from gameengine.v1 import common_pb2, pompeii_pb2
 from server.fanout import SharedCodec, SharedMessages
 
 GAME = "pompeii"
@@ -116,8 +116,51 @@ def test_the_web_codec_encodes_a_shared_message_once_per_format():
     message = shared.message(("g", 0), object(), lambda: pompeii_pb2.StreamPompeiiEventsResponse(version=3))
     out = {c.name(): c.encode(message) for c in codecs}
     assert out["proto"] == message.SerializeToString() and b'"version": 3' in out["json"]
-    assert set(shared._encoded[id(message)][1]) == {"web-proto", "web-json"}
+    assert set(shared._encoded[id(message)].encodings) == {"web-proto", "web-json"}
     assert [c.decode(out["proto"], type(message)) for c in codecs[:1]] == [message]
+
+
+def test_shared_messages_are_bounded_by_their_bytes_and_encodings_too():
+    """A count alone let the web edge's cache hold 4,096 views and move lists (~150 MB of RSS under
+    a soak, more with larger answers): the bytes kept, encodings included, are bounded as well."""
+    shared = SharedMessages(size=100, max_bytes=1000)
+    kept = [shared.message(("g", i), None, lambda: pompeii_pb2.StreamPompeiiEventsResponse(version=1), 300)
+            for i in range(5)]
+    assert len(shared._messages) == 3 and shared.nbytes == 900  # the two oldest went
+    shared.encode(kept[-1], "web-json", lambda m: b"x" * 250)  # its encoding counts: one more goes
+    assert len(shared._messages) == 2 and shared.nbytes == 850
+    big = shared.message(("g", "big"), None, lambda: pompeii_pb2.StreamPompeiiEventsResponse(version=2), 2000)
+    assert ("g", "big") not in shared._messages and big.version == 2  # larger than the budget: not kept
+    assert shared.nbytes == sum(e.nbytes for e in shared._messages.values()) == 850
+
+
+def test_the_web_edge_shares_stream_answers_only():
+    """A unary answer is one caller's (a view, a move list, a log): kept in the shared cache, it only
+    pushed the streams' events out and held memory."""
+    from google.protobuf import descriptor_pool
+
+    from server import fanout, web
+
+    class Channel:
+        def __init__(self):
+            self.decoders = {}
+
+        def unary_unary(self, path, request_serializer, response_deserializer):
+            self.decoders[path] = response_deserializer
+            return object()
+
+        unary_stream = unary_unary
+
+    channel = Channel()
+    service = descriptor_pool.Default().FindServiceByName("gameengine.v1.PompeiiService")
+    web.endpoints([service], channel)
+    before = len(fanout.SHARED._messages)
+    view = pompeii_pb2.GetPompeiiViewResponse(status=common_pb2.GameStatus(version=424242))
+    channel.decoders["/gameengine.v1.PompeiiService/GetPompeiiView"](view.SerializeToString())
+    assert len(fanout.SHARED._messages) == before
+    event = pompeii_pb2.StreamPompeiiEventsResponse(version=12345).SerializeToString()
+    channel.decoders["/gameengine.v1.PompeiiService/StreamPompeiiEvents"](event)
+    assert len(fanout.SHARED._messages) == before + 1
 
 
 def finished_game(fresh_server, **env):
