@@ -32,20 +32,12 @@ def decode(text: bytes) -> bytes:
         raise ValueError(str(e)) from None
 
 
-def _content_type(scope: Scope) -> str:
-    for key, value in scope.get("headers", ()):
-        if key == b"content-type":
-            found: str = value.decode("latin-1").strip().lower()
-            return found
-    return ""
-
-
 def grpc_web_text(app: ASGIApp, max_request_bytes: int, count: webguard.Count) -> ASGIApp:
     """Wrap an ASGI app that serves binary gRPC-Web so it also serves text mode on the same paths."""
     max_text = webguard.text_bound(max_request_bytes)
 
     async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
-        content_type = _content_type(scope)
+        content_type = webguard.content_type_of(scope).decode("latin-1")
         if scope.get("type") != "http" or not (content_type == TEXT or content_type.startswith(TEXT + "+")):
             await app(scope, receive, send)
             return
