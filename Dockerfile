@@ -51,7 +51,7 @@ ENV PATH=/opt/venv/bin:$PATH \
     GE_DATA_DIR=/data
 USER 10001:10001
 VOLUME ["/data"]
-EXPOSE 50051 9464
+EXPOSE 50051 8080 9464
 # SIGTERM: NOT_SERVING, drain, snapshot, exit (server/main.py); allow the snapshot time.
 STOPSIGNAL SIGTERM
 # gRPC health (grpc.health.v1, service ""); Kubernetes uses its own grpc probes instead.

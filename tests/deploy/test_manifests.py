@@ -336,3 +336,28 @@ def test_replicas_take_the_caller_from_the_routers_forwarded_for(kustomization):
         quotas.trust_proxies(())
     assert set(config) <= {f.metadata["env"] for f in fields(Config)} | {"GE_PURE_PYTHON"}
     Config.from_env(config)  # values the server starts with
+
+
+CLUSTER_SCOPED = {"Namespace", "ClusterRole", "ClusterRoleBinding", "ClusterIssuer", "PriorityClass", "StorageClass"}
+
+
+@pytest.mark.parametrize("kustomization", ["overlays/dev", "overlays/prod", "overlays/tls"])
+def test_every_namespaced_object_lands_in_the_overlays_namespace(kustomization):
+    """An object left without a namespace goes to kubectl's current one: a Certificate there writes
+    its Secret where the pods that mount it never look."""
+    docs = build(kustomization)
+    namespaces = {d["metadata"].get("namespace") for d in docs if d["kind"] not in CLUSTER_SCOPED}
+    assert len(namespaces) == 1 and None not in namespaces, namespaces
+
+
+def test_tls_router_certificate_names_what_in_cluster_clients_dial():
+    """The tournament Job dials the router by its short Service name; over TLS that name must be in the
+    router's certificate, or the handshake fails ("Custom verification check failed")."""
+    certs = {c["metadata"]["name"]: c for c in build("overlays/tls") if c["kind"] == "Certificate"}
+    names = set(certs["gameengine-router"]["spec"]["dnsNames"])
+    runner = one(build("tournament"), "Job")["spec"]["template"]["spec"]["containers"][0]
+    server = next(a for a in runner["args"] if a.startswith("--server=")).removeprefix("--server=")
+    host = server.rsplit(":", 1)[0]
+    service = one(build("overlays/tls"), "Service", "gameengine-api")["metadata"]
+    assert {host, f"{host}.{service['namespace']}", f"{host}.{service['namespace']}.svc",
+            f"{host}.{service['namespace']}.svc.cluster.local"} <= names, names
