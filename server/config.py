@@ -5,7 +5,9 @@
 from __future__ import annotations
 
 import ipaddress
+import math
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import TypeVar
@@ -137,11 +139,26 @@ class Config:
                 raise ConfigError(f"{name}={_shown(value)!r}: must be {what}")
         for f in fields(self):  # a negative count, rate or time means nothing (0 turns a limit off)
             value = getattr(self, f.name)
+            if isinstance(value, float) and not math.isfinite(value):  # float() reads "nan" and "inf"
+                raise ConfigError(f"{f.metadata['env']}={_shown(value)!r}: must be a finite number")
             if isinstance(value, (int, float)) and value < 0:
                 raise ConfigError(f"{f.metadata['env']}={_shown(value)!r}: must be 0 or more")
         if self.max_message_bytes < 1024:  # -1 would be gRPC's "unlimited"
             raise ConfigError(f"GE_MAX_MESSAGE_BYTES={self.max_message_bytes!r}: must be at least 1024")
+        if self.shard and not SHARD.fullmatch(self.shard):  # the router reads the owner off the game id
+            raise ConfigError(f"GE_SHARD={_shown(self.shard)!r}: must be a DNS label: lowercase letters, digits "
+                              "and '-', starting with a letter or digit, at most 63")
+        if bool(self.tls_cert) != bool(self.tls_key):
+            raise ConfigError("GE_TLS_CERT and GE_TLS_KEY go together: set both or neither")
+        if self.tls_client_ca and not self.tls_cert:
+            raise ConfigError("GE_TLS_CLIENT_CA needs GE_TLS_CERT and GE_TLS_KEY")
         self.trusted_networks()
+
+    def files(self) -> dict[str, str]:
+        """The files the server reads at start, by the variable naming each (those set)."""
+        return {name: path for name, path in (
+            ("GE_CREATE_TOKENS_FILE", self.create_tokens_file), ("GE_TLS_CERT", self.tls_cert),
+            ("GE_TLS_KEY", self.tls_key), ("GE_TLS_CLIENT_CA", self.tls_client_ca)) if path}
 
     def trusted_networks(self) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
         """GE_TRUSTED_PROXIES' networks ("10.0.0.0/8,fc00::/7"; a bare address is its own /32 or /128)."""
@@ -163,4 +180,5 @@ class ConfigError(SystemExit):
 
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
+SHARD = re.compile(r"[a-z0-9][-a-z0-9]{0,62}")  # k8s/base/router/router.conf.template's owner
 _WHAT = {"int": "an integer", "float": "a number", "str": "text"}

@@ -5,6 +5,7 @@ import asyncio
 import errno
 import gc
 import signal
+import socket
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -60,8 +61,10 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     if unknown:
         raise StartupError(f"GE_GAMES names {', '.join(repr(g[:40]) for g in unknown[:5])}: not a game this "
                            f"server has ({', '.join(codecs.load_all())})")
+    credentials = preflight(cfg)  # before recovery, which may take minutes on a large data dir
     store = Store(cfg.data_dir, cfg.fsync, cfg.fsync_interval_ms / 1000, shard=cfg.shard,
                   snapshot_pace_s=cfg.snapshot_pace_ms / 1000)
+    log.info("recovering", data_dir=cfg.data_dir)
     t0 = time.perf_counter()
     # Small young generations keep each collection short: with (50000, 20, 100) a
     # middle-generation pass every ~1.4 s at 1900 moves/s stalled the loop ~10 ms.
@@ -69,7 +72,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     # (events and log stored compactly: server/eventlog.py); what start-up and recovery
     # loaded (modules, descriptors, the restored games) is frozen out of their sight before
     # the collector is on again, so no collection ever scans it.
-    with collector_paused():
+    with collector_paused(), _stoppable():
         counts = store.recover()
         gc.freeze()
         gc.set_threshold(5_000, 10, 10)
@@ -91,7 +94,6 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
                            f"({', '.join(f'{n} {g}' for g, n in sorted(unserved.items()))}): serve those games "
                            "until their games end, or end them first with AdjudicateGame (GE_ADMIN_TOKEN)")
     quotas.verify_player_token = lambda token: getattr(store.players.authenticate(token), "player_id", None)
-    access.configure(cfg.create_tokens, cfg.create_tokens_file)
     transport.raise_fd_limit()
     referee = Referee(core, cfg)
     store.listeners.append(player_stream.listener(core))
@@ -147,7 +149,6 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     if edge is not None and internal is not None:
         gateway.add_internal(observe.Observing(internal), core, wanted)  # type: ignore[arg-type]
         internal.add_insecure_port("unix:" + edge.socket)
-    credentials = transport.grpc_credentials(cfg)
     try:
         port = (server.add_secure_port(f"{cfg.host}:{cfg.port}", credentials) if credentials
                 else server.add_insecure_port(f"{cfg.host}:{cfg.port}"))
@@ -168,6 +169,8 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     elif edge is not None:
         await edge.stop()
         edge = None
+    if journal.failed is not None:  # _watch_storage logs only changes
+        log.warning("storage_failing", reason=journal.failed)
     for name in names + [""]:  # a full disk at start-up (Journal.failed): reads are served, not writes
         await _set(health_servicer, name, health_pb2.HealthCheckResponse.SERVING if journal.failed is None
                    else health_pb2.HealthCheckResponse.NOT_SERVING)
@@ -223,6 +226,48 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
         snap = {"snapshot_failed": str(e)}
     store.close()
     log.info("stopped", **snap)
+
+
+def preflight(cfg: Config) -> grpc.ServerCredentials | None:
+    """What the server reads or binds besides its data dir, checked before recovery: StartupError (one
+    line naming the variable) for a file it cannot read, a host that does not resolve, a drain file's
+    missing directory. Installs the API keys; returns the gRPC port's TLS credentials, if any."""
+    for name, path in cfg.files().items():
+        try:
+            with open(path, "rb") as f:
+                f.read(1)
+        except OSError as e:
+            raise StartupError(f"{name}={path[:80]!r}: cannot be read ({e.strerror})") from None
+    try:
+        socket.getaddrinfo(cfg.host, cfg.port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        raise StartupError(f"GE_HOST={cfg.host[:80]!r}: not an address, nor a name that resolves") from None
+    if cfg.drain_file and not drain.drain_file(cfg.data_dir, cfg.drain_file).parent.is_dir():
+        raise StartupError(f"GE_DRAIN_FILE={cfg.drain_file[:80]!r}: its directory does not exist")
+    access.configure(cfg.create_tokens, cfg.create_tokens_file)
+    return transport.grpc_credentials(cfg)
+
+
+class _stoppable:
+    """SIGTERM or SIGINT during recovery ends the process at once, with a log line: in a container the
+    server is PID 1, which ignores a signal it has no handler for (until serving, the loop has none),
+    so a pod deleted mid-recovery waited out its grace period. Recovery survives an end at any point
+    (it survives kill -9)."""
+
+    def __enter__(self) -> None:
+        self.before = {sig: signal.signal(sig, self.stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self.before.items():
+            signal.signal(sig, handler)
+
+    @staticmethod
+    def stop(signum: int, frame: object) -> None:
+        raise Stopped(f"stopped by {signal.Signals(signum).name} before serving")
+
+
+class Stopped(SystemExit):
+    """A signal to stop came before the server was serving."""
 
 
 async def _watch_storage(journal: Journal, health_servicer: Health, names: list[str],
@@ -297,6 +342,9 @@ def main() -> None:
     except StartupError as e:
         log.error("startup_refused", reason=str(e))
         raise SystemExit(1) from None  # the line above says why; a traceback would add nothing
+    except Stopped as e:
+        log.info("stopped", reason=str(e))
+        raise SystemExit(0) from None
 
 
 if __name__ == "__main__":

@@ -50,11 +50,7 @@ def internal_options(cfg: Config) -> list[tuple[str, int]]:
 
 
 def tls_on(cfg: Config) -> bool:
-    if bool(cfg.tls_cert) != bool(cfg.tls_key):
-        raise SystemExit("GE_TLS_CERT and GE_TLS_KEY go together: set both or neither")
-    if cfg.tls_client_ca and not cfg.tls_cert:
-        raise SystemExit("GE_TLS_CLIENT_CA needs GE_TLS_CERT and GE_TLS_KEY")
-    return bool(cfg.tls_cert)
+    return bool(cfg.tls_cert)  # with GE_TLS_KEY: Config.check
 
 
 def grpc_credentials(cfg: Config) -> grpc.ServerCredentials | None:

@@ -169,8 +169,11 @@ def test_item3_a_restart_on_a_full_disk_serves_reads_and_resumes_writes_by_itsel
             assert game.step() == grpc.StatusCode.OK
         fill(small_disk / "filler")
         server.kill9()
+        before = server.log.stat().st_size
         server.start(service="liveness")
         assert health(server.target) == health_pb2.HealthCheckResponse.NOT_SERVING
+        restarted = server.log.read_text()[before:]  # says why it is not ready
+        assert '"storage_failing"' in restarted and "No space left" in restarted, restarted[-2000:]
         # what the tls overlay's probes ask over plain HTTP: /metrics answers, /readyz says not ready
         assert readyz(server) == 503 and metrics_page(server) == 200
         assert game.matches(server.target)  # reads are served

@@ -1,0 +1,50 @@
+"""Start-up: a stop asked for while the data dir is recovered ends the process at once."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.conftest import ROOT, free_port
+
+GAMES = 20_000  # ~0.8 s to restore here: the signal lands inside recovery
+
+
+@pytest.fixture(scope="module")
+def large_data_dir(tmp_path_factory):
+    data = tmp_path_factory.mktemp("large") / "data"
+    subprocess.run([sys.executable, "-m", "bench.run", "_scale_build", str(data), str(GAMES)], cwd=ROOT, check=True,
+                   env=dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{ROOT / 'protos'}"))
+    return data
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_during_recovery_stops_the_server_with_a_line(large_data_dir, sig):
+    """Until it served, the server had no handler: SIGTERM killed it by default (and as a container's
+    PID 1, which ignores unhandled signals, not at all until the grace period ran out); SIGINT printed a
+    KeyboardInterrupt traceback."""
+    env = dict(os.environ, GE_DATA_DIR=str(large_data_dir), GE_PORT=str(free_port()), GE_WEB_PORT="0",
+               GE_METRICS_PORT="0", PYTHONPATH=f"{ROOT}{os.pathsep}{ROOT / 'protos'}")
+    proc = subprocess.Popen([sys.executable, "-m", "server.main"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    try:
+        lines = []
+        for line in proc.stdout:  # type: ignore[union-attr]
+            lines.append(line)
+            if '"recovering"' in line:
+                proc.send_signal(sig)
+                break
+            assert '"serving"' not in line, "served without a line before recovery"
+        t0 = time.monotonic()
+        rest = proc.communicate(timeout=30)[0]
+    finally:
+        proc.kill()
+    out = "".join(lines) + rest
+    assert proc.returncode == 0, out[-2000:]
+    assert time.monotonic() - t0 < 5
+    assert f"stopped by {sig.name} before serving" in out and '"serving"' not in out, out[-2000:]
+    assert "Traceback" not in out
