@@ -61,18 +61,16 @@ from .grpcweb_text import grpc_web_text
 log = structlog.get_logger("gameengine.web")
 STATIC = Path(__file__).resolve().parent / "web_static"
 ENGINES = Path(engines.__path__[0])  # engines/<game>/data/*.json: public board and card data
-# Headers a browser client must be allowed to send and read (Connect, gRPC-Web).
-ALLOW_HEADERS = ["content-type", "connect-protocol-version", "connect-timeout-ms", "connect-content-encoding",
-                 "connect-accept-encoding", "x-grpc-web", "x-user-agent", "grpc-timeout", "authorization",
-                 "x-api-key", "x-player-token",
-                 "x-game-id", "x-request-id"]
-EXPOSE_HEADERS = ["grpc-status", "grpc-message", "grpc-status-details-bin", "connect-content-encoding",
-                  "connect-accept-encoding", "content-encoding"]
-
-
 # Request headers a call carries on to the gRPC server as metadata (the rest are HTTP's own).
 FORWARDED = frozenset({"authorization", "x-api-key", "x-player-token", "x-game-id", "x-request-id",
                        "x-forwarded-for", "traceparent", "tracestate"})
+# Headers a browser client must be allowed to send and read (Connect, gRPC-Web), and every forwarded one
+# a page may set (X-Forwarded-For is a proxy's).
+ALLOW_HEADERS = ["content-type", "connect-protocol-version", "connect-timeout-ms", "connect-content-encoding",
+                 "connect-accept-encoding", "x-grpc-web", "x-user-agent", "grpc-timeout",
+                 *sorted(FORWARDED - {"x-forwarded-for"})]
+EXPOSE_HEADERS = ["grpc-status", "grpc-message", "grpc-status-details-bin", "connect-content-encoding",
+                  "connect-accept-encoding", "content-encoding"]
 LIVE_GAMES = "/gameengine.internal.WebEdge/LiveGames"  # the page's game list (main.py answers it)
 # A refusal the web edge made itself, counted in the server's metrics: the edge's own registry is scraped by nobody
 EDGE_REFUSED = "/gameengine.internal.WebEdge/Refused"

@@ -140,6 +140,14 @@ def test_page_types_data_and_cors(web_server):
         except urllib.error.HTTPError as e:
             got = e.headers.get("access-control-allow-origin")
         assert (got == origin) == allowed
+    # every header the README says is forwarded as metadata passes the preflight (OpenTelemetry's fetch
+    # instrumentation sends traceparent: its calls failed the preflight, 400)
+    for header in ("traceparent", "tracestate", "x-request-id", "x-api-key", "x-player-token", "x-game-id"):
+        req = urllib.request.Request(web_server.base + "/gameengine.v1.GameService/ListGameTypes", method="OPTIONS",
+                                     headers={"origin": "http://example.test", "access-control-request-method": "POST",
+                                              "access-control-request-headers": f"content-type,{header}"})
+        with urllib.request.urlopen(req, timeout=5) as r:
+            assert r.status == 200 and header in r.headers["access-control-allow-headers"].lower(), header
     status, types = connect_call(web_server.base, "GameService", "ListGameTypes", {})
     assert status == 200 and {t["game"] for t in types["gameTypes"]} == set(registry.GAME_IDS)
     # gRPC-Web binary on the game-agnostic service
