@@ -410,7 +410,9 @@ class Store:
         them all in one write and returns their events. Any refusal or failure leaves the game as
         it was: IllegalMove and engine errors propagate, a journal failure is Unavailable."""
         if expected_version is not None and expected_version != rec.version:
-            raise Stale(f"expected_version {expected_version} is stale: the game is at version {rec.version}",
+            raise Stale(f"expected_version {expected_version} is stale: the game is at version {rec.version}"
+                        if expected_version < rec.version else
+                        f"expected_version {expected_version} is beyond the game's version {rec.version}",
                         rule="VERSION", metadata={"current_version": str(rec.version)})
         sp = rec.savepoint()
         at = time.time()

@@ -427,7 +427,9 @@ def check_pass(state, seat, move):
 
 
 def check_choose_power(state, seat, move):
-    if state.phase != NECRO_SETUP or not in_reserve(state, move.power):
+    if state.phase != NECRO_SETUP:  # also every turn of a game without the Necromancer
+        not_now(state, ChoosePower)
+    if not in_reserve(state, move.power):
         refuse("NEC-4", f"{move.power!r} is not one of the drawn powers")
 
 

@@ -75,9 +75,10 @@ def test_bad_requests_are_refused_precisely_and_change_nothing(game):
     e = code_of(raw_move, client, game_id=game_id, token=tokens[actor], expected_version=0,
                 move=client.codec.msg("Move")())
     assert e.code() == grpc.StatusCode.INVALID_ARGUMENT and rule_of(e) == "REQUEST"
-    # stale version -> ABORTED
+    # a version the game has not reached -> ABORTED, said as such (it was called stale)
     e = code_of(raw_move, client, game_id=game_id, token=tokens[actor], expected_version=5, move=good)
     assert e.code() == grpc.StatusCode.ABORTED and rule_of(e) == "VERSION"
+    assert e.details() == "VERSION: expected_version 5 is beyond the game's version 0", e.details()
     # events after a version the game has not reached: refused at once, not a stream that never sends
     e = code_of(lambda: next(client.rpcs["stream_events"](client.request(
         "stream_events", game_id=game_id, from_version=status.version + 1), timeout=5)))

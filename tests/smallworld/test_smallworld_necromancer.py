@@ -102,6 +102,12 @@ def test_NEC_4_power_draw_and_choice():
     st = GAME.new_state(4, {"necromancer": True, "necro_rejected_return": False}, 5)
     assert all(p in (D.SPIRIT, D.STOUT) for p in st.rejected_powers)
     refused(st, st.necromancer, ChoosePower("spirit"), "NEC-4")
+    # out of the setup, and in a game without the Necromancer, the phase refuses it (it was NEC-4,
+    # "not one of the drawn powers", where no power is drawn)
+    chosen = GAME.new_state(4, {"necromancer": True}, 0)
+    play(chosen, chosen.necromancer, ChoosePower(D.power_key(chosen.power_reserve[0])))
+    for later in (GAME.new_state(2, {}, 1), chosen):
+        refused(later, later.current_seat, ChoosePower("x" * 500), "SW-47")
 
 
 def test_NEC_8_NEC_4_necromancer_never_picks_combos():
