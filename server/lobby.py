@@ -43,7 +43,8 @@ RULES = {
     "LOBBY-2": "open and reserved seats are distinct seat numbers of the game, and need the creator's player token",
     "LOBBY-3": "that seat is taken",
     "LOBBY-4": "the game has no open seat",
-    "LOBBY-5": "the game has started: seats are neither joined nor left any more",
+    "LOBBY-5": "the game has started: seats are neither joined nor left any more (JoinGame on a seat of one's "
+               "own still gives it a fresh token)",
     "LOBBY-6": "a private game is joined only with its invite code",
     "LOBBY-7": "a player may have at most GE_LOBBY_MAX_WAITING_CREATED waiting games of its own",
     "LOBBY-8": "a player may hold at most GE_LOBBY_MAX_OPEN_JOINS seats in other players' waiting games",

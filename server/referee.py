@@ -8,10 +8,12 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import hashlib
 import math
 import multiprocessing
 import os
 import random
+import secrets
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -38,6 +40,16 @@ log = structlog.get_logger("gameengine.referee")
 Result = TypeVar("Result")
 Args = TypeVarTuple("Args")
 Hint = tuple[Move, list[tuple[Move, float, int]]]  # the best move, and (move, value, visits) of each
+
+
+SEARCH_KEY = secrets.token_bytes(16)  # this process's: the searches' randomness owes nothing to a game's seed
+
+
+def search_seed(rec: GameRecord, *salt: int) -> int:
+    """The seed of a search or random choice the referee makes for a seat. Never the game's seed, which
+    reproduces every secret: what a hint or an autoplayed move shows must come from the seat's view."""
+    data = b"%s/%s" % (rec.game_id.encode(), "/".join(map(str, salt)).encode())
+    return int.from_bytes(hashlib.blake2b(data, key=SEARCH_KEY, digest_size=8).digest(), "big") >> 1
 
 
 def round_trip_view(game: str, view: dict[str, Any]) -> dict[str, Any]:
@@ -271,9 +283,9 @@ class Referee:
                 view = round_trip_view(rec.game, self.core.view(rec, seat))
                 with quotas.QUOTAS.pool_job(rec.game_id):
                     move, _ = await self._in_pool(self._owner(rec), hint_job, rec.game, view, seat, rec.seats,
-                                                  rec.seed ^ version, self.cfg.autoplay_ms, None)
+                                                  search_seed(rec, version, seat), self.cfg.autoplay_ms, None)
             else:
-                move = random.Random(rec.seed ^ version).choice(legal)
+                move = random.Random(search_seed(rec, version, seat)).choice(legal)
             if rec.version != version:
                 return  # the seat moved meanwhile
             self._note(rec, action, seat, reason)
@@ -365,7 +377,7 @@ class Referee:
         with quotas.QUOTAS.hint(quotas.caller(), rec.game_id, budget, address), self.clock_place():
             # the workers are shared by address: its players' hints take one at a time (GE_WORKERS_PER_CLIENT)
             best, stats = await self._in_pool(address or quotas.caller(), hint_job, rec.game, view, seat, rec.seats,
-                                              rec.seed ^ rec.version ^ seat, budget, None)
+                                              search_seed(rec, rec.version, seat), budget, None)
         metrics.HINTS.labels(rec.game, "ok").inc()
         return best, stats
 
@@ -395,7 +407,7 @@ class Referee:
         try:
             with quotas.QUOTAS.pool_job(rec.game_id), self.clock_place():
                 rows = await self._in_pool(self._owner(rec), rollout_job, rec.game, state, rec.seats,
-                                           rec.seed ^ rec.version,
+                                           search_seed(rec, rec.version, -1),
                                            min(max(rollouts or ROLLOUTS, MIN_ROLLOUTS), 2000), 10_000)
             if not self.core.is_over(rec):
                 adjudication = score_rollouts(rows, rec.seats, reason)

@@ -230,6 +230,20 @@ def test_hint_depends_only_on_the_seats_view(game):
     assert a == b
 
 
+def test_the_referees_searches_are_not_seeded_from_the_games_seed():
+    """The seed the referee searched with for a hint or an autoplayed move was the game's seed ^ version
+    ^ seat, and the game's seed reproduces every secret (deck order, hands): what a seat is shown must owe
+    nothing to it. The search's seed is this process's keyed hash of the game id, version and seat."""
+    from types import SimpleNamespace
+
+    from server.referee import search_seed
+    one, other = SimpleNamespace(game_id="g1", seed=1), SimpleNamespace(game_id="g1", seed=2)
+    assert search_seed(one, 5, 0) == search_seed(other, 5, 0)
+    seeds = {search_seed(one, v, s) for v in range(50) for s in range(4)}
+    assert len(seeds) == 200 and all(0 <= x < 2**63 for x in seeds)
+    assert search_seed(SimpleNamespace(game_id="g2", seed=1), 5, 0) != search_seed(one, 5, 0)
+
+
 def test_capped_game_is_adjudicated(referee_server):
     client = Client(referee_server.target, GAME)
     game_id, tokens = client.create(3, seed=17, max_moves=20)
