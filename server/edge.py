@@ -206,8 +206,11 @@ def rpc_stream(handler: Callable[[Any, Any, Any], AsyncIterator[Any]]) -> Callab
             raise
         c.answered()
         yield first
-        async for response in responses:
-            yield response
+        try:
+            async for response in responses:
+                yield response
+        except ServiceError as e:  # after its set-up: the server stopping (Store.wait)
+            await refuse(context, e, 0)
     return call
 
 

@@ -133,7 +133,4 @@ async def events(core: GameCore, player: Player, cursor: int) -> AsyncGenerator[
             cursor = event.cursor
         if pending:
             continue
-        try:
-            await asyncio.wait_for(signal.wait(), timeout=30)
-        except TimeoutError:
-            continue
+        await core.store.wait(signal)

@@ -5,7 +5,6 @@ codec. Refusals are ServiceError subclasses, each mapped to one status code.
 """
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any, Literal, overload
@@ -277,10 +276,7 @@ class GameCore:
                 continue
             if self.is_over(rec):
                 return
-            try:
-                await asyncio.wait_for(signal.wait(), timeout=30)
-            except TimeoutError:
-                continue
+            await self.store.wait(signal)
 
     async def changes(self, rec: GameRecord) -> AsyncIterator[None]:
         """Yields now, then after every change to the game, until it is over (state streams)."""
@@ -290,13 +286,8 @@ class GameCore:
             yield
             if self.is_over(rec):
                 return
-            while True:
-                try:
-                    await asyncio.wait_for(signal.wait(), timeout=30)
-                    break
-                except TimeoutError:
-                    if rec.version != version:
-                        break
+            while not await self.store.wait(signal) and rec.version == version:
+                pass
 
 
 def _same_move_or_refuse(rec: GameRecord, version: int, move: Move) -> None:

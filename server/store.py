@@ -42,6 +42,8 @@ __all__ = ["GameRecord", "LogEntry", "Store", "last_activity"]  # GameRecord, Lo
 
 log = structlog.get_logger("gameengine.store")
 LOOP_SHARE_S = 0.001  # how long a sweep over the games (`Store.sweep`) holds the event loop at a time
+STREAM_WAIT_S = 30.0  # a stream's wait between looks at its game, player or tournament
+STOPPING_RETRY_MS = 1000  # a stream ended by a stop: about when the restarted server or another replica answers
 Followup = Callable[[GameRecord], Iterable[Write]]
 
 
@@ -380,6 +382,24 @@ class Store:
             self.changed[game_id] = asyncio.Event()
         return self.changed[game_id]
 
+    async def wait(self, signal: asyncio.Event) -> bool:
+        """A stream's wait for its next change: True once `signal` is set, False after STREAM_WAIT_S.
+        Unavailable once the server stops serving, so every open stream ends at once with a retry hint
+        and its caller reconnects (to the restarted server or another replica), resuming where it was."""
+        self._serving_or_unavailable()
+        try:
+            await asyncio.wait_for(signal.wait(), timeout=STREAM_WAIT_S)
+            woke = True
+        except TimeoutError:
+            woke = False
+        self._serving_or_unavailable()
+        return woke
+
+    def _serving_or_unavailable(self) -> None:
+        if self.serving_stopped:
+            raise Unavailable("the server is stopping: reconnect and resume from the last event you have",
+                              retry_after_ms=STOPPING_RETRY_MS)
+
     def _notify(self, game_id: str) -> None:
         ev = self.changed.pop(game_id, None)
         if ev is not None:
@@ -630,6 +650,9 @@ class Store:
         which a seat on turn must not pay for)."""
         self.alive()
         self.serving_stopped = True
+        for signals in (self.changed, self.players.signals, self.tournaments.signals):  # wake every stream
+            for signal in signals.values():
+                signal.set()
 
     def close(self) -> None:
         try:

@@ -552,10 +552,7 @@ async def events(core: GameCore, t: Tournament, cursor: int) -> AsyncGenerator[T
                 return
         if pending:
             continue
-        try:
-            await asyncio.wait_for(signal.wait(), timeout=30)
-        except TimeoutError:
-            continue
+        await core.store.wait(signal)
 
 
 # ---- protobuf edge ---------------------------------------------------------------------------------
