@@ -51,6 +51,28 @@ log = structlog.get_logger("gameengine")
 LIVENESS = "liveness"
 SERVING: dict[str, bool] = {}  # health service name -> SERVING now
 ALIVE_EVERY_S = 1.0  # how much thinking time before a crash a restart may fail to charge
+
+
+class Heartbeat:
+    """When the event loop last ran: the metrics port's /livez (liveness over plain HTTP, answered by
+    its own thread) says the process is stuck once that is long ago, as the gRPC liveness check would
+    go unanswered."""
+
+    STUCK_S = 30.0
+
+    def __init__(self) -> None:
+        self.at = time.monotonic()
+
+    async def run(self) -> None:
+        while True:
+            self.at = time.monotonic()
+            await asyncio.sleep(1.0)
+
+    def alive(self) -> bool:
+        return time.monotonic() - self.at < self.STUCK_S
+
+
+HEARTBEAT = Heartbeat()
 if TYPE_CHECKING:
     Health = health.HealthServicer | health.aio.HealthServicer
 
@@ -156,7 +178,8 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
         raise StartupError(f"cannot bind {cfg.host}:{cfg.port} ({e}): another process has the port") from None
     if cfg.metrics_port:
         try:
-            metrics.serve_http(cfg.metrics_port, cfg.host, lambda: SERVING.get("", False))
+            HEARTBEAT.at = time.monotonic()  # recovery has just ended; its task starts with the others
+            metrics.serve_http(cfg.metrics_port, cfg.host, lambda: SERVING.get("", False), HEARTBEAT.alive)
         except OSError as e:
             why = ": another process has the port" if e.errno == errno.EADDRINUSE else ""
             raise StartupError(f"cannot bind the metrics port {cfg.host}:{cfg.metrics_port} ({e.strerror}){why} "
@@ -200,6 +223,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
              asyncio.create_task(tournaments.run(core, referee, cfg.tournament_registration_ttl_s)),
              asyncio.create_task(_watch_storage(journal, health_servicer, names + [""], lambda: referee.healthy)),
              asyncio.create_task(_alive(store)),
+             asyncio.create_task(HEARTBEAT.run()),
              asyncio.create_task(drain.STATE.watch(game_counts.unfinished))]
     if ready is not None:
         ready.set()

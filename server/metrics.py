@@ -131,18 +131,23 @@ class _Quiet(WSGIRequestHandler):
         return None  # scrapes and probes every few seconds: no line each
 
 
-def serve_http(port: int, host: str, ready: Callable[[], bool]) -> None:
-    """GE_METRICS_PORT in a daemon thread: /metrics, and /readyz, 200 while the gRPC health status ""
-    is SERVING and 503 otherwise (a full disk, a worker pool that cannot replace a dead worker), for
-    probes that cannot speak gRPC over TLS (k8s/overlays/tls): /metrics answers whatever the health."""
+def serve_http(port: int, host: str, ready: Callable[[], bool], alive: Callable[[], bool]) -> None:
+    """GE_METRICS_PORT in a daemon thread, for probes that cannot speak gRPC over TLS (k8s/overlays/tls):
+    /metrics; /readyz, 200 while the gRPC health status "" is SERVING and 503 otherwise (a full disk, a
+    worker pool that cannot replace a dead worker); /livez, 200 while the event loop runs (`alive`),
+    answered without the loop, where /metrics waits for it to count the games (up to 5 s)."""
     metrics = make_wsgi_app()
+    probes = {"/readyz": (ready, b"ready\n", b"not ready: the gRPC health status is NOT_SERVING\n"),
+              "/livez": (alive, b"alive\n", b"not alive: the event loop has not run for a long time\n")}
 
     def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        if environ.get("PATH_INFO") != "/readyz":
+        probe = probes.get(environ.get("PATH_INFO", ""))
+        if probe is None:
             return metrics(environ, start_response)  # type: ignore[no-any-return]
-        ok = ready()
+        check, yes, no = probe
+        ok = check()
         start_response("200 OK" if ok else "503 Service Unavailable", [("Content-Type", "text/plain; charset=utf-8")])
-        return [b"ready\n" if ok else b"not ready: the gRPC health status is NOT_SERVING\n"]
+        return [yes if ok else no]
 
     class Server(ThreadingWSGIServer):
         address_family = socket.AF_INET6 if ":" in host else socket.AF_INET

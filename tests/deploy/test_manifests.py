@@ -297,8 +297,10 @@ def test_item3_tls_overlay_mounts_the_secret_where_the_settings_point():
     # kubelet gRPC probes cannot speak TLS: the replicas are probed on the plain metrics port
     for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
         assert server[probe]["httpGet"]["port"] == "metrics", probe
-    # readiness follows the health status (a full disk: not ready), the others the process
+    # readiness follows the health status (a full disk: not ready), the others the process: /livez, which
+    # answers without the event loop (/metrics waits up to 5 s for it to count the games; the probe's timeout is 3 s)
     assert server["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    assert server["livenessProbe"]["httpGet"]["path"] == server["startupProbe"]["httpGet"]["path"] == "/livez"
     router = one(docs, "Deployment", "gameengine-router")
     (nginx,) = router["spec"]["template"]["spec"]["containers"]
     renv = env_of(nginx)

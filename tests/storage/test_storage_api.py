@@ -174,8 +174,9 @@ def test_item3_a_restart_on_a_full_disk_serves_reads_and_resumes_writes_by_itsel
         assert health(server.target) == health_pb2.HealthCheckResponse.NOT_SERVING
         restarted = server.log.read_text()[before:]  # says why it is not ready
         assert '"storage_failing"' in restarted and "No space left" in restarted, restarted[-2000:]
-        # what the tls overlay's probes ask over plain HTTP: /metrics answers, /readyz says not ready
+        # what the tls overlay's probes ask over plain HTTP: /livez and /metrics answer, /readyz says not ready
         assert readyz(server) == 503 and metrics_page(server) == 200
+        assert http_status(f"http://127.0.0.1:{server.metrics_port}/livez") == 200
         assert game.matches(server.target)  # reads are served
         assert game.step() == grpc.StatusCode.UNAVAILABLE
         os.unlink(small_disk / "filler")
