@@ -131,6 +131,9 @@ class Store:
                             snapshots.Frames(journal.frame(records.saved_game(r)) for r in self.games.values()),
                             records.players_state(self.players), list(self.tournaments.history))
             counts["imported_legacy"] = legacy.archive(self.data_dir, old_files)
+        if (counts["replayed"] == 0 and "snapshot" in counts and "damaged_snapshots" not in counts
+                and not self.orphans and all(r.pending is not None for r in self.games.values())):
+            self._saved_segment = next_segment  # memory is the newest snapshot, in this format: a restart is no news
         counts["games"] = len(self.games)
         if self.orphans:
             counts["records_of_evicted_games"] = self.orphans
