@@ -135,6 +135,15 @@ try {
     await page.goto(`${plan.base}/#game=${e.missing.game}&id=${e.missing.id}`);
     await page.waitForFunction(() => document.querySelector("#error")?.textContent, null, { timeout: 15000 });
     out.missingError = await text(page, "#error");
+    // a game that does not exist is not asked for again, and its error does not come back over a create
+    let asked = 0;
+    const count = (r) => { if ((r.postData() ?? "").includes(e.missing.id)) asked++; };
+    page.on("request", count);
+    out.createdOverMissing = await createOn(page, e.create);
+    await page.waitForTimeout(3000);
+    out.errorAfterCreateOverMissing = await text(page, "#error");
+    out.missingAskedAgain = asked;
+    page.off("request", count);
     await page.evaluate((h) => { location.hash = h; }, `game=${e.good.game}&id=${e.good.id}`);
     await openedBoard(page, e.good.id);
     out.errorAfterOpen = await text(page, "#error");

@@ -150,7 +150,10 @@ def test_error_and_created_lines_clear_when_they_no_longer_apply(web_server):
         "missing": {"game": "pompeii", "id": "00000000deadbeef"}, "good": {"game": "pompeii", "id": good_id},
         "create": {"game": "kuhn", "seats": 2, "demo": False}, "bad": {"game": "kuhn", "seats": 3, "demo": False}}})
     e = result["errors"]
-    assert e["missingError"], e
+    assert e["missingError"].startswith("NOT_FOUND: GAME-ID: "), e
+    # the page retried an unknown game every second for good, and each retry put its error back
+    assert e["createdOverMissing"]["error"] == "" and e["createdOverMissing"]["id"], e
+    assert e["errorAfterCreateOverMissing"] == "" and e["missingAskedAgain"] == 0, e
     assert e["errorAfterOpen"] == "", e
     assert e["first"]["error"] == "" and e["first"]["id"], e
     assert e["refused"]["error"] and "created" not in e["refused"]["created"], e

@@ -29,15 +29,30 @@ export interface GameType {
 export interface LiveGame { game_id: string; game: string; seats: number; version: number; over: boolean; }
 
 /** A refusal as the page shows it: the status code and the rule id from google.rpc.ErrorInfo. */
+/** A refused call: `code` as gRPC names it (PERMISSION_DENIED), `rule` from its ErrorInfo. */
 export class Refusal extends Error {
   constructor(public code: string, message: string, public rule: string) { super(message); }
+
+  /** Asking again changes nothing (an unknown game, a wrong token, a bad request): stop, and say so. */
+  get final(): boolean { return FINAL_CODES.has(this.code); }
+}
+
+const FINAL_CODES = new Set(["NOT_FOUND", "PERMISSION_DENIED", "INVALID_ARGUMENT", "UNAUTHENTICATED", "UNIMPLEMENTED"]);
+
+/** connect-web's Code name (PermissionDenied) as gRPC's (PERMISSION_DENIED). */
+const grpcName = (name: string) => name.replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
+
+/** A failure as the page shows it: `CODE: RULE-n: message` (the server's message starts with its rule). */
+export function said(e: unknown): string {
+  const r = e instanceof Refusal ? e : refusal(e);
+  return `${r.code}: ${r.rule && !r.message.startsWith(`${r.rule}:`) ? `${r.rule}: ` : ""}${r.message}`;
 }
 
 export function refusal(e: unknown): Refusal {
   if (e instanceof ConnectError) {
     let rule = "";
     for (const d of e.findDetails(ErrorInfoSchema)) rule = d.metadata["rule"] ?? rule;
-    return new Refusal(Code[e.code], e.rawMessage, rule);
+    return new Refusal(grpcName(Code[e.code]), e.rawMessage, rule);
   }
   return new Refusal("UNKNOWN", String(e), "");
 }

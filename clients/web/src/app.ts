@@ -2,7 +2,7 @@
 // seat token make moves by clicking legal moves (on the board, or in the list).
 // State lives in the URL hash: #game=pompeii&id=GAME_ID&token=SEAT_TOKEN (the token never leaves the page
 // except in RPC bodies).
-import { GameApi, label, listGames, Refusal, type GameType, type Json } from "./api";
+import { GameApi, label, listGames, Refusal, said, type GameType, type Json } from "./api";
 import { generic, RENDERERS } from "./boards";
 import { createFields, initLobby, refreshOpen } from "./lobby";
 
@@ -21,6 +21,7 @@ class Session {
   filter: number[] | null = null;
   refreshing = false;
   again = false;
+  refused = false; // a refusal that asking again cannot change (Refusal.final): following stops
 
   constructor(readonly type: GameType, readonly gameId: string, readonly token: string) {
     this.api = new GameApi(type);
@@ -54,10 +55,11 @@ class Session {
         if (this.status.over || this.abort.signal.aborted) return;
       } catch (e) {
         this.log(`stream: ${(e as Error).message}`);
+        if (e instanceof Refusal && e.final) { this.error(e); return; }
       }
       await new Promise((r) => setTimeout(r, 1000));
       await this.refresh();
-      if (this.status.over) return;
+      if (this.status.over || this.refused) return;
     }
   }
 
@@ -83,6 +85,7 @@ class Session {
         this.draw();
       } while (this.again);
     } catch (e) {
+      this.refused ||= e instanceof Refusal && e.final;
       this.error(e);
     } finally {
       this.refreshing = false;
@@ -160,10 +163,9 @@ class Session {
   }
 }
 
-/** A refusal as `CODE [RULE-n]: message` in #error (cleared by the next open or create). */
+/** A failure in #error (cleared by the next open or create). */
 function showError(e: unknown) {
-  const r = e instanceof Refusal ? e : new Refusal("UNKNOWN", String(e), "");
-  $("error").textContent = `${r.code}${r.rule ? ` [${r.rule}]` : ""}: ${r.message}`;
+  $("error").textContent = said(e);
 }
 
 function hash(): URLSearchParams { return new URLSearchParams(location.hash.slice(1)); }

@@ -2,7 +2,7 @@
 // localStorage), list open games (LobbyService.ListOpenGames) and join a seat, which opens the game
 // with that seat's token. New games may leave seats open (Create…Game.open_seats + player_token).
 import { createClient } from "@connectrpc/connect";
-import { refusal, transport, type Json } from "./api";
+import { refusal, said, transport, type Json } from "./api";
 import { LobbyService } from "./gen/gameengine/v1/lobby_pb";
 import { PlayerService } from "./gen/gameengine/v1/player_pb";
 
@@ -18,8 +18,7 @@ function me(): Me | null {
 }
 
 function showError(e: unknown) {
-  const r = refusal(e);
-  $("error").textContent = `${r.code}${r.rule ? ` [${r.rule}]` : ""}: ${r.message}`;
+  $("error").textContent = said(e);
 }
 
 function drawMe() {
