@@ -41,14 +41,19 @@ class Session {
   stop() { this.abort.abort(); }
 
   /** Follow the event stream from the start (from_version is exclusive, so 0 brings the whole history,
-   * also of a finished game); redraw on each event newer than the first view. Reconnects from the last version. */
+   * also of a finished game); redraw on each event newer than the first view. Reconnects from the version
+   * before the last event's, dropping what it has: a version may bring several events, and a stream may be
+   * cut between two of them. */
   async follow() {
     const drawn = this.status.version ?? 0;
-    let from = 0;
+    let last = 0, got = 0; // the last event's version, and how many of that version's events came
     while (!this.abort.signal.aborted) {
+      let again = got; // the events of `last` already shown come again on a resumed stream
       try {
-        for await (const [version, event] of this.api.events(this.gameId, this.token, from, this.abort.signal)) {
-          from = Math.max(from, version);
+        for await (const [version, event] of this.api.events(this.gameId, this.token, Math.max(0, last - 1), this.abort.signal)) {
+          if (version < last || (version === last && again-- > 0)) continue;
+          if (version > last) { last = version; got = 0; }
+          got++;
           this.log(`v${version} ${label(event)}`);
           if (version > drawn) void this.refresh();
         }

@@ -326,8 +326,9 @@ export const StreamEruptionStateResponseSchema: GenMessage<StreamEruptionStateRe
 /**
  * from_version is exclusive: the stream sends the events of versions > from_version
  * (0 = the whole history, then live), each with the version of the move it belongs to;
- * pass the last version you have seen to resume. Referee events carry the version of the
- * move they follow. The stream ends when the game is over.
+ * to resume, pass the version before your last event's and drop the events you already have (a
+ * version may bring several events, and a stream may be cut between two of them). Referee events
+ * carry the version of the move they follow. The stream ends when the game is over.
  *
  * @generated from message gameengine.v1.StreamEruptionEventsRequest
  */

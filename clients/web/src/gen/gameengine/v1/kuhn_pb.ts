@@ -308,7 +308,9 @@ export const StreamKuhnStateResponseSchema: GenMessage<StreamKuhnStateResponse> 
 
 /**
  * from_version is exclusive: the stream sends the events of versions > from_version
- * (0 = the whole history, then live), each with the version of the move it belongs to.
+ * (0 = the whole history, then live), each with the version of the move it belongs to;
+ * to resume, pass the version before your last event's and drop the events you already have (a
+ * version may bring several events, and a stream may be cut between two of them).
  *
  * @generated from message gameengine.v1.StreamKuhnEventsRequest
  */
