@@ -51,7 +51,10 @@ class Bot:
             return True
         legal = self.seat.legal()
         last = self.seat.last  # the status legal() came with
-        if not legal or last is None or last.version != status.version:
+        if last is None or last.version != status.version:
+            return True  # the game moved meanwhile: look again
+        if not legal:  # its turn, but its bank ran out (REF-TIMEOUT): the referee takes it, wait for that
+            self.seat.wait()
             return True
         try:
             move = choose(self.policy, self.seat.client.game, view, self.seat.seat, status.seats, self.rng,

@@ -153,13 +153,15 @@ class Referee:
             return []
         return [ClockSet(clock.start(rec.seats, bank, self.core.to_move(rec), time.time()))]
 
-    def clock_after_move(self, rec: GameRecord, seat: int) -> list[ClockSet]:
+    def clock_after_move(self, rec: GameRecord, seat: int, by_referee: bool) -> list[ClockSet]:
         """The clock written with a move, in the same write (GameCore.make_move; a replayed
-        key makes no write, so it never moves the clock)."""
+        key makes no write, so it never moves the clock). The referee's move for a seat earns it no
+        increment: a seat out of time stays out (REF-TIMEOUT)."""
         c = rec.referee_state.clock
         if c is None:
             return []
-        return [ClockSet(clock.after_move(c, seat, self.core.to_move(rec), rec.referee["increment_ms"], time.time()))]
+        increment = 0 if by_referee else rec.referee["increment_ms"]
+        return [ClockSet(clock.after_move(c, seat, self.core.to_move(rec), increment, time.time()))]
 
     def on_create(self, rec: GameRecord) -> None:
         """The game started (at its creation, or when its last open seat was taken)."""

@@ -37,7 +37,7 @@ class GameCore:
         # Records that go into the same write as a creation or a move (the referee's clock):
         # set by the referee, called after the creation or move is applied.
         self.after_create: Callable[[GameRecord], Sequence[Write]] = lambda rec: []
-        self.after_move: Callable[[GameRecord, int], Sequence[Write]] = lambda rec, seat: []
+        self.after_move: Callable[[GameRecord, int, bool], Sequence[Write]] = lambda rec, seat, by_referee: []
         # Game id -> adjudications running on it: such a game takes no moves (the scored version is final).
         self.adjudicating: dict[str, int] = {}
 
@@ -176,8 +176,11 @@ class GameCore:
         return moves
 
     def callers_moves(self, rec: GameRecord, seat: int | None) -> list[Move]:
-        """The moves the seat's own caller may make: none once it has forfeited (the referee plays it)."""
-        return [] if seat in rec.referee_state.forfeited else self.legal_moves(rec, seat)
+        """The moves the seat's own caller may make: none once it has forfeited or its bank ran out (the
+        referee plays it, and make_move refuses them), even before the referee's next tick."""
+        if seat is not None and (seat in rec.referee_state.forfeited or _ran_out(rec, seat)):
+            return []
+        return self.legal_moves(rec, seat)
 
     def visible_events(self, rec: GameRecord, seat: int | None, after_version: int = 0, start: int = 0,
                        end: int | None = None) -> Iterator[tuple[int, int, bytes]]:
@@ -252,7 +255,7 @@ class GameCore:
             first = len(rec.events)
             try:
                 self.store.commit(rec, [*announce, MoveMade(seat, move, scoped, by_referee)],
-                                  expected_version, followups=lambda r: self.after_move(r, seat))
+                                  expected_version, followups=lambda r: self.after_move(r, seat, bool(by_referee)))
             except IllegalMove as e:
                 raise Illegal(e.message, rule=e.rule) from None
             return rec.events.wires_from(first, seat), False

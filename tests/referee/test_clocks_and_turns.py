@@ -337,6 +337,7 @@ def test_REF_TIMEOUT_a_seat_whose_bank_ran_out_cannot_move_before_the_referees_n
     move = seat.legal()[0]
     time.sleep(0.5)
     assert raw_status(client, game_id).time_bank_ms[actor] == 0
+    assert seat.legal() == [], "what ListMoves offers, MakeMove accepts: nothing"
     with pytest.raises(Refused) as e:
         seat.move(move, expected_version=0)
     assert e.value.code == grpc.StatusCode.FAILED_PRECONDITION and e.value.rule == "REF-TIMEOUT"
@@ -349,6 +350,34 @@ def test_REF_TIMEOUT_a_seat_whose_bank_ran_out_cannot_move_before_the_referees_n
     status = raw_status(client, game_id)
     assert (list(status.forfeited) == [actor]) if policy == "forfeit" else status.version == 1, \
         "the referee took the turn"
+    client.close()
+
+
+def test_REF_TIMEOUT_a_seat_out_of_time_stays_out_the_referees_moves_earn_it_no_increment(fresh_server):
+    """The referee's move for a seat earned the seat the increment: its bank refilled, and its own moves
+    were accepted again after it had run out."""
+    server = fresh_server(GE_REFEREE_TICK_S="0.05", GE_AUTOPLAY_MS="5").start()
+    client = Client(server.target, "pompeii")
+    game_id, tokens = client.create(2, seed=4, time_bank_ms=300, increment_ms=1500, timeout_policy="random")
+    out = raw_status(client, game_id).to_move
+    other = 1 - out
+    seats = [client.seat(game_id, s, t) for s, t in enumerate(tokens)]
+    rng = random.Random(2)
+    time.sleep(0.5)  # `out` runs out of time at its first turn
+    deadline = time.time() + 60
+    referee_moves = 0
+    while time.time() < deadline and referee_moves < 3:  # the referee plays `out`'s turns, `other` its own
+        status = raw_status(client, game_id)
+        assert not status.over
+        if status.to_move == other:
+            seats[other].move(rng.choice(seats[other].legal()), expected_version=status.version)
+            continue
+        assert status.time_bank_ms[out] == 0, list(status.time_bank_ms)  # it had 1,500 ms again
+        assert seats[out].legal() == []
+        while raw_status(client, game_id).version == status.version:
+            time.sleep(0.02)
+        referee_moves += 1
+    assert referee_moves == 3
     client.close()
 
 
