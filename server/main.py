@@ -1,6 +1,12 @@
 """Entry point: `python -m server.main` (what `make run` starts)."""
 from __future__ import annotations
 
+import os
+
+# Before grpc loads: the server forks only to exec (the web edge) or to run searches that make no gRPC
+# call, so gRPC's fork handlers have nothing to do; enabled, they print a line that is not JSON to the log.
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
+
 import asyncio
 import errno
 import gc

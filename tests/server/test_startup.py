@@ -1,4 +1,4 @@
-"""Start-up: a stop asked for while the data dir is recovered ends the process at once."""
+"""Start-up and its log: a stop asked for during recovery ends the process at once; every log line is JSON."""
 from __future__ import annotations
 
 import os
@@ -48,3 +48,21 @@ def test_a_signal_during_recovery_stops_the_server_with_a_line(large_data_dir, s
     assert time.monotonic() - t0 < 5
     assert f"stopped by {sig.name} before serving" in out and '"serving"' not in out, out[-2000:]
     assert "Traceback" not in out
+
+
+def test_every_line_a_server_with_its_web_port_logs_is_json(tmp_path):
+    """Starting the web edge (a fork and exec) made gRPC's fork handlers print a line of their own
+    ("fork_posix.cc:71] Other threads are currently calling into gRPC ...") into the JSON log."""
+    import json
+
+    from clients.sdk import Client
+    from tests.conftest import ServerProcess
+    server = ServerProcess(tmp_path / "data", GE_LOG_LEVEL="info").with_web().start()
+    try:
+        Client(server.target, "kuhn").create(2, seed=1)
+    finally:
+        server.stop()
+    lines = server.log.read_text().splitlines()
+    assert lines
+    for line in lines:
+        assert isinstance(json.loads(line), dict), line
