@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     port = cfg.metrics_port
     host = "127.0.0.1" if cfg.host in ("0.0.0.0", "::") else cfg.host
     if args.action == "on":
-        path.touch()
+        path.touch(mode=0o600)  # as every file of the data dir (datadir.prepare)
         print(f"draining: {path} created; new games go to other replicas")
     elif args.action == "off":
         path.unlink(missing_ok=True)

@@ -117,7 +117,8 @@ RECOVERY_MENDS = Counter("ge_recovery_mends_total",
                          "What the last start-up's recovery mended or skipped, by kind: torn_tail (a torn last write "
                          "dropped), segment_header (a newest segment's header completed), damaged_snapshot (fell back "
                          "to the one before), damaged_seal (a closed segment's seal unreadable: the segment taken as "
-                         "it is), records_of_evicted_games (records of games no longer held)", ["kind"])
+                         "it is), damaged_mark (a segment's synced mark unreadable: its end taken as it is), "
+                         "records_of_evicted_games (records of games no longer held)", ["kind"])
 
 # Limits: every refusal for a limit, by limit name (rate, hint_queue, ...).
 LIMIT_REFUSALS = Counter("ge_limit_refusals_total", "Requests refused for a limit", ["limit"])

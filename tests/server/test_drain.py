@@ -43,7 +43,7 @@ def test_item2_draining_replica_refuses_creates_and_keeps_its_games(fresh_server
         tournament, creator = TournamentClient(s.target).create("kuhn", 2, time_bank_ms=20_000)
         done = drain_cli(s, "on")
         assert done.returncode == 0, done.stderr
-        assert (s.data_dir / "DRAIN").exists()
+        assert (s.data_dir / "DRAIN").stat().st_mode & 0o777 == 0o600  # as every file of the data dir
         assert wait_for(lambda: value(scrape(s), "ge_draining") == 1)
 
         with grpc.insecure_channel(s.target) as ch:
