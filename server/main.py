@@ -92,7 +92,6 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     credentials = preflight(cfg)  # before recovery, which may take minutes on a large data dir
     store = Store(cfg.data_dir, cfg.fsync, cfg.fsync_interval_ms / 1000, shard=cfg.shard,
                   snapshot_pace_s=cfg.snapshot_pace_ms / 1000)
-    log.info("recovering", data_dir=cfg.data_dir)
     t0 = time.perf_counter()
     # Small young generations keep each collection short: with (50000, 20, 100) a
     # middle-generation pass every ~1.4 s at 1900 moves/s stalled the loop ~10 ms.
@@ -101,6 +100,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
     # loaded (modules, descriptors, the restored games) is frozen out of their sight before
     # the collector is on again, so no collection ever scans it.
     with collector_paused(), _stoppable():
+        log.info("recovering", data_dir=cfg.data_dir)  # from here a stop is heard
         counts = store.recover()
         gc.freeze()
         gc.set_threshold(5_000, 10, 10)

@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import ROOT, free_port
 
-GAMES = 20_000  # ~0.8 s to restore here: the signal lands inside recovery
+GAMES = 30_000  # ~1.2 s to restore here: the signal lands inside recovery
 
 
 @pytest.fixture(scope="module")

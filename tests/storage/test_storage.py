@@ -61,7 +61,7 @@ def store_cli(*args: str) -> subprocess.CompletedProcess:
 def test_item1_a_move_and_its_clock_are_one_write(tmp_path):
     """The clock after a move is journaled in the same write as the move: one failure refuses both."""
     store, core = open_store(tmp_path)
-    core.after_move = lambda rec, seat: [ClockSet(Clock((5000,) * rec.seats, 1, 123.0))]
+    core.after_move = lambda rec, seat, by_referee: [ClockSet(Clock((5000,) * rec.seats, 1, 123.0))]
     rec, _ = core.create("citadels", 2, {}, 3, {})
     seat = rec.engine.seats_to_act(rec.state)[0]
     before = os.path.getsize(journal.segment_path(tmp_path, 1))
