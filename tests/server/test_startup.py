@@ -1,4 +1,5 @@
-"""Start-up and its log: a stop asked for during recovery ends the process at once; every log line is JSON."""
+"""Start-up and liveness: a stop asked for during recovery ends the process at once; every log line is JSON;
+/livez follows the event loop."""
 from __future__ import annotations
 
 import os
@@ -66,3 +67,20 @@ def test_every_line_a_server_with_its_web_port_logs_is_json(tmp_path):
     assert lines
     for line in lines:
         assert isinstance(json.loads(line), dict), line
+
+
+def test_livez_says_the_event_loop_is_stuck_once_its_heartbeat_is_old():
+    import asyncio
+
+    from server.main import Heartbeat
+    beat = Heartbeat()
+    assert beat.alive()
+    beat.at -= Heartbeat.STUCK_S + 1  # a loop that ran nothing for that long
+    assert not beat.alive()
+
+    async def one_beat() -> None:
+        task = asyncio.create_task(beat.run())
+        await asyncio.sleep(0.01)
+        task.cancel()
+    asyncio.run(one_beat())
+    assert beat.alive()
