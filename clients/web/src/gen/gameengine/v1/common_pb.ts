@@ -536,7 +536,8 @@ export type GetGameStatusRequest = Message<"gameengine.v1.GetGameStatusRequest">
   gameId: string;
 
   /**
-   * Optional: a seat token fills caller_seat.
+   * Optional: empty asks as a spectator, a seat's token fills caller_seat; any other token is
+   * refused (PERMISSION_DENIED, SEAT-TOKEN), not ignored.
    *
    * @generated from field: string token = 2;
    */
