@@ -82,7 +82,8 @@ RULES = {
     "TOUR-5": "the tournament is full (max_entrants)",
     "TOUR-6": "a start needs at least seats_per_game entrants and, for a round robin, a number of games that is a "
               "multiple of one cycle",
-    "TOUR-7": "only the creator token or the operator token may start or cancel a tournament",
+    "TOUR-7": "only the creator token or the operator token may start or cancel a tournament, or ask for a "
+              "finished one's seeds",
     "TOUR-8": "a player enters a tournament once, and withdraws only from one it entered",
     "TOUR-9": "a fixed entry list names distinct registered players",
     "TOUR-10": "points_per_rank has one value per seat, not increasing, each within -1000..1000",
@@ -182,12 +183,17 @@ def create(core: GameCore, cfg: Config, games: list[str], request: tournament_pb
     game_clock = clock_of(request.clock, cfg.referee_tick_s)
     if fmt == ROUND_ROBIN and request.rounds:
         raise InvalidArgument("a round robin is sized by games (multiples of one cycle), not rounds", rule="TOUR-12")
-    if fmt == SWISS and (request.games or request.rounds > MAX_ROUNDS):
+    if fmt == SWISS and request.games:
         raise InvalidArgument(f"a Swiss event is sized by rounds (0..{MAX_ROUNDS}), not games", rule="TOUR-12")
+    if fmt == SWISS and request.rounds > MAX_ROUNDS:
+        raise InvalidArgument(f"rounds is at most {MAX_ROUNDS}", rule="TOUR-12")
     if request.games > MAX_GAMES:
         raise InvalidArgument(f"games is at most {MAX_GAMES}", rule="TOUR-0")
     if len(request.player_ids) > MAX_ENTRANTS or request.max_entrants > MAX_ENTRANTS:
         raise InvalidArgument(f"a tournament has at most {MAX_ENTRANTS} entrants", rule="TOUR-0")
+    if 0 < request.max_entrants < k:  # it could never start, and would hold a place of its address (TOUR-15)
+        raise InvalidArgument(f"max_entrants {request.max_entrants} is below seats_per_game {k}: the tournament "
+                              "could never start", rule="TOUR-6")
     fixed = [bounded(p, MAX_ID, "player_ids") for p in request.player_ids]
     if len(set(fixed)) != len(fixed) or any(p not in store.players.by_id for p in fixed):
         raise InvalidArgument("player_ids must be distinct registered player ids", rule="TOUR-9")
@@ -583,6 +589,8 @@ def slot_proto(t: Tournament, index: int, with_result: bool = True,
         msg.forfeited.extend(s.forfeited)
         if s.outcome is not None:
             msg.outcome.CopyFrom(common_pb2.Outcome(**s.outcome))
+    elif with_result and s.game_id and t.state == CANCELLED:  # `end` abandoned it: over, and not counted
+        msg.finished, msg.failure = True, f"abandoned: the tournament was {t.cancel_reason}"
     return msg
 
 

@@ -58,6 +58,10 @@ def test_cancelling_a_tournament_abandons_its_games(fresh_server):
     for game_id in games:
         status = client.status(game_id)
         assert status.over and status.outcome.get("adjudicated") and not status.outcome.get("winners")
+    # the schedule says so: they read as never played ("not played: the tournament ended first")
+    played = [g for g in tc.get(t.tournament_id).schedule if g.game_id]
+    assert [g.game_id for g in played] == games
+    assert all(g.finished and g.failure == "abandoned: the tournament was cancelled by its creator" for g in played)
 
 
 def test_an_address_holds_a_few_tournaments_and_unstarted_ones_expire(fresh_server):

@@ -351,7 +351,8 @@ export const RefereeOptionsSchema: GenMessage<RefereeOptions> = /*@__PURE__*/
  */
 export type RefereeEvent = Message<"gameengine.v1.RefereeEvent"> & {
   /**
-   * "autoplay", "random", "forfeit", "adjudicated".
+   * "autoplay", "random", "forfeit", "adjudicated", "abandoned" (an idle game, GE_IDLE_GAME_TTL_S, or a
+   * cancelled tournament's).
    *
    * @generated from field: string action = 1;
    */

@@ -1260,8 +1260,8 @@ export const TournamentService: GenService<{
     output: typeof StartTournamentResponseSchema;
   },
   /**
-   * Stop a tournament: no new game is created; games in flight play on but no longer count
-   * (creator token or GE_ADMIN_TOKEN).
+   * Stop a tournament: no new game is created, and the games in flight are abandoned (over, no
+   * winner, a referee event saying why) and do not count (creator token or GE_ADMIN_TOKEN).
    *
    * @generated from rpc gameengine.v1.TournamentService.CancelTournament
    */
