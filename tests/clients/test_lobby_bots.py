@@ -100,3 +100,18 @@ def test_the_node_bot_says_in_one_line_why_the_server_refused_it(fresh_server, n
     assert done.returncode == 1, done.stderr
     assert done.stderr.strip().splitlines() == [done.stderr.strip()]  # one line, no trace
     assert done.stderr.startswith("failed: 5 ") and "TOUR-17" in done.stderr
+
+
+def test_the_node_bot_reads_name_equals_value_and_says_what_it_is_missing(fresh_server, node_bot, tmp_path):
+    """`--server=HOST:PORT` was dropped silently (the bot dialled 127.0.0.1:50051), a tournament without a
+    player token was refused by the server as PLAYER-5, and a copy outside the checkout blamed the game."""
+    server = fresh_server().start()
+    done = subprocess.run(["node", str(node_bot), f"--server={server.target}", "--player-token=not-a-token",
+                           "--tournament=t-0000000000000000"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "TOUR-17" in done.stderr, done.stderr  # it reached this server
+    done = subprocess.run(["node", str(node_bot), f"--server={server.target}", "--tournament", "t-0000000000000000"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "--tournament needs --player-token" in done.stderr, done.stderr
+    done = subprocess.run(["node", str(node_bot), "--protos", str(tmp_path)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2 and f"no protos at {tmp_path}" in done.stderr, done.stderr

@@ -7,6 +7,9 @@
 //
 //   node bot.mjs --server 127.0.0.1:50051 --player-token T --tournament ID
 //
+// Options take `--name value` or `--name=value`. Run from a copy elsewhere, point --protos (or
+// GE_PROTOS) at a checkout's protos/ folder.
+//
 // Output: one JSON line per event of interest; the last is {"game_over": {...}}. Exit code 0 when
 // the game was played to its end. With --tournament (and an existing player's token) it enters the
 // tournament unless entered already, plays every game the tournament gives it (seat tokens arrive on
@@ -20,16 +23,26 @@ import grpc from "@grpc/grpc-js";
 import protoLoader from "@grpc/proto-loader";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const PROTOS = path.resolve(here, "../../../protos");
-
 function args(argv) {
   const out = { server: "127.0.0.1:50051", game: "pompeii", name: `node-bot-${randomBytes(3).toString("hex")}`,
-    join: "open", timeout: 600 };
-  for (let i = 0; i < argv.length; i += 2) out[argv[i].replace(/^--/, "")] = argv[i + 1];
+    join: "open", timeout: 600, protos: process.env.GE_PROTOS ?? path.resolve(here, "../../../protos") };
+  for (let i = 0; i < argv.length; i++) {
+    const [name, value] = argv[i].includes("=") ? argv[i].split(/=(.*)/s) : [argv[i], argv[++i]];
+    out[name.replace(/^--/, "")] = value;
+  }
   return out;
 }
 
 const opts = args(process.argv.slice(2));
+const PROTOS = path.resolve(opts.protos);
+if (!existsSync(path.join(PROTOS, "gameengine/v1/common.proto"))) {
+  console.error(`no protos at ${PROTOS}: pass --protos (or GE_PROTOS) with a checkout's protos/ folder`);
+  process.exit(2);
+}
+if (opts.tournament && !opts["player-token"]) {
+  console.error("--tournament needs --player-token (a registered player's token: RegisterPlayer)");
+  process.exit(2);
+}
 const creds = grpc.credentials.createInsecure();
 const once = (client, method, request) => new Promise((resolve, reject) =>
   client[method](request, { deadline: Date.now() + 30_000 }, (err, reply) => (err ? reject(err) : resolve(reply))));
