@@ -306,9 +306,17 @@ def check_seats(game: str, seats: int) -> Game:
     checked before anything is built per seat."""
     engine = registry.game(game)
     if not engine.min_seats <= seats <= engine.max_seats:
-        raise InvalidArgument(f"{game} takes {engine.min_seats} to {engine.max_seats} seats, not {seats}",
+        raise InvalidArgument(f"{game} takes {seat_ranges_said(engine)}, not {seats}",
                               rule=getattr(engine, "seats_rule", None))
     return engine
+
+
+def seat_ranges_said(engine: Game) -> str:
+    """"2 to 5 seats, or 3 to 6 with necromancer=true": every option set's range, not only their union."""
+    return ", or ".join(
+        f"{r.min_seats} to {r.max_seats} seats"
+        + "".join(f" with {k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in r.options.items())
+        for r in engine.spec.seat_ranges)
 
 
 def _ran_out(rec: GameRecord, seat: int) -> bool:
