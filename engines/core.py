@@ -96,6 +96,11 @@ class SeatRange:
     min_seats: int
     max_seats: int
 
+    def condition(self, code: str = "") -> str:
+        """' with necromancer=true': the options that give this range, as a request names them (each
+        between `code` marks: '`' in Markdown)."""
+        return "".join(f" with {code}{k}={str(v).lower()}{code}" for k, v in self.options.items())
+
 
 @dataclass(frozen=True)
 class Option:

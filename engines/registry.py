@@ -90,9 +90,7 @@ def games_table() -> str:
     rows = ["| game id | game | seats | options | rules |", "|---|---|---|---|---|"]
     for gid in GAME_IDS:
         s = spec(gid)
-        seats = "; ".join(f"{r.min_seats}–{r.max_seats}"
-                          + "".join(f" with `{k}={str(v).lower()}`" for k, v in r.options.items())
-                          for r in s.seat_ranges)
+        seats = "; ".join(f"{r.min_seats}–{r.max_seats}{r.condition('`')}" for r in s.seat_ranges)
         rules = f"[{s.rules_doc}]({s.rules_doc})"
         rows.append(f"| `{gid}` | {s.title} | {seats} | {len(s.options)} | {rules}, `engines/{gid}/` |")
     return "\n".join(rows) + "\n"

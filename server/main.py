@@ -8,12 +8,13 @@ import os
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 
 import asyncio
+import contextlib
 import errno
 import gc
 import signal
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import grpc
@@ -67,11 +68,14 @@ class Heartbeat:
     STUCK_S = 30.0
 
     def __init__(self) -> None:
+        self.beat()
+
+    def beat(self) -> None:
         self.at = time.monotonic()
 
     async def run(self) -> None:
         while True:
-            self.at = time.monotonic()
+            self.beat()
             await asyncio.sleep(1.0)
 
     def alive(self) -> bool:
@@ -184,7 +188,7 @@ async def serve(cfg: Config, ready: asyncio.Event | None = None) -> None:
         raise StartupError(f"cannot bind {cfg.host}:{cfg.port} ({e}): another process has the port") from None
     if cfg.metrics_port:
         try:
-            HEARTBEAT.at = time.monotonic()  # recovery has just ended; its task starts with the others
+            HEARTBEAT.beat()  # recovery has just ended; its task starts with the others
             metrics.serve_http(cfg.metrics_port, cfg.host, lambda: SERVING.get("", False), HEARTBEAT.alive)
         except OSError as e:
             why = ": another process has the port" if e.errno == errno.EADDRINUSE else ""
@@ -278,22 +282,20 @@ def preflight(cfg: Config) -> grpc.ServerCredentials | None:
     return transport.grpc_credentials(cfg)
 
 
-class _stoppable:
+@contextlib.contextmanager
+def _stoppable() -> Iterator[None]:
     """SIGTERM or SIGINT during recovery ends the process at once, with a log line: in a container the
     server is PID 1, which ignores a signal it has no handler for (until serving, the loop has none),
     so a pod deleted mid-recovery waited out its grace period. Recovery survives an end at any point
     (it survives kill -9)."""
-
-    def __enter__(self) -> None:
-        self.before = {sig: signal.signal(sig, self.stop) for sig in (signal.SIGTERM, signal.SIGINT)}
-
-    def __exit__(self, *exc: object) -> None:
-        for sig, handler in self.before.items():
-            signal.signal(sig, handler)
-
-    @staticmethod
     def stop(signum: int, frame: object) -> None:
         raise Stopped(f"stopped by {signal.Signals(signum).name} before serving")
+    before = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
 
 
 class Stopped(SystemExit):

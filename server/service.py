@@ -312,11 +312,8 @@ def check_seats(game: str, seats: int) -> Game:
 
 
 def seat_ranges_said(engine: Game) -> str:
-    """"2 to 5 seats, or 3 to 6 with necromancer=true": every option set's range, not only their union."""
-    return ", or ".join(
-        f"{r.min_seats} to {r.max_seats} seats"
-        + "".join(f" with {k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in r.options.items())
-        for r in engine.spec.seat_ranges)
+    """"2 to 5 seats, or 3 to 6 seats with necromancer=true": every option set's range, not their union."""
+    return ", or ".join(f"{r.min_seats} to {r.max_seats} seats{r.condition()}" for r in engine.spec.seat_ranges)
 
 
 def _ran_out(rec: GameRecord, seat: int) -> bool:
